@@ -1,0 +1,195 @@
+import * as v from 'valibot';
+
+/**
+ * Every start-up option: its flag, environment variable, default and validation in one table, so
+ * `--help`, the README and the parser cannot disagree. Command line beats environment beats default.
+ */
+
+export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const BACKENDS = ['ros', 'sim'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+const integer = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `must be a whole number from ${min} to ${max}`),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be a whole number from ${min} to ${max}`),
+    v.maxValue(max, `must be a whole number from ${min} to ${max}`),
+  );
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  v.picklist(values, `must be one of ${values.join(', ')}`);
+
+interface OptionSpec {
+  readonly flag: string;
+  readonly env: string;
+  readonly defaultValue: string;
+  readonly help: string;
+  readonly schema: v.GenericSchema<string, unknown>;
+}
+
+const option = <S extends v.GenericSchema<string, unknown>>(
+  flag: string,
+  defaultValue: string,
+  help: string,
+  schema: S,
+) => ({ flag, env: `TOUR_BRIDGE_${flag.toUpperCase()}`, defaultValue, help, schema }) as const;
+
+export const OPTION_SPECS = {
+  host: option(
+    'host',
+    '0.0.0.0',
+    'Address to listen on',
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'is too long')),
+  ),
+  port: option('port', '7000', 'TCP port to listen on (0 picks a free one)', integer(0, 65535)),
+  log_level: option('log_level', 'info', 'Log level', oneOf(LOG_LEVELS)),
+  backend: option(
+    'backend',
+    'ros',
+    'ROS backend: ros (rclnodejs, needs ROS 2 sourced) or sim (simulated robot inside the process)',
+    oneOf(BACKENDS),
+  ),
+  ros_timeout_ms: option(
+    'ros_timeout_ms',
+    '5000',
+    'Time-out of the tour service calls behind HTTP requests',
+    integer(1, 600_000),
+  ),
+  chat_timeout_ms: option('chat_timeout_ms', '60000', 'Time-out of one /chat call', integer(1, 3_600_000)),
+  max_body_bytes: option('max_body_bytes', String(MIB), 'Largest HTTP request body', integer(1, 64 * MIB)),
+  max_audio_frame_bytes: option(
+    'max_audio_frame_bytes',
+    String(8 * MIB),
+    'Largest binary (audio) WebSocket frame from a kiosk; larger closes the session with 1009',
+    integer(1, 256 * MIB),
+  ),
+  max_text_frame_bytes: option(
+    'max_text_frame_bytes',
+    String(64 * KIB),
+    'Largest text (JSON) WebSocket frame from a kiosk',
+    integer(16, 16 * MIB),
+  ),
+  max_sessions: option(
+    'max_sessions',
+    '1000',
+    'Most WebSocket sessions at once; more are refused',
+    integer(1, 100_000),
+  ),
+  chat_queue: option(
+    'chat_queue',
+    '4',
+    'Audio frames a session may queue behind its running /chat call before it gets "busy"',
+    integer(0, 64),
+  ),
+  send_buffer_bytes: option(
+    'send_buffer_bytes',
+    String(16 * MIB),
+    'Per-session cap of bytes waiting to be sent to a slow kiosk (backpressure policy in docs/protocol.md)',
+    integer(64 * KIB, 1024 * MIB),
+  ),
+  shutdown_timeout_ms: option(
+    'shutdown_timeout_ms',
+    '5000',
+    'On SIGINT/SIGTERM, longest wait for in-flight calls before exiting',
+    integer(0, 600_000),
+  ),
+  sim_latency_ms: option(
+    'sim_latency_ms',
+    '0',
+    'sim backend only: artificial latency of every simulated service call',
+    integer(0, 600_000),
+  ),
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTION_SPECS;
+export type Options = { readonly [K in OptionName]: v.InferOutput<(typeof OPTION_SPECS)[K]['schema']> };
+
+export type ParsedCommandLine =
+  | { readonly kind: 'run'; readonly options: Options }
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+const OPTION_NAMES = Object.keys(OPTION_SPECS) as OptionName[];
+const isOptionName = (name: string): name is OptionName => (OPTION_NAMES as string[]).includes(name);
+
+export const helpText = (): string => {
+  const lines = [
+    'Usage: tour-bridge [options]',
+    '',
+    "Bridges tour-guide robot kiosks (WebSocket /ws, HTTP /tour) to the robot's ROS 2 graph.",
+    '',
+    'Options (each also read from its environment variable; the command line wins):',
+  ];
+  for (const name of OPTION_NAMES) {
+    const spec: OptionSpec = OPTION_SPECS[name];
+    const allowed = 'options' in spec.schema ? ` (${(spec.schema.options as string[]).join('|')})` : '';
+    lines.push(`  --${spec.flag} <value>${allowed}`);
+    lines.push(`      ${spec.help}. Default: ${spec.defaultValue}. Env: ${spec.env}`);
+  }
+  lines.push('  --help', '      Print this help and exit');
+  return lines.join('\n');
+};
+
+const validate = (
+  name: OptionName,
+  raw: string,
+  source: string,
+): { value: unknown } | { message: string } => {
+  const spec: OptionSpec = OPTION_SPECS[name];
+  const parsed = v.safeParse(spec.schema, raw);
+  if (parsed.success) return { value: parsed.output };
+  const reason = parsed.issues[0].message;
+  const display = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+  return { message: `${source} ${reason} (got ${JSON.stringify(display)})` };
+};
+
+/** Parses argv (without node and script) and the environment. Never throws, never exits. */
+export const parseCommandLine = (
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedCommandLine => {
+  const raw = new Map<OptionName, { value: string; source: string }>();
+  for (const name of OPTION_NAMES) {
+    const envValue = env[OPTION_SPECS[name].env];
+    if (envValue !== undefined) raw.set(name, { value: envValue, source: OPTION_SPECS[name].env });
+  }
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] ?? '';
+    if (argument === '--help' || argument === '-h') return { kind: 'help', text: helpText() };
+    if (!argument.startsWith('--')) {
+      return { kind: 'error', message: `unexpected argument ${JSON.stringify(argument)}; see --help` };
+    }
+    const equals = argument.indexOf('=');
+    const name = argument.slice(2, equals === -1 ? undefined : equals);
+    if (!isOptionName(name)) {
+      return {
+        kind: 'error',
+        message: `unknown option --${name}; known options: ${OPTION_NAMES.map((known) => `--${known}`).join(', ')}, --help`,
+      };
+    }
+    let value: string | undefined;
+    if (equals !== -1) {
+      value = argument.slice(equals + 1);
+    } else {
+      value = argv[index + 1];
+      index += 1;
+    }
+    if (value === undefined) return { kind: 'error', message: `--${name} needs a value; see --help` };
+    raw.set(name, { value, source: `--${name}` });
+  }
+  const options: Record<string, unknown> = {};
+  for (const name of OPTION_NAMES) {
+    const given = raw.get(name) ?? { value: OPTION_SPECS[name].defaultValue, source: `default of --${name}` };
+    const checked = validate(name, given.value, given.source);
+    if ('message' in checked) return { kind: 'error', message: checked.message };
+    options[name] = checked.value;
+  }
+  return { kind: 'run', options: options as Options };
+};

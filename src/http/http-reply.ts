@@ -1,0 +1,91 @@
+/** What a route answers; the transport writes it. */
+export interface HttpReply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json';
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export const jsonReply = (status: number, value: unknown, headers?: Record<string, string>): HttpReply => ({
+  status,
+  headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+  body: JSON.stringify(value),
+});
+
+/** Problem types, each documented in the OpenAPI document. */
+export const PROBLEM_TYPES = {
+  'bad-request': { status: 400, title: 'Bad request' },
+  'malformed-json': { status: 400, title: 'Malformed JSON body' },
+  'invalid-tour-name': { status: 400, title: 'Invalid tour name' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  'forbidden-origin': { status: 403, title: 'Origin not allowed' },
+  'not-found': { status: 404, title: 'Not found' },
+  'tour-not-found': { status: 404, title: 'Tour not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'tour-exists': { status: 409, title: 'Tour already exists' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'validation-failed': { status: 422, title: 'Validation failed' },
+  'internal-error': { status: 500, title: 'Internal server error' },
+  'ros-call-failed': { status: 502, title: 'ROS service failed' },
+  'ros-unavailable': { status: 503, title: 'ROS service unavailable' },
+  'not-ready': { status: 503, title: 'Not ready' },
+  'ros-timeout': { status: 504, title: 'ROS service timed out' },
+} as const satisfies Record<string, { status: number; title: string }>;
+export type ProblemType = keyof typeof PROBLEM_TYPES;
+
+export const problemTypeUri = (type: ProblemType): string => `urn:tour-bridge:problem:${type}`;
+
+/** RFC 9457 problem details, with `success: false` so clients of the spec's success boolean keep working. */
+export interface ProblemBody {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly success: false;
+  readonly [extension: string]: unknown;
+}
+
+export const problemReply = (
+  type: ProblemType,
+  detail: string,
+  options: { headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+): HttpReply => {
+  const { status, title } = PROBLEM_TYPES[type];
+  const body: ProblemBody = {
+    ...options.extensions,
+    type: problemTypeUri(type),
+    title,
+    status,
+    detail,
+    success: false,
+  };
+  return {
+    status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...options.headers },
+    body: JSON.stringify(body),
+  };
+};
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export const statusLine = (status: number): string => `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;

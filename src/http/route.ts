@@ -1,0 +1,22 @@
+import type { Logger } from '../log/logger.js';
+import type { HttpReply } from './http-reply.js';
+import type { RequestHead } from './request-head.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteContext {
+  readonly head: RequestHead;
+  /** The parsed JSON body, for routes that take one; undefined otherwise. */
+  readonly body: unknown;
+  /** Carries the request id on every line. */
+  readonly log: Logger;
+}
+
+export interface Route {
+  readonly method: HttpMethod;
+  /** uWebSockets.js pattern, e.g. `/tour/:tour_name`. */
+  readonly pattern: string;
+  /** Whether the route reads a JSON body (content type, size and syntax are checked before `handle`). */
+  readonly jsonBody?: boolean;
+  handle(context: RouteContext): HttpReply | Promise<HttpReply>;
+}

@@ -1,0 +1,95 @@
+/**
+ * TypeScript mirrors of the interfaces in ros/tour_guide_interfaces (msg/ and srv/).
+ * test/unit/ros-interfaces-drift.test.ts parses the .msg/.srv files and fails when these drift apart.
+ *
+ * Field names follow the ROS files (snake_case) so a message object can be handed to rclnodejs as is.
+ */
+
+/** Outcome codes of every tour service response (constants in each srv response). */
+export const TourOutcome = {
+  OK: 0,
+  NOT_FOUND: 1,
+  ALREADY_EXISTS: 2,
+  INVALID: 3,
+  ERROR: 4,
+} as const;
+export type TourOutcomeCode = (typeof TourOutcome)[keyof typeof TourOutcome];
+
+/**
+ * tour_guide_interfaces/msg/TourStep. `destination` and `dialogue` are bounded sequences `string[<=1]`:
+ * an empty sequence is null, one element is the value (possibly the empty string).
+ */
+export interface TourStepMsg {
+  description: string;
+  destination: string[];
+  dialogue: string[];
+}
+
+/** tour_guide_interfaces/msg/Tour */
+export interface TourMsg {
+  tour_name: string;
+  map_name: string;
+  steps: TourStepMsg[];
+}
+
+/** tour_guide_interfaces/msg/PlayAudio */
+export interface PlayAudioMsg {
+  emotion: string;
+  text: string;
+  audio: Uint8Array;
+}
+
+/** Fields shared by the five tour service responses. */
+export interface TourOutcomeFields {
+  success: boolean;
+  outcome: number;
+  message: string;
+}
+
+export interface ChatRequestMsg {
+  audio: Uint8Array;
+}
+export interface ChatResponseMsg {
+  emotion: string;
+  text: string;
+  audio: Uint8Array;
+}
+
+export type EmptyRequestMsg = Record<string, never>;
+export type EmptyResponseMsg = Record<string, never>;
+
+export type TourListRequestMsg = Record<string, never>;
+export interface TourListResponseMsg extends TourOutcomeFields {
+  tour_names: string[];
+}
+
+export interface TourGetRequestMsg {
+  tour_name: string;
+}
+export interface TourGetResponseMsg extends TourOutcomeFields {
+  tour: TourMsg;
+}
+
+export interface TourCreateRequestMsg {
+  tour: TourMsg;
+}
+export type TourCreateResponseMsg = TourOutcomeFields;
+
+export interface TourUpdateRequestMsg {
+  tour: TourMsg;
+}
+export type TourUpdateResponseMsg = TourOutcomeFields;
+
+export interface TourDeleteRequestMsg {
+  tour_name: string;
+}
+export type TourDeleteResponseMsg = TourOutcomeFields;
+
+/** std_srvs/srv/SetBool */
+export interface SetBoolRequestMsg {
+  data: boolean;
+}
+export interface SetBoolResponseMsg {
+  success: boolean;
+  message: string;
+}

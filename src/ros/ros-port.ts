@@ -1,0 +1,133 @@
+import type { Observable } from 'rxjs';
+import type {
+  ChatRequestMsg,
+  ChatResponseMsg,
+  EmptyRequestMsg,
+  EmptyResponseMsg,
+  PlayAudioMsg,
+  SetBoolResponseMsg,
+  TourCreateRequestMsg,
+  TourCreateResponseMsg,
+  TourDeleteRequestMsg,
+  TourDeleteResponseMsg,
+  TourGetRequestMsg,
+  TourGetResponseMsg,
+  TourListRequestMsg,
+  TourListResponseMsg,
+  TourUpdateRequestMsg,
+  TourUpdateResponseMsg,
+} from './ros-messages.js';
+
+/**
+ * The ROS graph as the rest of the service sees it. Every ROS interaction passes through this port;
+ * the rclnodejs adapter and the in-process simulation are its two implementations.
+ */
+
+/** The seven services this bridge calls, keyed by a short name, with their request/response shapes. */
+export interface RosServiceMap {
+  chat: { request: ChatRequestMsg; response: ChatResponseMsg };
+  clear_history: { request: EmptyRequestMsg; response: EmptyResponseMsg };
+  tour_list: { request: TourListRequestMsg; response: TourListResponseMsg };
+  tour_get: { request: TourGetRequestMsg; response: TourGetResponseMsg };
+  tour_create: { request: TourCreateRequestMsg; response: TourCreateResponseMsg };
+  tour_update: { request: TourUpdateRequestMsg; response: TourUpdateResponseMsg };
+  tour_delete: { request: TourDeleteRequestMsg; response: TourDeleteResponseMsg };
+}
+export type RosServiceKey = keyof RosServiceMap;
+export type RosRequest<K extends RosServiceKey> = RosServiceMap[K]['request'];
+export type RosResponse<K extends RosServiceKey> = RosServiceMap[K]['response'];
+
+/** ROS names and types of everything the bridge touches. Names are absolute; ROS remapping applies. */
+export const ROS_SERVICES = {
+  chat: { name: '/chat', type: 'tour_guide_interfaces/srv/Chat' },
+  clear_history: { name: '/clear_history', type: 'std_srvs/srv/Empty' },
+  tour_list: { name: '/tour_list', type: 'tour_guide_interfaces/srv/TourList' },
+  tour_get: { name: '/tour_get', type: 'tour_guide_interfaces/srv/TourGet' },
+  tour_create: { name: '/tour_create', type: 'tour_guide_interfaces/srv/TourCreate' },
+  tour_update: { name: '/tour_update', type: 'tour_guide_interfaces/srv/TourUpdate' },
+  tour_delete: { name: '/tour_delete', type: 'tour_guide_interfaces/srv/TourDelete' },
+} as const satisfies Record<RosServiceKey, { name: string; type: string }>;
+
+export const ROS_PLAY_AUDIO_TOPIC = {
+  name: '/play_audio',
+  type: 'tour_guide_interfaces/msg/PlayAudio',
+} as const;
+export const ROS_MICROPHONE_SERVICE = {
+  name: '/microphone/set_enabled',
+  type: 'std_srvs/srv/SetBool',
+} as const;
+export const ROS_NODE_NAME = 'tour_bridge';
+
+export const ROS_SERVICE_KEYS = Object.keys(ROS_SERVICES) as RosServiceKey[];
+
+/** A call to our `/microphone/set_enabled` service, waiting for its answer. */
+export interface MicrophoneRequest {
+  readonly enabled: boolean;
+  /** Answers the caller. Only the first answer is sent; later ones are ignored. */
+  respond(response: SetBoolResponseMsg): void;
+}
+
+export interface BackendReadiness {
+  readonly ready: boolean;
+  /** One line an operator can act on: what is connected, or what is awaited. */
+  readonly detail: string;
+}
+
+export interface RosPort {
+  /** Which implementation this is. `sim` is never chosen without being asked for. */
+  readonly backend: 'ros' | 'sim';
+  /** Human-readable label for logs and /ready. */
+  readonly description: string;
+
+  /**
+   * Calls a ROS service. The observable emits the one response and completes, or errors with
+   * RosServiceUnavailableError / RosCallFailedError. Unsubscribing abandons the call: a late answer
+   * is dropped. Time-outs are the caller's (see src/streams/ros-call.ts) so they run on the caller's scheduler.
+   */
+  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>>;
+
+  /** Messages of the `/play_audio` topic. Hot: only messages after subscription are seen. */
+  readonly playAudio$: Observable<PlayAudioMsg>;
+
+  /**
+   * Calls to the `/microphone/set_enabled` service we provide. Hot. Each request must be answered
+   * with `respond`; a request that arrives while nobody subscribes is answered with a failure by the port.
+   */
+  readonly microphoneRequests$: Observable<MicrophoneRequest>;
+
+  readiness(): BackendReadiness;
+
+  /** Releases every ROS entity and stops spinning. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The service has no server on the graph (HTTP 503). */
+export class RosServiceUnavailableError extends Error {
+  override readonly name = 'RosServiceUnavailableError';
+  constructor(readonly service: RosServiceKey) {
+    super(`ROS service ${ROS_SERVICES[service].name} is not available`);
+  }
+}
+
+/** The service did not answer in time (HTTP 504). */
+export class RosTimeoutError extends Error {
+  override readonly name = 'RosTimeoutError';
+  constructor(
+    readonly service: RosServiceKey,
+    readonly timeoutMs: number,
+  ) {
+    super(`ROS service ${ROS_SERVICES[service].name} did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/** The call failed on the ROS side without a known outcome (HTTP 502). */
+export class RosCallFailedError extends Error {
+  override readonly name = 'RosCallFailedError';
+  constructor(
+    readonly service: RosServiceKey,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`ROS service ${ROS_SERVICES[service].name} failed: ${detail}`, options);
+  }
+}

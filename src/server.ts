@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+import { parseCommandLine, type Options } from './cli/options.js';
+import { describeUwsBuild } from './http/uws-build.js';
+import { createLogger, type Logger } from './log/logger.js';
+import { loadBackend, type LoadedBackend } from './ros/load-backend.js';
+import { startService, type RunningService } from './service.js';
+import { SERVICE_VERSION } from './version.js';
+
+/** Everything after `--ros-args` belongs to ROS (remapping, parameters), as in every ROS 2 executable. */
+const splitRosArgs = (argv: readonly string[]): { own: string[]; ros: string[] } => {
+  const index = argv.indexOf('--ros-args');
+  return index === -1 ? { own: [...argv], ros: [] } : { own: argv.slice(0, index), ros: argv.slice(index) };
+};
+
+const fail = (message: string, code: number): never => {
+  process.stderr.write(`tour-bridge: ${message}\n`);
+  process.exit(code);
+};
+
+const SIM_HINT = 'run the simulation instead with --backend sim (or npm run demo)';
+
+const describeBackendFailure = (error: unknown): string => {
+  if (error instanceof Error && error.name === 'RclnodejsUnavailableError') {
+    return `${error.message}; source ROS 2 first (e.g. source /opt/ros/jazzy/setup.bash) or ${SIM_HINT}`;
+  }
+  return `the ROS backend failed to start: ${error instanceof Error ? error.message : String(error)}; ${SIM_HINT}`;
+};
+
+/** Stops on the first SIGINT/SIGTERM: no new connections, sessions closed, then the ROS side. */
+const handleShutdown = (
+  log: Logger,
+  options: Options,
+  service: RunningService,
+  backend: LoadedBackend,
+): void => {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal, timeoutMs: options.shutdown_timeout_ms }, 'shutting down');
+    const deadline = setTimeout(() => {
+      log.error({ timeoutMs: options.shutdown_timeout_ms }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, options.shutdown_timeout_ms);
+    deadline.unref();
+    void service
+      .stop()
+      .then(() => backend.port.close())
+      .then(
+        () => {
+          log.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+};
+
+const main = async (): Promise<void> => {
+  const { own, ros } = splitRosArgs(process.argv.slice(2));
+  const parsed = parseCommandLine(own, process.env);
+  if (parsed.kind === 'help') {
+    process.stdout.write(`${parsed.text}\n`);
+    return;
+  }
+  if (parsed.kind === 'error') return fail(parsed.message, 2);
+  const { options } = parsed;
+  const log = createLogger(options.log_level);
+
+  process.on('unhandledRejection', (reason) => {
+    log.error({ err: reason }, 'unhandled promise rejection (a bug; the service keeps running)');
+  });
+  process.on('uncaughtException', (error) => {
+    log.fatal({ err: error }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+
+  const uws = describeUwsBuild();
+  log.info(
+    { uws, version: SERVICE_VERSION, node: process.version },
+    `uWebSockets.js build: ${uws.packageName}@${uws.version} (${uws.native ? 'native' : 'JS FALLBACK'})`,
+  );
+  if (!uws.native) {
+    log.warn(
+      'uWebSockets.js runs its slow JavaScript fallback: the native binary does not match this Node.js',
+    );
+  }
+
+  let backend: LoadedBackend;
+  try {
+    backend = await loadBackend(options, log, ros);
+  } catch (error) {
+    log.fatal({ err: error }, 'backend failed to start');
+    return fail(describeBackendFailure(error), 1);
+  }
+
+  let service: RunningService;
+  try {
+    service = await startService({
+      options,
+      log,
+      port: backend.port,
+      ...(backend.sim ? { sim: backend.sim } : {}),
+    });
+  } catch (error) {
+    await backend.port.close();
+    return fail(error instanceof Error ? error.message : String(error), 1);
+  }
+  log.info(
+    {
+      host: options.host,
+      port: service.listeningPort,
+      backend: backend.port.backend,
+      detail: backend.port.description,
+    },
+    `listening on http://${options.host}:${service.listeningPort} (${backend.port.description})`,
+  );
+  handleShutdown(log, options, service, backend);
+};
+
+void main();

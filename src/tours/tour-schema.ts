@@ -1,0 +1,74 @@
+import * as v from 'valibot';
+
+/** Limits of a tour document. They bound memory per request and the size of ROS messages. */
+export const TOUR_LIMITS = {
+  nameMaxChars: 128,
+  mapNameMaxChars: 256,
+  descriptionMaxChars: 4096,
+  destinationMaxChars: 1024,
+  dialogueMaxChars: 16384,
+  maxSteps: 500,
+} as const;
+
+// Control characters in an identifier break logs, file names on the robot and ROS tooling output.
+const CONTROL_CHARACTERS = /\p{Cc}/u;
+
+const countCodePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+};
+
+// The `check` actions enforce; the `metadata` actions say the same in the OpenAPI document
+// (JSON Schema counts maxLength in code points, as the checks do).
+const identifier = (field: string, maxChars: number) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}+$' }),
+    v.check((text) => text.length > 0, `${field} must not be empty`),
+    v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+    v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
+  );
+
+const boundedText = (field: string, maxChars: number) =>
+  v.pipe(
+    v.string(`${field} must be a string`),
+    v.metadata({ maxLength: maxChars }),
+    v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+  );
+
+/** A tour name: 1–128 characters, no control characters. */
+export const TourNameSchema = identifier('tour_name', TOUR_LIMITS.nameMaxChars);
+export type TourName = v.InferOutput<typeof TourNameSchema>;
+
+export const TourStepSchema = v.strictObject(
+  {
+    description: boundedText('description', TOUR_LIMITS.descriptionMaxChars),
+    destination: v.optional(v.nullable(boundedText('destination', TOUR_LIMITS.destinationMaxChars)), null),
+    dialogue: v.optional(v.nullable(boundedText('dialogue', TOUR_LIMITS.dialogueMaxChars)), null),
+  },
+  () => 'unknown field in step',
+);
+export type TourStep = v.InferOutput<typeof TourStepSchema>;
+
+export const TourSchema = v.strictObject(
+  {
+    tour_name: TourNameSchema,
+    map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
+    steps: v.pipe(
+      v.array(TourStepSchema, 'steps must be an array'),
+      v.maxLength(TOUR_LIMITS.maxSteps, `steps must hold at most ${TOUR_LIMITS.maxSteps} entries`),
+    ),
+  },
+  () => 'unknown field in tour',
+);
+/** A tour as the HTTP API reads it (optional fields may be absent). */
+export type TourInput = v.InferInput<typeof TourSchema>;
+/** A tour after validation: every field present, absent optionals are null. */
+export type Tour = v.InferOutput<typeof TourSchema>;
+
+export const TourNameListSchema = v.array(TourNameSchema);
+
+/** Where in a value a validation issue sits, as a JSON-pointer-like dotted path (`steps.0.description`). */
+export const issuePath = (issue: v.BaseIssue<unknown>): string =>
+  (issue.path ?? []).map((item) => String(item.key)).join('.');

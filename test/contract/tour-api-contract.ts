@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { request, sendJson, type HttpResult } from '../support/http.js';
+
+/**
+ * The tour API's behaviour, whatever backend serves it. Run against the simulation in CI
+ * (test/e2e/tour-api.test.ts) and against real ROS 2 nodes by `npm run test:ros`.
+ */
+
+export interface ContractTarget {
+  readonly baseUrl: string;
+}
+
+const uniqueName = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
+
+const tour = (
+  name: string,
+  steps: unknown[] = [{ description: 'Start here', destination: 'dock', dialogue: 'Hi' }],
+) => ({
+  tour_name: name,
+  map_name: 'floor-1',
+  steps,
+});
+
+const pathOf = (name: string) => `/tour/${encodeURIComponent(name)}`;
+
+export const assertProblem = (
+  result: HttpResult,
+  status: number,
+  typeSuffix?: string,
+): Record<string, unknown> => {
+  assert.equal(result.status, status, `expected ${status}, got ${result.status}: ${result.text}`);
+  assert.match(result.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  const body = result.json as Record<string, unknown>;
+  assert.equal(body['status'], status);
+  assert.equal(body['success'], false);
+  assert.equal(typeof body['title'], 'string');
+  assert.equal(typeof body['detail'], 'string');
+  assert.match(String(body['type']), /^urn:tour-bridge:problem:/);
+  if (typeSuffix !== undefined) assert.equal(body['type'], `urn:tour-bridge:problem:${typeSuffix}`);
+  return body;
+};
+
+export const tourApiContract = (target: () => ContractTarget): void => {
+  const url = () => target().baseUrl;
+
+  describe('tour API contract', () => {
+    it('creates (201), lists, gets, updates and deletes a tour', async () => {
+      const name = uniqueName('cycle');
+      const created = await sendJson(url(), 'POST', '/tour', tour(name));
+      assert.equal(created.status, 201, created.text);
+      assert.deepEqual(created.json, { success: true });
+
+      const list = await request(url(), 'GET', '/tour');
+      assert.equal(list.status, 200);
+      assert.ok(Array.isArray(list.json) && list.json.includes(name), list.text);
+
+      const got = await request(url(), 'GET', pathOf(name));
+      assert.equal(got.status, 200);
+      assert.deepEqual(got.json, {
+        tour_name: name,
+        map_name: 'floor-1',
+        steps: [{ description: 'Start here', destination: 'dock', dialogue: 'Hi' }],
+      });
+
+      const updated = await sendJson(url(), 'PUT', '/tour', { ...tour(name), map_name: 'floor-2' });
+      assert.equal(updated.status, 200, updated.text);
+      assert.deepEqual(updated.json, { success: true });
+      assert.equal(
+        ((await request(url(), 'GET', pathOf(name))).json as { map_name: string }).map_name,
+        'floor-2',
+      );
+
+      const deleted = await request(url(), 'DELETE', pathOf(name));
+      assert.equal(deleted.status, 200);
+      assert.deepEqual(deleted.json, { success: true });
+      assertProblem(await request(url(), 'GET', pathOf(name)), 404, 'tour-not-found');
+    });
+
+    it('answers 404 for an unknown tour on GET, PUT and DELETE', async () => {
+      const name = uniqueName('ghost');
+      assertProblem(await request(url(), 'GET', pathOf(name)), 404, 'tour-not-found');
+      assertProblem(await sendJson(url(), 'PUT', '/tour', tour(name)), 404, 'tour-not-found');
+      assertProblem(await sendJson(url(), 'PUT', pathOf(name), tour(name)), 404, 'tour-not-found');
+      assertProblem(await request(url(), 'DELETE', pathOf(name)), 404, 'tour-not-found');
+    });
+
+    it('answers 409 when creating a name that exists', async () => {
+      const name = uniqueName('twice');
+      assert.equal((await sendJson(url(), 'POST', '/tour', tour(name))).status, 201);
+      assertProblem(await sendJson(url(), 'POST', '/tour', tour(name)), 409, 'tour-exists');
+    });
+
+    it('lets exactly one of many concurrent creates of one name succeed', async () => {
+      const name = uniqueName('race');
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => sendJson(url(), 'POST', '/tour', tour(name))),
+      );
+      const statuses = results.map((result) => result.status).sort();
+      assert.deepEqual(statuses, [201, ...Array.from({ length: 11 }, () => 409)]);
+    });
+
+    it('keeps null, empty string, unicode and empty steps apart through the round trip', async () => {
+      const name = uniqueName('Grüße 東京 🚀');
+      const steps = [
+        { description: 'null both', destination: null, dialogue: null },
+        { description: 'empty both', destination: '', dialogue: '' },
+        { description: 'ünïcödé ✓', destination: 'café', dialogue: 'こんにちは 👋' },
+        { description: '' },
+      ];
+      assert.equal((await sendJson(url(), 'POST', '/tour', tour(name, steps))).status, 201);
+      const got = await request(url(), 'GET', pathOf(name));
+      assert.equal(got.status, 200, got.text);
+      assert.deepEqual((got.json as { steps: unknown }).steps, [
+        { description: 'null both', destination: null, dialogue: null },
+        { description: 'empty both', destination: '', dialogue: '' },
+        { description: 'ünïcödé ✓', destination: 'café', dialogue: 'こんにちは 👋' },
+        { description: '', destination: null, dialogue: null },
+      ]);
+
+      const empty = uniqueName('no-steps');
+      assert.equal((await sendJson(url(), 'POST', '/tour', tour(empty, []))).status, 201);
+      assert.deepEqual(((await request(url(), 'GET', pathOf(empty))).json as { steps: unknown }).steps, []);
+    });
+
+    it('serves names with spaces, %2F and non-ASCII letters end to end', async () => {
+      for (const name of [uniqueName('with space'), uniqueName('a/b'), uniqueName('Ørsted-Ĳ')]) {
+        assert.equal((await sendJson(url(), 'POST', '/tour', tour(name))).status, 201);
+        const got = await request(url(), 'GET', pathOf(name));
+        assert.equal(got.status, 200, `${name}: ${got.text}`);
+        assert.equal((got.json as { tour_name: string }).tour_name, name);
+        assert.equal((await request(url(), 'DELETE', pathOf(name))).status, 200);
+      }
+    });
+
+    it('PUT /tour/{name}: the path names the tour, a body naming another tour gets 422', async () => {
+      const name = uniqueName('path-wins');
+      assert.equal((await sendJson(url(), 'POST', '/tour', tour(name))).status, 201);
+      const { tour_name: _omitted, ...withoutName } = tour(name);
+      const byPath = await sendJson(url(), 'PUT', pathOf(name), { ...withoutName, map_name: 'roof' });
+      assert.equal(byPath.status, 200, byPath.text);
+      assert.equal(
+        ((await request(url(), 'GET', pathOf(name))).json as { map_name: string }).map_name,
+        'roof',
+      );
+      const mismatch = assertProblem(await sendJson(url(), 'PUT', pathOf(name), tour('someone-else')), 422);
+      assert.match(String(mismatch['detail']), /tour_name/);
+    });
+
+    it('answers 422 naming the field for a body that fails the schema', async () => {
+      const cases: [unknown, RegExp][] = [
+        [{ map_name: 'm', steps: [] }, /tour_name/],
+        [{ tour_name: 'x', map_name: 'm', steps: [{ description: 5 }] }, /steps\.0\.description/],
+        [{ tour_name: 'x', map_name: 'm', steps: 'none' }, /steps/],
+        [{ tour_name: 'x'.repeat(129), map_name: 'm', steps: [] }, /tour_name/],
+        [{ tour_name: 'bell\u0007', map_name: 'm', steps: [] }, /tour_name/],
+        [{ tour_name: 'x', map_name: 'm', steps: [], extra: 1 }, /extra/],
+        [[1, 2], /body|tour/],
+      ];
+      for (const [body, field] of cases) {
+        const result = assertProblem(await sendJson(url(), 'POST', '/tour', body), 422, 'validation-failed');
+        assert.match(String(result['detail']), field, JSON.stringify(body));
+      }
+    });
+
+    it('accepts a tour name of exactly 128 characters, counted in code points', async () => {
+      const name = `${'😀'.repeat(120)}${randomUUID().slice(0, 8)}`;
+      assert.equal((await sendJson(url(), 'POST', '/tour', tour(name))).status, 201);
+      assert.equal((await request(url(), 'GET', pathOf(name))).status, 200);
+    });
+
+    it('answers 400 for malformed JSON and invalid names in the path', async () => {
+      assertProblem(await request(url(), 'POST', '/tour', { body: '{"tour_name":' }), 400, 'malformed-json');
+      assertProblem(
+        await request(url(), 'POST', '/tour', { body: new Uint8Array([0xff, 0xfe]) }),
+        400,
+        'malformed-json',
+      );
+      assertProblem(await request(url(), 'GET', `/tour/${'x'.repeat(129)}`), 400, 'invalid-tour-name');
+      assertProblem(await request(url(), 'GET', '/tour/%E0%A4%A'), 400, 'invalid-tour-name');
+      assertProblem(await request(url(), 'DELETE', '/tour/tab%09name'), 400, 'invalid-tour-name');
+    });
+
+    it('answers 415 for a missing or wrong content type', async () => {
+      const body = JSON.stringify(tour(uniqueName('ct')));
+      assertProblem(await request(url(), 'POST', '/tour', { body, contentType: null }), 415);
+      assertProblem(await request(url(), 'POST', '/tour', { body, contentType: 'text/plain' }), 415);
+      assertProblem(
+        await request(url(), 'PUT', '/tour', { body, contentType: 'application/json; charset=latin1' }),
+        415,
+      );
+      const ok = await request(url(), 'POST', '/tour', {
+        body,
+        contentType: 'application/json; charset=utf-8',
+      });
+      assert.equal(ok.status, 201, ok.text);
+    });
+
+    it('answers 413 for a body over the limit', async () => {
+      const huge = JSON.stringify(tour(uniqueName('big'), [{ description: 'x'.repeat(2 * 1024 * 1024) }]));
+      assertProblem(await request(url(), 'POST', '/tour', { body: huge }), 413, 'payload-too-large');
+    });
+
+    it('answers 404 for unknown paths and 405 with Allow for wrong methods', async () => {
+      assertProblem(await request(url(), 'GET', '/tours'), 404, 'not-found');
+      assertProblem(await request(url(), 'GET', '/tour/a/b'), 404, 'not-found');
+      const wrong = assertProblem(await request(url(), 'PATCH', '/tour'), 405, 'method-not-allowed');
+      assert.match(String(wrong['detail']), /PATCH/);
+      const allowList = (await request(url(), 'DELETE', '/tour')).headers.get('allow');
+      assert.equal(allowList, 'GET, POST, PUT');
+      assert.equal((await request(url(), 'POST', pathOf('x'))).headers.get('allow'), 'GET, PUT, DELETE');
+    });
+  });
+};

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { of, throwError, timer, map } from 'rxjs';
+import { TourOutcome } from '../../src/ros/ros-messages.js';
+import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ros-port.js';
+import { assertProblem } from '../contract/tour-api-contract.js';
+import { request } from '../support/http.js';
+import { ScriptedPort } from '../support/scripted-port.js';
+import { startSimService, startTestService, type TestService } from '../support/test-service.js';
+
+describe('HTTP transport on the simulation', () => {
+  let running: TestService;
+  before(async () => {
+    running = await startSimService();
+  });
+  after(async () => {
+    await running.stop();
+  });
+
+  it('answers /health and /ready, naming the simulation', async () => {
+    const health = await request(running.baseUrl, 'GET', '/health');
+    assert.equal(health.status, 200);
+    assert.deepEqual(health.json, { status: 'ok' });
+    const ready = await request(running.baseUrl, 'GET', '/ready');
+    assert.equal(ready.status, 200);
+    const body = ready.json as { ready: boolean; backend: string; detail: string };
+    assert.equal(body.ready, true);
+    assert.equal(body.backend, 'sim');
+    assert.match(body.detail, /SIMULATION/);
+  });
+
+  it('serves an OpenAPI 3.1 document covering every route, sim routes included', async () => {
+    const result = await request(running.baseUrl, 'GET', '/openapi.json');
+    assert.equal(result.status, 200);
+    const document = result.json as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, { properties?: Record<string, { maxLength?: number }> }> };
+    };
+    assert.equal(document.openapi, '3.1.0');
+    assert.deepEqual(Object.keys(document.paths['/tour'] ?? {}).sort(), ['get', 'post', 'put']);
+    assert.deepEqual(Object.keys(document.paths['/tour/{tour_name}'] ?? {}).sort(), [
+      'delete',
+      'get',
+      'parameters',
+      'put',
+    ]);
+    assert.ok(document.paths['/sim/play_audio']);
+    assert.ok(document.paths['/sim/microphone']);
+    assert.equal(document.components.schemas['Tour']?.properties?.['tour_name']?.maxLength, 128);
+  });
+
+  it('echoes a safe x-request-id and replaces an unsafe one', async () => {
+    const echoed = await request(running.baseUrl, 'GET', '/health', {
+      headers: { 'x-request-id': 'kiosk-7.42' },
+    });
+    assert.equal(echoed.headers.get('x-request-id'), 'kiosk-7.42');
+    const replaced = await request(running.baseUrl, 'GET', '/health', { headers: { 'x-request-id': 'a b' } });
+    assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  it('answers 413 for a chunked body over the limit without content-length', async () => {
+    const chunk = new TextEncoder().encode(`{"pad":"${'x'.repeat(256 * 1024)}`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // 8 × 256 KiB = 2 MiB, over the 1 MiB default; bounded so the stream always ends.
+        if (sent >= 8) controller.close();
+        else {
+          sent += 1;
+          controller.enqueue(chunk);
+        }
+      },
+    });
+    const response = await fetch(`${running.baseUrl}/tour`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.equal(response.status, 413);
+    assert.match(response.headers.get('content-type') ?? '', /problem\+json/);
+  });
+
+  it('honours --max_body_bytes', async () => {
+    const small = await startSimService({}, { max_body_bytes: '64' });
+    try {
+      const body = JSON.stringify({
+        tour_name: 'x',
+        map_name: 'm',
+        steps: [{ description: 'a'.repeat(80) }],
+      });
+      assertProblem(await request(small.baseUrl, 'POST', '/tour', { body }), 413);
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
+describe('HTTP answers to ROS-side failures (test double at the port)', () => {
+  const outcome = (code: number, message = 'm') => ({
+    success: code === TourOutcome.OK,
+    outcome: code,
+    message,
+  });
+  const port = new ScriptedPort({
+    tour_list: () => throwError(() => new RosServiceUnavailableError('tour_list')),
+    tour_get: () =>
+      timer(60_000).pipe(
+        map(() => ({ ...outcome(TourOutcome.OK), tour: { tour_name: '', map_name: '', steps: [] } })),
+      ),
+    tour_delete: () => throwError(() => new RosCallFailedError('tour_delete', 'node crashed')),
+    tour_create: (request) =>
+      of(request.tour.tour_name === 'odd' ? outcome(99, 'strange') : outcome(TourOutcome.ERROR, 'disk full')),
+    tour_update: () => of({ success: false, outcome: TourOutcome.OK, message: 'contradiction' }),
+  });
+  let running: TestService;
+  before(async () => {
+    running = await startTestService(port, { overrides: { ros_timeout_ms: '150' } });
+  });
+  after(async () => {
+    await running.stop();
+  });
+
+  it('503 with Retry-After when the service has no server', async () => {
+    const result = await request(running.baseUrl, 'GET', '/tour');
+    assertProblem(result, 503, 'ros-unavailable');
+    assert.equal(result.headers.get('retry-after'), '1');
+  });
+
+  it('504 after the configured time-out, and the abandoned call is released', async () => {
+    const before = port.activeCalls;
+    const result = await request(running.baseUrl, 'GET', '/tour/slow');
+    const body = assertProblem(result, 504, 'ros-timeout');
+    assert.match(String(body['detail']), /150 ms/);
+    assert.equal(port.activeCalls, before);
+  });
+
+  it('502 for a failed call, an error outcome, an unknown outcome and a self-contradicting answer', async () => {
+    assertProblem(await request(running.baseUrl, 'DELETE', '/tour/x'), 502, 'ros-call-failed');
+    const tour = { map_name: 'm', steps: [] };
+    const errorOutcome = assertProblem(
+      await request(running.baseUrl, 'POST', '/tour', { body: JSON.stringify({ ...tour, tour_name: 'x' }) }),
+      502,
+    );
+    assert.match(String(errorOutcome['detail']), /disk full/);
+    const unknown = assertProblem(
+      await request(running.baseUrl, 'POST', '/tour', {
+        body: JSON.stringify({ ...tour, tour_name: 'odd' }),
+      }),
+      502,
+    );
+    assert.match(String(unknown['detail']), /unknown outcome 99/);
+    assertProblem(
+      await request(running.baseUrl, 'PUT', '/tour', { body: JSON.stringify({ ...tour, tour_name: 'x' }) }),
+      502,
+    );
+  });
+
+  it('reports not ready with 503 when the backend is not connected', async () => {
+    port.ready = { ready: false, detail: 'waiting for the Zenoh router' };
+    try {
+      const body = assertProblem(await request(running.baseUrl, 'GET', '/ready'), 503, 'not-ready');
+      assert.equal(body['detail'], 'waiting for the Zenoh router');
+      assert.equal(body['backend'], 'ros');
+    } finally {
+      port.ready = { ready: true, detail: 'scripted' };
+    }
+  });
+
+  it('has no /sim routes outside the simulation', async () => {
+    assertProblem(
+      await request(running.baseUrl, 'POST', '/sim/microphone', { body: '{"enabled":false}' }),
+      404,
+    );
+    const document = (await request(running.baseUrl, 'GET', '/openapi.json')).json as {
+      paths: Record<string, unknown>;
+    };
+    assert.equal(document.paths['/sim/play_audio'], undefined);
+  });
+});

@@ -1,0 +1,78 @@
+import { BehaviorSubject, Observable, Subject } from 'rxjs';
+import type { MicrophoneView } from '../../src/streams/microphone-requests.js';
+import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
+import type {
+  MicrophoneRequest,
+  RosPort,
+  RosRequest,
+  RosResponse,
+  RosServiceKey,
+} from '../../src/ros/ros-port.js';
+
+/** One subscription to `FakeConversationPort.call`, answerable by the test. */
+export interface FakeCall {
+  readonly service: RosServiceKey;
+  readonly request: unknown;
+  unsubscribed: boolean;
+  respond(response: unknown): void;
+  fail(error: unknown): void;
+}
+
+/** The ROS port seen by the conversation core, driven by the test through subjects. */
+export class FakeConversationPort implements Pick<RosPort, 'call' | 'playAudio$' | 'microphoneRequests$'> {
+  readonly calls: FakeCall[] = [];
+  readonly playAudio = new Subject<PlayAudioMsg>();
+  readonly microphoneRequests = new Subject<MicrophoneRequest>();
+  readonly playAudio$ = this.playAudio.asObservable();
+  readonly microphoneRequests$ = this.microphoneRequests.asObservable();
+
+  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
+    return new Observable<RosResponse<K>>((subscriber) => {
+      const call: FakeCall = {
+        service,
+        request,
+        unsubscribed: false,
+        respond: (response) => {
+          subscriber.next(response as RosResponse<K>);
+          subscriber.complete();
+        },
+        fail: (error) => {
+          subscriber.error(error);
+        },
+      };
+      this.calls.push(call);
+      return () => {
+        call.unsubscribed = true;
+      };
+    });
+  }
+
+  /** The call at `index`, failing the test when it was never made. */
+  callAt(index: number): FakeCall {
+    const call = this.calls[index];
+    if (call === undefined) throw new Error(`no call #${index}; ${this.calls.length} made`);
+    return call;
+  }
+
+  /** Sends one /microphone/set_enabled request and collects its answers. */
+  requestMicrophone(enabled: boolean): SetBoolResponseMsg[] {
+    const answers: SetBoolResponseMsg[] = [];
+    this.microphoneRequests.next({
+      enabled,
+      respond: (response) => {
+        answers.push(response);
+      },
+    });
+    return answers;
+  }
+}
+
+/** A microphone a test switches directly. */
+export const fakeMicrophone = (
+  enabled = true,
+): MicrophoneView & { readonly state: BehaviorSubject<boolean> } => {
+  const state = new BehaviorSubject(enabled);
+  return { state, isEnabled: () => state.value, enabled$: state.asObservable() };
+};
+
+export const audioOf = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);

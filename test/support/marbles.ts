@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import type { Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { ChatRequestMsg } from '../../src/ros/ros-messages.js';
+import type { RosPort, RosRequest, RosResponse, RosServiceKey } from '../../src/ros/ros-port.js';
+
+export const marbleScheduler = (): TestScheduler =>
+  new TestScheduler((actual, expected) => {
+    assert.deepStrictEqual(actual, expected);
+  });
+
+/**
+ * A port whose calls are observables picked by the test: chat calls by the first audio byte
+ * (`'1'`, `'2'`, …), other services by their key.
+ */
+export const scriptedPort = (
+  script: Readonly<Record<string, Observable<unknown>>>,
+): Pick<RosPort, 'call'> => ({
+  call: <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> => {
+    const key = service === 'chat' ? String((request as ChatRequestMsg).audio[0]) : service;
+    const call = script[key];
+    if (call === undefined) throw new Error(`no scripted call for ${key}`);
+    return call as Observable<RosResponse<K>>;
+  },
+});

@@ -1,0 +1,56 @@
+import { NEVER, Observable, Subject } from 'rxjs';
+import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import type {
+  BackendReadiness,
+  MicrophoneRequest,
+  RosPort,
+  RosRequest,
+  RosResponse,
+  RosServiceKey,
+} from '../../src/ros/ros-port.js';
+
+type Script = { [K in RosServiceKey]?: (request: RosRequest<K>) => Observable<RosResponse<K>> };
+
+/**
+ * The test double of the ROS port: each service answers what the test scripts (default: never).
+ * Counts subscriptions to calls so tests can prove abandoned calls are released.
+ */
+export class ScriptedPort implements RosPort {
+  readonly backend = 'ros' as const;
+  readonly description = 'scripted test double of the ROS port';
+  readonly playAudio = new Subject<PlayAudioMsg>();
+  readonly microphone = new Subject<MicrophoneRequest>();
+  readonly playAudio$ = this.playAudio.asObservable();
+  readonly microphoneRequests$ = this.microphone.asObservable();
+  readonly calls: { service: RosServiceKey; request: unknown }[] = [];
+  activeCalls = 0;
+  ready: BackendReadiness = { ready: true, detail: 'scripted' };
+  closed = false;
+
+  constructor(private readonly script: Script = {}) {}
+
+  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
+    const scripted = this.script[service] as
+      | ((request: RosRequest<K>) => Observable<RosResponse<K>>)
+      | undefined;
+    const source = scripted === undefined ? (NEVER as Observable<RosResponse<K>>) : scripted(request);
+    return new Observable<RosResponse<K>>((subscriber) => {
+      this.calls.push({ service, request });
+      this.activeCalls += 1;
+      const subscription = source.subscribe(subscriber);
+      return () => {
+        this.activeCalls -= 1;
+        subscription.unsubscribe();
+      };
+    });
+  }
+
+  readiness(): BackendReadiness {
+    return this.ready;
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}

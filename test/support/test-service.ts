@@ -1,0 +1,55 @@
+import { parseCommandLine, type Options } from '../../src/cli/options.js';
+import { createLogger } from '../../src/log/logger.js';
+import type { RosPort } from '../../src/ros/ros-port.js';
+import { createSimBackend, type SimBackend, type SimBackendOptions } from '../../src/ros/sim/sim-backend.js';
+import { startService, type RunningService } from '../../src/service.js';
+
+/** Options as the CLI would produce them, on loopback and an ephemeral port unless overridden. */
+export const testOptions = (overrides: Record<string, string> = {}): Options => {
+  const argv = Object.entries({ host: '127.0.0.1', port: '0', log_level: 'critical', ...overrides }).flatMap(
+    ([flag, value]) => [`--${flag}`, value],
+  );
+  const parsed = parseCommandLine(argv, {});
+  if (parsed.kind !== 'run') throw new Error(`bad test options: ${JSON.stringify(parsed)}`);
+  return parsed.options;
+};
+
+export interface TestService {
+  readonly baseUrl: string;
+  readonly wsUrl: string;
+  readonly service: RunningService;
+  stop(): Promise<void>;
+}
+
+/** The real server on an ephemeral loopback port over the given port (default: a fresh simulation). */
+export const startTestService = async (
+  port: RosPort,
+  options: { overrides?: Record<string, string>; sim?: SimBackend['sim'] } = {},
+): Promise<TestService> => {
+  const resolved = testOptions(options.overrides);
+  const log = createLogger(resolved.log_level);
+  const service = await startService({
+    options: resolved,
+    log,
+    port,
+    ...(options.sim === undefined ? {} : { sim: options.sim }),
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${service.listeningPort}`,
+    wsUrl: `ws://127.0.0.1:${service.listeningPort}/ws`,
+    service,
+    stop: async () => {
+      await service.stop();
+      await port.close();
+    },
+  };
+};
+
+export const startSimService = async (
+  simOptions: SimBackendOptions = {},
+  overrides: Record<string, string> = {},
+): Promise<TestService & { sim: SimBackend }> => {
+  const sim = createSimBackend(simOptions);
+  const running = await startTestService(sim, { overrides, sim: sim.sim });
+  return { ...running, sim };
+};

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Observable, Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { createConversationHub } from '../../src/actors/conversation-hub.js';
+import { isMicrophoneEnabled, MICROPHONE_MESSAGES } from '../../src/actors/microphone-machine.js';
+import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import type { OutboundFrame } from '../../src/ws/frames.js';
+import { audioOf, FakeConversationPort } from '../support/conversation-fakes.js';
+
+const collect = () => {
+  const frames: OutboundFrame[] = [];
+  return { frames, send: (frame: OutboundFrame) => void frames.push(frame) };
+};
+const textsOf = (frames: readonly OutboundFrame[]): unknown[] =>
+  frames.flatMap((frame) => (frame.kind === 'text' ? [JSON.parse(frame.text) as unknown] : []));
+
+const message: PlayAudioMsg = { emotion: 'happy', text: 'This way', audio: audioOf(1, 2) };
+
+describe('conversation hub', () => {
+  it('pushes each /play_audio message to every session as the same pair, one id per message', () => {
+    const port = new FakeConversationPort();
+    const hub = createConversationHub({ port, messageIds: createMessageIdAllocator(9) });
+    const clients = [collect(), collect(), collect()];
+    for (const client of clients) hub.openSession(client.send);
+
+    port.playAudio.next(message);
+    port.playAudio.next({ ...message, text: 'Next room' });
+
+    const pairs = clients.map((client) => client.frames.filter((frame) => frame.kind === 'pair'));
+    assert.deepEqual(
+      pairs[0]?.map((pair) => pair.messageId),
+      [9, 10],
+    );
+    for (const list of pairs) {
+      assert.equal(list.length, 2);
+      assert.equal(list[0], pairs[0]?.[0]);
+      assert.equal(list[1], pairs[0]?.[1]);
+    }
+    hub.close();
+  });
+
+  it('shares the id allocator between chat answers and /play_audio', () => {
+    const port = new FakeConversationPort();
+    const hub = createConversationHub({ port });
+    const client = collect();
+    const session = hub.openSession(client.send);
+    session?.send({ type: 'ws.binary', data: audioOf(1) });
+    port.playAudio.next(message);
+    port.callAt(0).respond({ emotion: 'calm', text: 'ok', audio: audioOf() });
+    assert.deepEqual(
+      client.frames.flatMap((frame) => (frame.kind === 'pair' ? [frame.messageId] : [])),
+      [0, 1],
+    );
+    hub.close();
+  });
+
+  it('answers every microphone request of a burst, tells every session each change, and gates audio', () => {
+    const port = new FakeConversationPort();
+    const hub = createConversationHub({ port });
+    const first = collect();
+    const second = collect();
+    const session = hub.openSession(first.send);
+    hub.openSession(second.send);
+
+    const answers = [false, true, false, false].map((enabled) => port.requestMicrophone(enabled));
+
+    assert.deepEqual(
+      answers.map((list) => list.map((answer) => answer.message)),
+      [
+        [MICROPHONE_MESSAGES.disabled],
+        [MICROPHONE_MESSAGES.enabled],
+        [MICROPHONE_MESSAGES.disabled],
+        [MICROPHONE_MESSAGES.alreadyDisabled],
+      ],
+    );
+    assert.equal(isMicrophoneEnabled(hub.microphone.getSnapshot()), false);
+    for (const client of [first, second]) {
+      assert.deepEqual(textsOf(client.frames).slice(1), [
+        { type: 'microphone', enabled: false },
+        { type: 'microphone', enabled: true },
+        { type: 'microphone', enabled: false },
+      ]);
+    }
+    session?.send({ type: 'ws.binary', data: audioOf(1) });
+    assert.equal(port.calls.length, 0);
+    assert.deepEqual((textsOf(first.frames).at(-1) as { code: string }).code, 'microphone_disabled');
+
+    const late = collect();
+    hub.openSession(late.send);
+    assert.deepEqual(textsOf(late.frames), [
+      { type: 'state', emotion: 'neutral', text: '', microphone: { enabled: false } },
+    ]);
+    hub.close();
+  });
+
+  it('refuses a session beyond maxSessions with 1013', () => {
+    const hub = createConversationHub({ port: new FakeConversationPort(), limits: { maxSessions: 2 } });
+    const clients = [collect(), collect(), collect()];
+    const sessions = clients.map((client) => hub.openSession(client.send));
+    assert.equal(sessions[2], undefined);
+    assert.deepEqual(clients[2]?.frames, [{ kind: 'close', code: 1013, reason: 'too many sessions' }]);
+    sessions[0]?.send({ type: 'ws.closed' });
+    assert.notEqual(hub.openSession(collect().send), undefined, 'a closed session frees its place');
+    hub.close();
+  });
+
+  it('counts live sessions and subscriptions, and returns every gauge to 0 when sessions end', () => {
+    const port = new FakeConversationPort();
+    const hub = createConversationHub({ port });
+    const sessions = [collect(), collect(), collect()].map((client) => hub.openSession(client.send));
+    sessions[0]?.send({ type: 'ws.binary', data: audioOf(1) });
+    assert.deepEqual(hub.readGauges(), { liveSessions: 3, openSubscriptions: 9, inFlightRosCalls: 1 });
+    assert.equal(port.playAudio.observed, true);
+
+    sessions[0]?.stop();
+    sessions[1]?.send({ type: 'ws.closed' });
+    assert.deepEqual(hub.readGauges(), { liveSessions: 1, openSubscriptions: 3, inFlightRosCalls: 0 });
+    sessions[2]?.stop();
+    assert.deepEqual(hub.readGauges(), { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+    assert.equal(port.playAudio.observed, false, 'the topic is left when nobody listens');
+    hub.close();
+  });
+
+  it('closes every session with 1001 on close and stops answering the microphone service', () => {
+    const port = new FakeConversationPort();
+    const hub = createConversationHub({ port });
+    const clients = [collect(), collect()];
+    for (const client of clients) hub.openSession(client.send);
+    hub.close();
+    for (const client of clients) {
+      assert.deepEqual(client.frames.at(-1), { kind: 'close', code: 1001, reason: 'server shutting down' });
+    }
+    assert.deepEqual(hub.readGauges(), { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+    assert.equal(port.microphoneRequests.observed, false);
+    const refused = collect();
+    assert.equal(hub.openSession(refused.send), undefined);
+    assert.equal(refused.frames[0]?.kind === 'close' ? refused.frames[0].code : 0, 1001);
+  });
+
+  it('reports a failing /play_audio stream and subscribes again after a delay, sessions untouched', () => {
+    const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
+    const port = new FakeConversationPort();
+    const live = new Subject<PlayAudioMsg>();
+    let subscriptions = 0;
+    const flaky = new Observable<PlayAudioMsg>((subscriber) => {
+      subscriptions += 1;
+      if (subscriptions === 1) {
+        subscriber.error(new Error('topic lost'));
+        return undefined;
+      }
+      return live.subscribe(subscriber);
+    });
+    const reported: unknown[] = [];
+    const hub = createConversationHub({
+      port: { call: port.call.bind(port), microphoneRequests$: port.microphoneRequests$, playAudio$: flaky },
+      scheduler,
+      resubscribeDelayMs: 500,
+      onStreamError: (source, error) => reported.push([source, (error as Error).message]),
+    });
+    const client = collect();
+    const session = hub.openSession(client.send);
+    assert.deepEqual(reported, [['play_audio', 'topic lost']]);
+    assert.equal(subscriptions, 1);
+    scheduler.flush();
+    assert.equal(subscriptions, 2);
+    live.next(message);
+    assert.equal(client.frames.at(-1)?.kind, 'pair');
+    assert.equal(session?.getSnapshot().status, 'active');
+    hub.close();
+  });
+});

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createActor } from 'xstate';
+import type { SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
+import {
+  isMicrophoneEnabled,
+  MICROPHONE_MESSAGES,
+  microphoneMachine,
+  startMicrophoneActor,
+  type MicrophoneActor,
+} from '../../src/actors/microphone-machine.js';
+import { driveMicrophone, microphoneView } from '../../src/streams/microphone-requests.js';
+import { FakeConversationPort } from '../support/conversation-fakes.js';
+
+const set = (actor: MicrophoneActor, enabled: boolean): SetBoolResponseMsg[] => {
+  const answers: SetBoolResponseMsg[] = [];
+  actor.send({ type: 'microphone.set', enabled, respond: (response) => answers.push(response) });
+  return answers;
+};
+
+describe('microphone machine', () => {
+  it('starts enabled', () => {
+    const actor = createActor(microphoneMachine).start();
+    assert.equal(isMicrophoneEnabled(actor.getSnapshot()), true);
+    actor.stop();
+  });
+
+  const transitions: [from: boolean, request: boolean, to: boolean, message: string][] = [
+    [true, false, false, MICROPHONE_MESSAGES.disabled],
+    [true, true, true, MICROPHONE_MESSAGES.alreadyEnabled],
+    [false, true, true, MICROPHONE_MESSAGES.enabled],
+    [false, false, false, MICROPHONE_MESSAGES.alreadyDisabled],
+  ];
+  for (const [from, request, to, message] of transitions) {
+    it(`${from ? 'enabled' : 'disabled'} + set(${request}) → ${to ? 'enabled' : 'disabled'}, "${message}"`, () => {
+      const actor = startMicrophoneActor();
+      if (!from) set(actor, false);
+      const answers = set(actor, request);
+      assert.deepEqual(answers, [{ success: true, message }]);
+      assert.equal(isMicrophoneEnabled(actor.getSnapshot()), to);
+      actor.stop();
+    });
+  }
+
+  it('answers every request of a burst in order and ends in the state of the last one', () => {
+    const port = new FakeConversationPort();
+    const actor = startMicrophoneActor();
+    const subscription = driveMicrophone(port.microphoneRequests$, actor);
+    const burst = [false, false, true, false, true, true, false];
+    const answers = burst.map((enabled) => port.requestMicrophone(enabled));
+    assert.deepEqual(
+      answers.map((list) => list.map((answer) => answer.message)),
+      [
+        [MICROPHONE_MESSAGES.disabled],
+        [MICROPHONE_MESSAGES.alreadyDisabled],
+        [MICROPHONE_MESSAGES.enabled],
+        [MICROPHONE_MESSAGES.disabled],
+        [MICROPHONE_MESSAGES.enabled],
+        [MICROPHONE_MESSAGES.alreadyEnabled],
+        [MICROPHONE_MESSAGES.disabled],
+      ],
+    );
+    assert.ok(answers.every((list) => list.every((answer) => answer.success)));
+    assert.equal(isMicrophoneEnabled(actor.getSnapshot()), false);
+    subscription.unsubscribe();
+    actor.stop();
+  });
+
+  it('keeps a burst consistent when a request arrives while another is being answered', () => {
+    const actor = startMicrophoneActor();
+    const messages: string[] = [];
+    // The first caller reacts to its answer with a new request: it is queued, not interleaved.
+    actor.send({
+      type: 'microphone.set',
+      enabled: false,
+      respond: (response) => {
+        messages.push(response.message);
+        actor.send({
+          type: 'microphone.set',
+          enabled: true,
+          respond: (second) => messages.push(second.message),
+        });
+        messages.push('first answered');
+      },
+    });
+    assert.deepEqual(messages, [MICROPHONE_MESSAGES.disabled, 'first answered', MICROPHONE_MESSAGES.enabled]);
+    assert.equal(isMicrophoneEnabled(actor.getSnapshot()), true);
+    actor.stop();
+  });
+});
+
+describe('microphoneView', () => {
+  it('emits the current state on subscribe and then only changes', () => {
+    const actor = startMicrophoneActor();
+    const view = microphoneView(actor);
+    const seen: boolean[] = [];
+    const subscription = view.enabled$.subscribe((enabled) => seen.push(enabled));
+    for (const enabled of [true, false, false, true]) set(actor, enabled);
+    assert.deepEqual(seen, [true, false, true]);
+    assert.equal(view.isEnabled(), true);
+    subscription.unsubscribe();
+    set(actor, false);
+    assert.deepEqual(seen, [true, false, true]);
+    actor.stop();
+  });
+});

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { playAudioPairs } from '../../src/streams/play-audio-fanout.js';
+import { encodeAudioPair, type AudioPairFrame } from '../../src/ws/frames.js';
+import { audioOf } from '../support/conversation-fakes.js';
+import { marbleScheduler } from '../support/marbles.js';
+
+const a: PlayAudioMsg = { emotion: 'happy', text: 'Look left', audio: audioOf(1, 2, 3) };
+const b: PlayAudioMsg = { emotion: 'neutral', text: 'Thank you', audio: audioOf() };
+
+describe('playAudioPairs (marbles)', () => {
+  it('gives every listener the same pairs with one id per message', () => {
+    marbleScheduler().run(({ hot, expectObservable }) => {
+      const pairs$ = playAudioPairs(hot('-a--b', { a, b }), createMessageIdAllocator(41));
+      const expected = { a: encodeAudioPair(41, a), b: encodeAudioPair(42, b) };
+      expectObservable(pairs$).toBe('-a--b', expected);
+      expectObservable(pairs$).toBe('-a--b', expected);
+      expectObservable(pairs$, '---^').toBe('----b', { b: expected.b });
+    });
+  });
+
+  it('encodes each message once and shares the very same bytes', () => {
+    const received: AudioPairFrame[][] = [[], [], []];
+    marbleScheduler().run(({ hot, flush }) => {
+      const pairs$ = playAudioPairs(hot('-a-b', { a, b }), createMessageIdAllocator());
+      for (const list of received) pairs$.subscribe((pair) => list.push(pair));
+      flush();
+    });
+    const [first, second, third] = received;
+    assert.equal(first?.length, 2);
+    for (const index of [0, 1]) {
+      assert.equal(second?.[index], first?.[index]);
+      assert.equal(third?.[index]?.binary, first?.[index]?.binary);
+    }
+    assert.deepEqual(
+      first?.map((pair) => pair.messageId),
+      [0, 1],
+    );
+  });
+
+  it('subscribes to the topic only while someone listens', () => {
+    marbleScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const topic = hot('-a-b-a', { a, b });
+      const pairs$ = playAudioPairs(topic, createMessageIdAllocator());
+      expectObservable(pairs$, '^--!').toBe('-a-', { a: encodeAudioPair(0, a) });
+      expectObservable(pairs$, '--^--!').toBe('---b-', { b: encodeAudioPair(1, b) });
+      expectSubscriptions(topic.subscriptions).toBe('^----!');
+    });
+  });
+});

@@ -1,0 +1,283 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
+import { startSessionActor, type SessionActor } from '../../src/actors/session-machine.js';
+import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
+import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { createConversationGauges, readGauges } from '../../src/streams/resource-gauges.js';
+import {
+  decodeAudioBinary,
+  encodeAudioPair,
+  type AudioPairFrame,
+  type OutboundFrame,
+} from '../../src/ws/frames.js';
+import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/ws/protocol.js';
+import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';
+
+interface HarnessOptions {
+  readonly limits?: Partial<ConversationLimits>;
+  readonly microphoneEnabled?: boolean;
+  readonly scheduler?: SchedulerLike;
+  readonly send?: (frame: OutboundFrame) => void;
+}
+
+const openSession = (options: HarnessOptions = {}) => {
+  const port = new FakeConversationPort();
+  const frames: OutboundFrame[] = [];
+  const gauges = createConversationGauges();
+  const microphone = fakeMicrophone(options.microphoneEnabled ?? true);
+  const playAudio = new Subject<AudioPairFrame>();
+  const actor: SessionActor = startSessionActor({
+    port,
+    messageIds: createMessageIdAllocator(100),
+    playAudioPairs$: playAudio,
+    microphone,
+    scheduler: options.scheduler ?? asyncScheduler,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    gauges,
+    send:
+      options.send ??
+      ((frame) => {
+        frames.push(frame);
+      }),
+  });
+  return { port, frames, gauges, microphone, playAudio, actor };
+};
+
+/** Frames in a form that reads well in assertions. */
+const summary = (frame: OutboundFrame): unknown => {
+  switch (frame.kind) {
+    case 'text':
+      return JSON.parse(frame.text) as unknown;
+    case 'pair':
+      return { meta: JSON.parse(frame.meta) as unknown, binary: decodeAudioBinary(frame.binary) };
+    case 'close':
+      return { close: frame.code, reason: frame.reason };
+  }
+};
+const summaries = (frames: readonly OutboundFrame[]): unknown[] => frames.map(summary);
+
+const answer = { emotion: 'happy', text: 'Hello!', audio: audioOf(4, 5) };
+const stateFrame = (enabled: boolean) => ({
+  type: 'state',
+  emotion: 'neutral',
+  text: '',
+  microphone: { enabled },
+});
+const noLeaks = { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 };
+
+describe('session machine', () => {
+  it('sends the initial state, with the microphone state, before anything else', () => {
+    const { frames, actor } = openSession({ microphoneEnabled: false });
+    assert.deepEqual(summaries(frames), [stateFrame(false)]);
+    actor.stop();
+  });
+
+  it('forwards an audio frame to /chat and answers with one pair', () => {
+    const { port, frames, actor } = openSession();
+    actor.send({ type: 'ws.binary', data: audioOf(1, 2, 3) });
+    assert.equal(port.calls.length, 1);
+    assert.equal(port.callAt(0).service, 'chat');
+    assert.deepEqual(port.callAt(0).request, { audio: audioOf(1, 2, 3) });
+    port.callAt(0).respond(answer);
+    assert.deepEqual(frames.slice(1), [encodeAudioPair(100, answer)]);
+    assert.deepEqual(summary(frames[1]!), {
+      meta: { type: 'audio', emotion: 'happy', text: 'Hello!', messageId: 100 },
+      binary: { messageId: 100, audio: audioOf(4, 5) },
+    });
+    actor.stop();
+  });
+
+  it('answers the audio frames of one session in arrival order, one call at a time', () => {
+    const { port, frames, actor } = openSession();
+    actor.send({ type: 'ws.binary', data: audioOf(1) });
+    actor.send({ type: 'ws.binary', data: audioOf(2) });
+    assert.equal(port.calls.length, 1, 'second call waits');
+    port.callAt(0).respond({ ...answer, text: 'one' });
+    assert.equal(port.calls.length, 2);
+    assert.deepEqual(port.callAt(1).request, { audio: audioOf(2) });
+    port.callAt(1).respond({ ...answer, text: 'two' });
+    const texts = frames
+      .slice(1)
+      .map((frame) => (frame.kind === 'pair' ? (JSON.parse(frame.meta) as { text: string }).text : ''));
+    assert.deepEqual(texts, ['one', 'two']);
+    actor.stop();
+  });
+
+  it('answers busy when the queue is full, without queueing the frame', () => {
+    const { port, frames, actor } = openSession({ limits: { maxWaitingCalls: 1 } });
+    for (const byte of [1, 2, 3]) actor.send({ type: 'ws.binary', data: audioOf(byte) });
+    assert.deepEqual(summaries(frames.slice(1)), [
+      { type: 'error', code: 'busy', message: '1 call running and 1 waiting; chat dropped' },
+    ]);
+    port.callAt(0).respond(answer);
+    port.callAt(1).respond(answer);
+    assert.equal(port.calls.length, 2, 'the busy frame never reached /chat');
+    actor.stop();
+  });
+
+  it('does not forward audio while the microphone is disabled, and tells the session about changes', () => {
+    const { port, frames, microphone, actor } = openSession();
+    microphone.state.next(false);
+    actor.send({ type: 'ws.binary', data: audioOf(1) });
+    microphone.state.next(true);
+    actor.send({ type: 'ws.binary', data: audioOf(2) });
+    assert.deepEqual(summaries(frames.slice(1)), [
+      { type: 'microphone', enabled: false },
+      {
+        type: 'error',
+        code: 'microphone_disabled',
+        message:
+          'The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.',
+      },
+      { type: 'microphone', enabled: true },
+    ]);
+    assert.equal(port.calls.length, 1);
+    assert.deepEqual(port.callAt(0).request, { audio: audioOf(2) });
+    actor.stop();
+  });
+
+  it('acknowledges clear_history', () => {
+    const { port, frames, actor } = openSession();
+    actor.send({ type: 'ws.text', data: '{"service":"clear_history"}' });
+    assert.equal(port.callAt(0).service, 'clear_history');
+    port.callAt(0).respond({});
+    assert.deepEqual(summaries(frames.slice(1)), [{ type: 'ack', service: 'clear_history' }]);
+    actor.stop();
+  });
+
+  it('reports a failed clear_history as an error frame and stays open', () => {
+    const { port, frames, actor } = openSession();
+    actor.send({ type: 'ws.text', data: new TextEncoder().encode('{"service":"clear_history"}') });
+    const error = new RosServiceUnavailableError('clear_history');
+    port.callAt(0).fail(error);
+    assert.deepEqual(summaries(frames.slice(1)), [
+      { type: 'error', code: 'clear_history_unavailable', message: error.message },
+    ]);
+    assert.equal(actor.getSnapshot().status, 'active');
+    actor.send({ type: 'ws.text', data: '{"service":"clear_history"}' });
+    assert.equal(port.calls.length, 2);
+    actor.stop();
+  });
+
+  it('answers invalid text frames with error frames and stays open', () => {
+    const { port, frames, actor } = openSession({ limits: { maxTextFrameBytes: 64 } });
+    const inputs = ['{nope', '{"service":"reboot"}', '{"service":"clear_history","x":1}', ' '.repeat(65)];
+    for (const data of inputs) actor.send({ type: 'ws.text', data });
+    assert.deepEqual(
+      frames.slice(1).map((frame) => (summary(frame) as { code: string }).code),
+      ['invalid_json', 'unknown_service', 'invalid_command', 'text_frame_too_large'],
+    );
+    assert.ok(frames[3]?.kind === 'text' && frames[3].text.includes('unknown field \\"x\\"'));
+    assert.equal(port.calls.length, 0);
+    assert.equal(actor.getSnapshot().status, 'active');
+    actor.stop();
+  });
+
+  it('closes with 1009 on a binary frame over the limit, without calling /chat', () => {
+    const { port, frames, gauges, actor } = openSession({ limits: { maxBinaryFrameBytes: 3 } });
+    actor.send({ type: 'ws.binary', data: audioOf(1, 2, 3, 4) });
+    assert.deepEqual(summaries(frames.slice(1)), [
+      { close: 1009, reason: CLOSE_CODES.binaryFrameTooLarge.reason },
+    ]);
+    assert.equal(actor.getSnapshot().status, 'done');
+    assert.equal(port.calls.length, 0);
+    assert.deepEqual(readGauges(gauges), noLeaks);
+  });
+
+  it('pushes play-audio pairs as they come, the very same frame object', () => {
+    const { frames, playAudio, actor } = openSession();
+    const pair = encodeAudioPair(7, answer);
+    playAudio.next(pair);
+    assert.equal(frames[1], pair);
+    actor.stop();
+  });
+
+  it('times out a chat call with chat_timeout, drops the late answer and starts the next call', () => {
+    // Virtual time runs up to 60 s: the first call's time-out fires, the second call's (at 120 s) does not.
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 60_000);
+    const { port, frames, actor } = openSession({ scheduler, limits: { chatTimeoutMs: 60_000 } });
+    actor.send({ type: 'ws.binary', data: audioOf(1) });
+    actor.send({ type: 'ws.binary', data: audioOf(2) });
+    scheduler.flush();
+    assert.equal(port.callAt(0).unsubscribed, true);
+    assert.equal(port.calls.length, 2, 'the next call started after the time-out');
+    port.callAt(0).respond(answer);
+    port.callAt(1).respond({ ...answer, text: 'second' });
+    assert.deepEqual(summaries(frames.slice(1)), [
+      { type: 'error', code: 'chat_timeout', message: new RosTimeoutError('chat', 60_000).message },
+      {
+        meta: { type: 'audio', emotion: 'happy', text: 'second', messageId: 100 },
+        binary: { messageId: 100, audio: audioOf(4, 5) },
+      },
+    ]);
+    actor.stop();
+  });
+
+  for (const [label, end] of [
+    ['actor.stop()', (actor: SessionActor) => actor.stop()],
+    ['ws.closed', (actor: SessionActor) => actor.send({ type: 'ws.closed' })],
+  ] as const) {
+    it(`${label} mid-chat unsubscribes the port call, sends nothing afterwards and leaves nothing behind`, () => {
+      const { port, frames, gauges, microphone, playAudio, actor } = openSession();
+      actor.send({ type: 'ws.binary', data: audioOf(1) });
+      actor.send({ type: 'ws.binary', data: audioOf(2) });
+      assert.deepEqual(readGauges(gauges), { liveSessions: 1, openSubscriptions: 3, inFlightRosCalls: 1 });
+      const sentBeforeStop = frames.length;
+
+      end(actor);
+
+      assert.equal(port.callAt(0).unsubscribed, true);
+      assert.deepEqual(readGauges(gauges), noLeaks);
+      assert.equal(microphone.state.observed, false);
+      assert.equal(playAudio.observed, false);
+      port.callAt(0).respond(answer);
+      playAudio.next(encodeAudioPair(1, answer));
+      microphone.state.next(false);
+      actor.send({ type: 'ws.binary', data: audioOf(3) });
+      assert.equal(frames.length, sentBeforeStop);
+      assert.equal(port.calls.length, 1, 'the waiting call never started');
+    });
+  }
+
+  it('closes with 1001 on server shutdown', () => {
+    const { frames, gauges, actor } = openSession();
+    actor.send({ type: 'server.shutdown' });
+    assert.deepEqual(summary(frames.at(-1)!), { close: 1001, reason: CLOSE_CODES.goingAway.reason });
+    assert.equal(actor.getSnapshot().status, 'done');
+    assert.deepEqual(readGauges(gauges), noLeaks);
+  });
+
+  it('closes with 1008 when the transport reports a send buffer over the limit', () => {
+    const { frames, actor } = openSession({ limits: { maxSendBufferBytes: 1_000 } });
+    actor.send({ type: 'ws.buffered', bytes: 1_000 });
+    assert.equal(actor.getSnapshot().status, 'active');
+    actor.send({ type: 'ws.buffered', bytes: 1_001 });
+    assert.deepEqual(summary(frames.at(-1)!), { close: 1008, reason: CLOSE_CODES.sendBufferExceeded.reason });
+    assert.equal(actor.getSnapshot().status, 'done');
+  });
+
+  it('ends the session, leaking nothing, when sending throws', () => {
+    let sends = 0;
+    const { port, gauges, actor } = openSession({
+      send: () => {
+        sends += 1;
+        if (sends > 1) throw new Error('socket gone');
+      },
+    });
+    actor.send({ type: 'ws.binary', data: audioOf(1) });
+    actor.send({ type: 'ws.binary', data: audioOf(2) });
+    port.callAt(0).respond(answer);
+    assert.equal(actor.getSnapshot().status, 'done');
+    assert.deepEqual(readGauges(gauges), noLeaks);
+    assert.equal(port.calls.length, 1, 'the waiting call never started');
+  });
+
+  it('closes with 1011 when one of its streams fails', () => {
+    const { frames, gauges, playAudio, actor } = openSession();
+    playAudio.error(new Error('broken stream'));
+    assert.deepEqual(summary(frames.at(-1)!), { close: 1011, reason: CLOSE_CODES.internalError.reason });
+    assert.equal(actor.getSnapshot().status, 'done');
+    assert.deepEqual(readGauges(gauges), noLeaks);
+  });
+});
