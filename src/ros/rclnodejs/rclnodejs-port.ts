@@ -1,0 +1,199 @@
+import type { Context, Node } from 'rclnodejs';
+import type { Logger } from 'pino';
+import { Subject, type Observable } from 'rxjs';
+import type { PlayAudioMsg } from '../ros-messages.js';
+import {
+  ROS_MICROPHONE_SERVICE,
+  ROS_NODE_NAME,
+  ROS_PLAY_AUDIO_TOPIC,
+  ROS_SERVICE_KEYS,
+  ROS_SERVICES,
+  type MicrophoneRequest,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from '../ros-port.js';
+import { createMicrophoneHandler } from './microphone-service.js';
+import type { Rclnodejs } from './rclnodejs-loader.js';
+import { describeReadiness } from './readiness.js';
+import { callRosService, type RosServiceClients, type ServiceClientLike } from './service-call.js';
+import {
+  playAudioFromWire,
+  setBoolRequestFromWire,
+  type WirePlayAudio,
+  type WireRequest,
+  type WireResponse,
+  type WireServiceType,
+} from './wire.js';
+
+/**
+ * How long the executor's background thread waits in rcl_wait before re-checking that it should
+ * still run. Events wake it at once; this only bounds how long close() waits for the thread to join.
+ */
+const SPIN_WAIT_MS = 10;
+
+/**
+ * /play_audio: reliable, keep-last 10, volatile. Reliable because a lost message is a sentence the
+ * visitor never hears, and rclcpp/rclpy publishers are reliable by default (a best-effort publisher
+ * would not match a reliable subscription; the RMW reports that as incompatible QoS). Depth 10 absorbs
+ * a burst of utterances while the event loop is busy without queueing unbounded audio. Volatile
+ * because an utterance published before the bridge started is stale, and a volatile subscription
+ * matches publishers of either durability.
+ */
+const playAudioQos = (rcl: Rclnodejs) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    10,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+  );
+
+/** Services use rmw's services profile (reliable, volatile), as rclcpp and rclpy do, so any server matches. */
+const serviceQos = (rcl: Rclnodejs) => rcl.QoS.profileServicesDefault;
+
+const createClient = <K extends RosServiceKey>(
+  rcl: Rclnodejs,
+  node: Node,
+  service: K,
+): ServiceClientLike<WireRequest<K>, WireResponse<K>> =>
+  // The type argument is explicit: inferred from a generic key it would widen to every service type.
+  node.createClient<WireServiceType<K>>(ROS_SERVICES[service].type, ROS_SERVICES[service].name, {
+    qos: serviceQos(rcl),
+  });
+
+const createClients = (rcl: Rclnodejs, node: Node): RosServiceClients => ({
+  chat: createClient(rcl, node, 'chat'),
+  clear_history: createClient(rcl, node, 'clear_history'),
+  tour_list: createClient(rcl, node, 'tour_list'),
+  tour_get: createClient(rcl, node, 'tour_get'),
+  tour_create: createClient(rcl, node, 'tour_create'),
+  tour_update: createClient(rcl, node, 'tour_update'),
+  tour_delete: createClient(rcl, node, 'tour_delete'),
+});
+
+export interface RclnodejsPortOptions {
+  readonly rcl: Rclnodejs;
+  /** An initialised context owned by the port: close() shuts it down. */
+  readonly context: Context;
+  readonly logger: Logger;
+  readonly rmw: string;
+}
+
+/**
+ * Creates the bridge's node and its entities in `context` and starts spinning. Throws when an entity
+ * cannot be created (e.g. tour_guide_interfaces is not in the sourced workspace); the caller then
+ * shuts the context down, which destroys whatever was created.
+ */
+export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPortOptions): RosPort => {
+  const lifetime = new AbortController();
+  const playAudio = new Subject<PlayAudioMsg>();
+  const microphoneRequests = new Subject<MicrophoneRequest>();
+  let spinning = false;
+  let closing: Promise<void> | undefined;
+
+  const node = new rcl.Node(ROS_NODE_NAME, '', context);
+  const nodeName = node.getFullyQualifiedName();
+  const clients = createClients(rcl, node);
+
+  node.createSubscription(
+    ROS_PLAY_AUDIO_TOPIC.type,
+    ROS_PLAY_AUDIO_TOPIC.name,
+    { qos: playAudioQos(rcl), enableTypedArray: true },
+    // Annotated: the overload's callback type is a union (typed or raw message) that gives no contextual type.
+    (message: WirePlayAudio) => {
+      // An exception here would escape into rclnodejs's executor callback and end the process.
+      try {
+        const converted = playAudioFromWire(message);
+        logger.debug(
+          { emotion: converted.emotion, audioBytes: converted.audio.byteLength },
+          '/play_audio message',
+        );
+        playAudio.next(converted);
+      } catch (error) {
+        logger.warn({ err: error }, 'dropped a /play_audio message that could not be read');
+      }
+    },
+  );
+
+  const handleMicrophone = createMicrophoneHandler({
+    hasListeners: () => microphoneRequests.observed,
+    emit: (request) => {
+      microphoneRequests.next(request);
+    },
+    isClosed: () => lifetime.signal.aborted,
+    logger,
+  });
+  node.createService(
+    ROS_MICROPHONE_SERVICE.type,
+    ROS_MICROPHONE_SERVICE.name,
+    { qos: serviceQos(rcl) },
+    (request, response) => {
+      try {
+        handleMicrophone(setBoolRequestFromWire(request), response);
+      } catch (error) {
+        logger.error({ err: error }, 'failed to handle a /microphone/set_enabled call');
+      }
+    },
+  );
+
+  // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
+  // pending async handle keeps the process alive until close().
+  node.spin(SPIN_WAIT_MS);
+  spinning = true;
+  logger.info(
+    {
+      node: nodeName,
+      rmw,
+      services: ROS_SERVICE_KEYS.map((key) => ROS_SERVICES[key].name),
+      subscribes: ROS_PLAY_AUDIO_TOPIC.name,
+      provides: ROS_MICROPHONE_SERVICE.name,
+    },
+    'ROS node spinning',
+  );
+
+  const servicesWithoutServer = (): string[] =>
+    ROS_SERVICE_KEYS.filter((key) => {
+      try {
+        return !clients[key].isServiceServerAvailable();
+      } catch {
+        return true;
+      }
+    }).map((key) => ROS_SERVICES[key].name);
+
+  // Synchronous underneath (rclnodejs destroys and shuts down synchronously); a promise for the port's contract.
+  const closeNow = (): Promise<void> => {
+    spinning = false;
+    // First, so calls still waiting fail now instead of waiting for answers that cannot arrive.
+    lifetime.abort();
+    try {
+      // Destroys the node (stopping its executor thread) and shuts rcl down for this context.
+      context.shutdown();
+    } catch (error) {
+      logger.error({ err: error }, 'error while shutting the ROS node down');
+    }
+    playAudio.complete();
+    microphoneRequests.complete();
+    logger.info({ node: nodeName }, 'ROS node closed');
+    return Promise.resolve();
+  };
+
+  const distro = process.env['ROS_DISTRO'] ?? 'unknown distro';
+  return {
+    backend: 'ros',
+    description: `ROS 2 (${distro}) via rclnodejs, node ${nodeName} on ${rmw}`,
+    call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
+      return callRosService(service, clients[service], request, lifetime.signal);
+    },
+    playAudio$: playAudio.asObservable(),
+    microphoneRequests$: microphoneRequests.asObservable(),
+    readiness: () =>
+      describeReadiness({
+        spinning,
+        nodeName,
+        rmw,
+        servicesWithoutServer: spinning ? servicesWithoutServer() : [],
+      }),
+    close: () => (closing ??= closeNow()),
+  };
+};

@@ -1,0 +1,377 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino, type Logger } from 'pino';
+import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import type { SetBoolResponseMsg, TourMsg } from '../../src/ros/ros-messages.js';
+import {
+  RosCallFailedError,
+  RosServiceUnavailableError,
+  type MicrophoneRequest,
+} from '../../src/ros/ros-port.js';
+import { createMicrophoneHandler, NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
+import {
+  loadRclnodejs,
+  RclnodejsUnavailableError,
+  rosEnvironmentProblem,
+} from '../../src/ros/rclnodejs/rclnodejs-loader.js';
+import { describeReadiness, rmwLabel } from '../../src/ros/rclnodejs/readiness.js';
+import { rclInitArgv } from '../../src/ros/rclnodejs/ros-args.js';
+import { callRosService, type ServiceClientLike } from '../../src/ros/rclnodejs/service-call.js';
+import {
+  bytesFromWire,
+  bytesToWire,
+  playAudioFromWire,
+  REQUEST_TO_WIRE,
+  RESPONSE_FROM_WIRE,
+} from '../../src/ros/rclnodejs/wire.js';
+
+// The adapter's pieces that do not need ROS: everything but the module that creates the node.
+
+const captureLogger = (): { logger: Logger; lines: () => { level: number; msg: string }[] } => {
+  const written: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => written.push(line) });
+  return { logger, lines: () => written.map((line) => JSON.parse(line) as { level: number; msg: string }) };
+};
+
+const tour: TourMsg = {
+  tour_name: 'welcome',
+  map_name: 'lobby',
+  steps: [{ description: 'Greet', destination: ['entrance'], dialogue: [] }],
+};
+
+describe('uint8[] conversion', () => {
+  it('turns number[] into a Uint8Array', () => {
+    assert.deepEqual(bytesFromWire([1, 2, 255]), new Uint8Array([1, 2, 255]));
+  });
+
+  it('passes a plain Uint8Array through untouched', () => {
+    const bytes = new Uint8Array([7, 8]);
+    assert.equal(bytesFromWire(bytes), bytes);
+  });
+
+  it('re-views a Buffer as a plain Uint8Array over the same bytes', () => {
+    const buffer = Buffer.from([9, 10, 11]);
+    const bytes = bytesFromWire(buffer);
+    assert.equal(Object.getPrototypeOf(bytes), Uint8Array.prototype);
+    assert.deepEqual(bytes, new Uint8Array([9, 10, 11]));
+    assert.equal(bytes.buffer, buffer.buffer);
+    assert.equal(bytes.byteOffset, buffer.byteOffset);
+  });
+
+  it('sends an array owning its whole buffer as is', () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    assert.equal(bytesToWire(bytes), bytes);
+  });
+
+  it('copies views before sending, since rclnodejs serialises .buffer from offset 0', () => {
+    const backing = new Uint8Array([0, 1, 2, 3, 4, 5]);
+    const view = backing.subarray(2, 5);
+    const sent = bytesToWire(view);
+    assert.notEqual(sent, view);
+    assert.deepEqual(sent, new Uint8Array([2, 3, 4]));
+    assert.equal(sent.byteOffset, 0);
+    assert.equal(sent.buffer.byteLength, 3);
+
+    const pooled = Buffer.from([42, 43]); // small Buffers are slices of a shared pool
+    const sentPooled = bytesToWire(pooled);
+    assert.deepEqual([...sentPooled], [42, 43]);
+    assert.equal(sentPooled.buffer.byteLength, 2);
+  });
+});
+
+describe('message mapping', () => {
+  it('maps each request to what rclnodejs sends', () => {
+    const audio = new Uint8Array([0, 1, 2, 3]).subarray(1);
+    assert.deepEqual(REQUEST_TO_WIRE.chat({ audio }), { audio: new Uint8Array([1, 2, 3]) });
+    assert.deepEqual(REQUEST_TO_WIRE.clear_history({}), {});
+    assert.deepEqual(REQUEST_TO_WIRE.tour_list({}), {});
+    assert.deepEqual(REQUEST_TO_WIRE.tour_get({ tour_name: 'welcome' }), { tour_name: 'welcome' });
+    assert.deepEqual(REQUEST_TO_WIRE.tour_delete({ tour_name: 'welcome' }), { tour_name: 'welcome' });
+    const created = REQUEST_TO_WIRE.tour_create({ tour });
+    assert.deepEqual(created, { tour });
+    assert.notEqual(created.tour.steps[0], tour.steps[0], 'the request is a copy, not the caller’s object');
+    assert.deepEqual(REQUEST_TO_WIRE.tour_update({ tour }), { tour });
+  });
+
+  it('maps responses to the port’s shapes, dropping unknown fields', () => {
+    assert.deepEqual(RESPONSE_FROM_WIRE.chat({ emotion: 'happy', text: 'hi', audio: [1, 2] }), {
+      emotion: 'happy',
+      text: 'hi',
+      audio: new Uint8Array([1, 2]),
+    });
+    assert.deepEqual(RESPONSE_FROM_WIRE.clear_history({}), {});
+    const outcome = { success: false, outcome: 1, message: 'no tour named "x"' };
+    assert.deepEqual(RESPONSE_FROM_WIRE.tour_list({ ...outcome, tour_names: ['a', 'b'] }), {
+      ...outcome,
+      tour_names: ['a', 'b'],
+    });
+    const extra = { ...outcome, tour: { ...tour, surplus: 1 }, also: true };
+    assert.deepEqual(RESPONSE_FROM_WIRE.tour_get(extra), { ...outcome, tour });
+    assert.deepEqual(RESPONSE_FROM_WIRE.tour_create({ ...outcome, surplus: 2 } as typeof outcome), outcome);
+    assert.deepEqual(RESPONSE_FROM_WIRE.tour_update(outcome), outcome);
+    assert.deepEqual(RESPONSE_FROM_WIRE.tour_delete(outcome), outcome);
+  });
+
+  it('maps /play_audio messages, normalising the audio', () => {
+    assert.deepEqual(playAudioFromWire({ emotion: 'calm', text: 'hello', audio: Buffer.from([5, 6]) }), {
+      emotion: 'calm',
+      text: 'hello',
+      audio: new Uint8Array([5, 6]),
+    });
+  });
+});
+
+describe('ROS arguments and environment', () => {
+  it('builds rcl_init’s argv from the command line’s ROS arguments', () => {
+    assert.deepEqual(rclInitArgv([]), ['tour-bridge']);
+    assert.deepEqual(rclInitArgv(['--ros-args', '-r', '__ns:=/robot1']), [
+      'tour-bridge',
+      '--ros-args',
+      '-r',
+      '__ns:=/robot1',
+    ]);
+    assert.deepEqual(rclInitArgv(['-r', '/chat:=/robot1/chat']), [
+      'tour-bridge',
+      '--ros-args',
+      '-r',
+      '/chat:=/robot1/chat',
+    ]);
+  });
+
+  it('refuses to import rclnodejs without a sourced ROS 2', async () => {
+    assert.equal(rosEnvironmentProblem({ AMENT_PREFIX_PATH: '/opt/ros/jazzy' }), undefined);
+    assert.match(rosEnvironmentProblem({}) ?? '', /AMENT_PREFIX_PATH is not set/);
+    assert.match(rosEnvironmentProblem({ AMENT_PREFIX_PATH: ' ' }) ?? '', /AMENT_PREFIX_PATH is not set/);
+    await assert.rejects(loadRclnodejs({}), (error: unknown) => {
+      assert.ok(error instanceof RclnodejsUnavailableError);
+      assert.equal(error.name, 'RclnodejsUnavailableError');
+      assert.equal(
+        error.message,
+        'rclnodejs cannot load: AMENT_PREFIX_PATH is not set, so no ROS 2 environment is sourced',
+      );
+      return true;
+    });
+  });
+
+  it('names the RMW and the node in the readiness detail', () => {
+    assert.equal(rmwLabel({ RMW_IMPLEMENTATION: 'rmw_zenoh_cpp' }), 'rmw_zenoh_cpp');
+    assert.equal(rmwLabel({}), 'the default RMW (RMW_IMPLEMENTATION unset)');
+    const base = { nodeName: '/tour_bridge', rmw: 'rmw_zenoh_cpp' };
+    assert.deepEqual(describeReadiness({ ...base, spinning: true, servicesWithoutServer: [] }), {
+      ready: true,
+      detail: 'ROS node /tour_bridge spinning on rmw_zenoh_cpp; every called service has a server',
+    });
+    assert.deepEqual(
+      describeReadiness({ ...base, spinning: true, servicesWithoutServer: ['/chat', '/tour_get'] }),
+      {
+        ready: true,
+        detail: 'ROS node /tour_bridge spinning on rmw_zenoh_cpp; no server yet for /chat, /tour_get',
+      },
+    );
+    assert.equal(describeReadiness({ ...base, spinning: false, servicesWithoutServer: [] }).ready, false);
+  });
+});
+
+/** Behaves like rclnodejs's Client: rejects with an AbortError when the signal fires first. */
+class FakeClient<Req, Res> implements ServiceClientLike<Req, Res> {
+  available = true;
+  readonly sent: Req[] = [];
+  readonly signals: AbortSignal[] = [];
+  private settle: { resolve: (response: Res) => void; reject: (error: unknown) => void } | undefined;
+
+  isServiceServerAvailable(): boolean {
+    return this.available;
+  }
+
+  sendRequestAsync(request: Req, options: { signal: AbortSignal }): Promise<Res> {
+    this.sent.push(request);
+    this.signals.push(options.signal);
+    return new Promise<Res>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      options.signal.addEventListener('abort', () => {
+        reject(Object.assign(new Error('Service request was aborted'), { name: 'AbortError' }));
+      });
+    });
+  }
+
+  answer(response: Res): void {
+    this.settle?.resolve(response);
+  }
+
+  fail(error: unknown): void {
+    this.settle?.reject(error);
+  }
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('service calls', () => {
+  it('is cold: nothing is sent before subscription', async () => {
+    const client = new FakeClient<
+      { tour_name: string },
+      { success: boolean; outcome: number; message: string }
+    >();
+    const call$ = callRosService('tour_delete', client, { tour_name: 'x' }, new AbortController().signal);
+    await tick();
+    assert.equal(client.sent.length, 0);
+    const result = firstValueFrom(call$);
+    client.answer({ success: true, outcome: 0, message: 'deleted "x"' });
+    assert.deepEqual(await result, { success: true, outcome: 0, message: 'deleted "x"' });
+    assert.deepEqual(client.sent, [{ tour_name: 'x' }]);
+  });
+
+  it('emits the converted response once and completes', async () => {
+    const client = new FakeClient<
+      { audio: Uint8Array },
+      { emotion: string; text: string; audio: number[] }
+    >();
+    const all = lastValueFrom(
+      callRosService('chat', client, { audio: new Uint8Array([1]) }, new AbortController().signal).pipe(
+        toArray(),
+      ),
+    );
+    client.answer({ emotion: 'happy', text: 'hi', audio: [3, 4] });
+    assert.deepEqual(await all, [{ emotion: 'happy', text: 'hi', audio: new Uint8Array([3, 4]) }]);
+  });
+
+  it('fails with RosServiceUnavailableError when no server is matched, sending nothing', async () => {
+    const client = new FakeClient<{ tour_name: string }, never>();
+    client.available = false;
+    await assert.rejects(
+      firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, new AbortController().signal)),
+      (error: unknown) => error instanceof RosServiceUnavailableError && error.service === 'tour_get',
+    );
+    assert.equal(client.sent.length, 0);
+  });
+
+  it('fails with RosCallFailedError keeping the cause', async () => {
+    const client = new FakeClient<Record<string, never>, Record<string, never>>();
+    const result = firstValueFrom(callRosService('clear_history', client, {}, new AbortController().signal));
+    const cause = new Error('rcl_send_request failed\nsecond line');
+    client.fail(cause);
+    await assert.rejects(result, (error: unknown) => {
+      assert.ok(error instanceof RosCallFailedError);
+      assert.equal(error.message, 'ROS service /clear_history failed: rcl_send_request failed');
+      assert.equal(error.cause, cause);
+      return true;
+    });
+  });
+
+  it('turns a synchronous throw of the client (e.g. a bounded sequence too long) into RosCallFailedError', async () => {
+    const client = new FakeClient<{ tour: TourMsg }, never>();
+    client.sendRequestAsync = () => {
+      throw new RangeError('The length of array destination must be <= 1.');
+    };
+    await assert.rejects(
+      firstValueFrom(callRosService('tour_create', client, { tour }, new AbortController().signal)),
+      (error: unknown) => error instanceof RosCallFailedError && /must be <= 1/.test(error.message),
+    );
+  });
+
+  it('abandons the call on unsubscribe: the signal aborts and the late answer goes nowhere', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const client = new FakeClient<{ tour_name: string }, never>();
+      const seen: unknown[] = [];
+      const subscription = callRosService(
+        'tour_get',
+        client,
+        { tour_name: 'x' },
+        new AbortController().signal,
+      ).subscribe({
+        next: (value) => seen.push(value),
+        error: (error: unknown) => seen.push(error),
+      });
+      subscription.unsubscribe();
+      assert.equal(client.signals[0]?.aborted, true);
+      await tick();
+      await tick();
+      assert.deepEqual(seen, []);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('fails waiting calls when the backend closes, and refuses new ones', async () => {
+    const lifetime = new AbortController();
+    const client = new FakeClient<{ tour_name: string }, never>();
+    const waiting = firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, lifetime.signal));
+    lifetime.abort();
+    await assert.rejects(
+      waiting,
+      (error: unknown) =>
+        error instanceof RosCallFailedError && /closed before the answer/.test(error.message),
+    );
+    await assert.rejects(
+      firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, lifetime.signal)),
+      RosServiceUnavailableError,
+    );
+  });
+});
+
+class FakeResponder {
+  readonly sent: SetBoolResponseMsg[] = [];
+  failWith: Error | undefined;
+  send(response: SetBoolResponseMsg): void {
+    if (this.failWith) throw this.failWith;
+    this.sent.push(response);
+  }
+}
+
+describe('/microphone/set_enabled handler', () => {
+  const setup = (options: { listeners: boolean; closed?: boolean }) => {
+    const emitted: MicrophoneRequest[] = [];
+    const log = captureLogger();
+    const handler = createMicrophoneHandler({
+      hasListeners: () => options.listeners,
+      emit: (request) => emitted.push(request),
+      isClosed: () => options.closed ?? false,
+      logger: log.logger,
+    });
+    return { handler, emitted, log };
+  };
+
+  it('answers at once when nobody listens', () => {
+    const { handler, emitted } = setup({ listeners: false });
+    const responder = new FakeResponder();
+    // The value matters at run time: rclnodejs sends a truthy return value as the answer itself.
+    // eslint-disable-next-line @typescript-eslint/no-confusing-void-expression
+    const returned: unknown = handler({ data: true }, responder);
+    assert.equal(returned, undefined);
+    assert.deepEqual(responder.sent, [NOT_READY_ANSWER]);
+    assert.deepEqual(emitted, []);
+  });
+
+  it('hands the request on and sends the first answer only, even from a later tick', async () => {
+    const { handler, emitted } = setup({ listeners: true });
+    const responder = new FakeResponder();
+    handler({ data: false }, responder);
+    assert.equal(emitted.length, 1);
+    const [request] = emitted;
+    assert.ok(request);
+    assert.equal(request.enabled, false);
+    assert.deepEqual(responder.sent, []);
+    await tick();
+    request.respond({ success: true, message: 'microphone off' });
+    request.respond({ success: false, message: 'ignored' });
+    assert.deepEqual(responder.sent, [{ success: true, message: 'microphone off' }]);
+  });
+
+  it('does not answer after close, and logs a failed send instead of throwing', () => {
+    const closed = setup({ listeners: false, closed: true });
+    const unsent = new FakeResponder();
+    closed.handler({ data: true }, unsent);
+    assert.deepEqual(unsent.sent, []);
+
+    const { handler, log } = setup({ listeners: false });
+    const broken = new FakeResponder();
+    broken.failWith = new Error('service handle destroyed');
+    assert.doesNotThrow(() => {
+      handler({ data: true }, broken);
+    });
+    assert.ok(log.lines().some((line) => line.level === 40 && /could not answer/.test(line.msg)));
+  });
+});

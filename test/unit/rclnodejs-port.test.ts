@@ -1,0 +1,264 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
+import {
+  RosCallFailedError,
+  RosServiceUnavailableError,
+  ROS_SERVICES,
+  type MicrophoneRequest,
+} from '../../src/ros/ros-port.js';
+import {
+  createRclnodejsBackend,
+  RclnodejsUnavailableError,
+} from '../../src/ros/rclnodejs/rclnodejs-backend.js';
+import type { Rclnodejs } from '../../src/ros/rclnodejs/rclnodejs-loader.js';
+import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
+import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
+
+/*
+ * The port's wiring against a stand-in for the few rclnodejs classes it touches (rclnodejs itself
+ * cannot load without ROS 2): which entities it creates, with which names, types and QoS, and what it
+ * does with their callbacks. rclnodejs itself is only exercised against a real ROS 2 graph.
+ */
+
+type Callback = (...args: unknown[]) => unknown;
+
+class FakeQoS {
+  static readonly HistoryPolicy = { RMW_QOS_POLICY_HISTORY_KEEP_LAST: 1 };
+  static readonly ReliabilityPolicy = { RMW_QOS_POLICY_RELIABILITY_RELIABLE: 1 };
+  static readonly DurabilityPolicy = { RMW_QOS_POLICY_DURABILITY_VOLATILE: 2 };
+  static readonly profileServicesDefault = 'qos_profile_services_default';
+  constructor(
+    readonly history: number,
+    readonly depth: number,
+    readonly reliability: number,
+    readonly durability: number,
+  ) {}
+}
+
+class FakeClient {
+  available = false;
+  readonly requests: unknown[] = [];
+  private resolve: ((response: unknown) => void) | undefined;
+  constructor(
+    readonly type: string,
+    readonly name: string,
+    readonly options: unknown,
+  ) {}
+  isServiceServerAvailable(): boolean {
+    return this.available;
+  }
+  answer(response: unknown): void {
+    assert.ok(this.resolve, 'no request is waiting');
+    this.resolve(response);
+  }
+  sendRequestAsync(request: unknown, options: { signal: AbortSignal }): Promise<unknown> {
+    this.requests.push(request);
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      options.signal.addEventListener('abort', () => {
+        reject(new Error('aborted'));
+      });
+    });
+  }
+}
+
+class FakeNode {
+  readonly clients: FakeClient[] = [];
+  readonly subscriptions: { type: string; topic: string; options: { qos: FakeQoS }; callback: Callback }[] =
+    [];
+  readonly services: { type: string; name: string; options: unknown; callback: Callback }[] = [];
+  spinTimeout: number | undefined;
+  destroyed = false;
+  constructor(
+    readonly nodeName: string,
+    readonly namespace: string,
+    readonly context: FakeContext,
+  ) {
+    context.nodes.push(this);
+  }
+  getFullyQualifiedName(): string {
+    return `/${this.nodeName}`;
+  }
+  createClient(type: string, name: string, options: unknown): FakeClient {
+    const client = new FakeClient(type, name, options);
+    this.clients.push(client);
+    return client;
+  }
+  createSubscription(type: string, topic: string, options: { qos: FakeQoS }, callback: Callback): void {
+    this.subscriptions.push({ type, topic, options, callback });
+  }
+  createService(type: string, name: string, options: unknown, callback: Callback): void {
+    this.services.push({ type, name, options, callback });
+  }
+  spin(timeout: number): void {
+    this.spinTimeout = timeout;
+  }
+  destroy(): void {
+    this.destroyed = true;
+  }
+}
+
+class FakeContext {
+  readonly nodes: FakeNode[] = [];
+  shutdowns = 0;
+  shutdown(): void {
+    this.shutdowns++;
+    for (const node of this.nodes) node.destroy();
+  }
+}
+
+const setup = () => {
+  const context = new FakeContext();
+  // The stand-in covers only what the port uses; the cast is the price of not loading rclnodejs.
+  const rcl = { Node: FakeNode, QoS: FakeQoS } as unknown as Rclnodejs;
+  const port = createRclnodejsPort({
+    rcl,
+    context: context as unknown as Parameters<typeof createRclnodejsPort>[0]['context'],
+    logger: pino({ level: 'silent' }),
+    rmw: 'rmw_zenoh_cpp',
+  });
+  const node = context.nodes[0];
+  assert.ok(node);
+  return { port, context, node };
+};
+
+class FakeResponse {
+  readonly sent: SetBoolResponseMsg[] = [];
+  send(response: SetBoolResponseMsg): void {
+    this.sent.push(response);
+  }
+}
+
+describe('rclnodejs port wiring', () => {
+  it('creates node tour_bridge with a client per service, the subscription and the service, and spins', () => {
+    const { port, node } = setup();
+    assert.equal(port.backend, 'ros');
+    assert.equal(node.nodeName, 'tour_bridge');
+    assert.deepEqual(
+      node.clients.map((client) => [client.type, client.name, client.options]),
+      Object.values(ROS_SERVICES).map(({ type, name }) => [
+        type,
+        name,
+        { qos: 'qos_profile_services_default' },
+      ]),
+    );
+    const [subscription] = node.subscriptions;
+    assert.equal(subscription?.type, 'tour_guide_interfaces/msg/PlayAudio');
+    assert.equal(subscription.topic, '/play_audio');
+    const { qos } = subscription.options;
+    assert.deepEqual(
+      [qos.history, qos.depth, qos.reliability, qos.durability],
+      [1, 10, 1, 2],
+      'keep-last 10, reliable, volatile',
+    );
+    assert.deepEqual(
+      node.services.map((service) => [service.type, service.name, service.options]),
+      [['std_srvs/srv/SetBool', '/microphone/set_enabled', { qos: 'qos_profile_services_default' }]],
+    );
+    assert.equal(node.spinTimeout, 10);
+  });
+
+  it('feeds /play_audio messages to playAudio$ and survives unreadable ones', async () => {
+    const { port, node } = setup();
+    const received: PlayAudioMsg[] = [];
+    port.playAudio$.subscribe((message) => received.push(message));
+    const deliver = node.subscriptions[0]?.callback;
+    assert.ok(deliver);
+    deliver({ emotion: 'happy', text: 'hello', audio: Buffer.from([1, 2]) });
+    assert.doesNotThrow(() => deliver({ emotion: 'happy', text: 'broken', audio: undefined }));
+    assert.deepEqual(received, [{ emotion: 'happy', text: 'hello', audio: new Uint8Array([1, 2]) }]);
+    await port.close();
+  });
+
+  it('answers microphone calls itself only while nobody listens', () => {
+    const { port, node } = setup();
+    const handle = node.services[0]?.callback;
+    assert.ok(handle);
+
+    const early = new FakeResponse();
+    handle({ data: true }, early);
+    assert.deepEqual(early.sent, [NOT_READY_ANSWER]);
+
+    const requests: MicrophoneRequest[] = [];
+    port.microphoneRequests$.subscribe((request) => requests.push(request));
+    const answered = new FakeResponse();
+    handle({ data: true }, answered);
+    const [request] = requests;
+    assert.ok(request);
+    assert.equal(request.enabled, true);
+    request.respond({ success: true, message: 'microphone on' });
+    assert.deepEqual(answered.sent, [{ success: true, message: 'microphone on' }]);
+  });
+
+  it('calls services through their clients and reports missing servers in readiness', async () => {
+    const { port, node } = setup();
+    const [chat, , tourList] = node.clients;
+    assert.ok(chat && tourList);
+    assert.match(port.readiness().detail, /no server yet for \/chat, \/clear_history, \/tour_list/);
+
+    tourList.available = true;
+    const result = firstValueFrom(port.call('tour_list', {}));
+    tourList.answer({ success: true, outcome: 0, message: '1 tour(s)', tour_names: ['welcome'] });
+    assert.deepEqual(await result, {
+      success: true,
+      outcome: 0,
+      message: '1 tour(s)',
+      tour_names: ['welcome'],
+    });
+
+    await assert.rejects(
+      firstValueFrom(port.call('chat', { audio: new Uint8Array() })),
+      RosServiceUnavailableError,
+    );
+    assert.deepEqual(port.readiness(), {
+      ready: true,
+      detail: `ROS node /tour_bridge spinning on rmw_zenoh_cpp; no server yet for ${Object.values(
+        ROS_SERVICES,
+      )
+        .map((service) => service.name)
+        .filter((name) => name !== '/tour_list')
+        .join(', ')}`,
+    });
+  });
+
+  it('closes once: fails waiting calls, completes the streams, shuts the context down', async () => {
+    const { port, node, context } = setup();
+    const tourGet = node.clients[3];
+    assert.ok(tourGet);
+    tourGet.available = true;
+    const waiting = firstValueFrom(port.call('tour_get', { tour_name: 'welcome' }));
+    const playAudio = lastValueFrom(port.playAudio$.pipe(toArray()));
+    const microphone = lastValueFrom(port.microphoneRequests$.pipe(toArray()));
+
+    const closing = port.close();
+    assert.equal(port.close(), closing, 'idempotent: the same promise');
+    await closing;
+
+    assert.equal(context.shutdowns, 1);
+    assert.equal(node.destroyed, true);
+    await assert.rejects(waiting, RosCallFailedError);
+    assert.deepEqual(await playAudio, []);
+    assert.deepEqual(await microphone, []);
+    assert.equal(port.readiness().ready, false);
+    await assert.rejects(
+      firstValueFrom(port.call('tour_get', { tour_name: 'x' })),
+      RosServiceUnavailableError,
+    );
+  });
+});
+
+describe('createRclnodejsBackend', () => {
+  it(
+    'fails with RclnodejsUnavailableError, without importing rclnodejs, when no ROS 2 is sourced',
+    { skip: process.env['AMENT_PREFIX_PATH'] ? 'a ROS 2 environment is sourced here' : false },
+    async () => {
+      await assert.rejects(
+        createRclnodejsBackend({ logger: pino({ level: 'silent' }), rosArgs: ['--ros-args'] }),
+        RclnodejsUnavailableError,
+      );
+    },
+  );
+});

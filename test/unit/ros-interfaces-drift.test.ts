@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { TOUR_GUIDE_INTERFACES, TourOutcome } from '../../src/ros/ros-messages.js';
+import {
+  describeFieldDrift,
+  parseMsg,
+  parseSrv,
+  rosidlInterfaceFiles,
+  type RosConstant,
+  type RosSection,
+} from '../support/ros-idl.js';
+
+/*
+ * ros/tour_guide_interfaces (built by colcon on the robot) and src/ros/ros-messages.ts (what this
+ * service sends and expects) must describe the same interfaces. tsc ties the field tables in
+ * ros-messages.ts to its TS interfaces; this test ties the tables to the .msg/.srv files.
+ */
+
+const PACKAGE = 'tour_guide_interfaces';
+const packageDir = new URL(`../../ros/${PACKAGE}/`, import.meta.url);
+const readPackageFile = (path: string): string => readFileSync(new URL(path, packageDir), 'utf8');
+
+type InterfaceKey = keyof typeof TOUR_GUIDE_INTERFACES;
+const TABLE_KEYS = Object.keys(TOUR_GUIDE_INTERFACES) as InterfaceKey[];
+
+const filesIn = (folder: 'msg' | 'srv'): string[] =>
+  readdirSync(new URL(`${folder}/`, packageDir))
+    .filter((name) => name.endsWith(`.${folder}`))
+    .map((name) => `${folder}/${name}`)
+    .sort();
+
+const fileOf = (key: InterfaceKey): string => `${key}.${key.slice(0, 3)}`;
+
+const assertNoDrift = (
+  file: string,
+  section: RosSection,
+  table: Readonly<Record<string, string>>,
+  what: string,
+) => {
+  const problems = describeFieldDrift(section.fields, table);
+  if (problems.length > 0) {
+    assert.fail(
+      `ros/${PACKAGE}/${file} (${what}) drifted from its table in src/ros/ros-messages.ts:\n  - ${problems.join('\n  - ')}\n` +
+        'Change the .msg/.srv file, the TS interface and its field table together.',
+    );
+  }
+  const defaults = section.fields.filter((field) => field.defaultValue !== undefined);
+  assert.deepEqual(
+    defaults.map((field) => `${field.name} (line ${field.line})`),
+    [],
+    `ros/${PACKAGE}/${file} (${what}): default values are not mirrored in TS; remove them or mirror them`,
+  );
+};
+
+const describeConstants = (constants: readonly RosConstant[]): string[] =>
+  constants.map((constant) => `${constant.type} ${constant.name}=${String(constant.value)}`);
+
+/** The OUTCOME_* constants every tour service response must declare, derived from TourOutcome. */
+const expectedOutcomeConstants = (): string[] =>
+  Object.entries(TourOutcome).map(([name, value]) => `uint8 OUTCOME_${name}=${value}`);
+
+describe(`ros/${PACKAGE} matches src/ros/ros-messages.ts`, () => {
+  it('has one field table per .msg/.srv file and no table without a file', () => {
+    const files = [...filesIn('msg'), ...filesIn('srv')].sort();
+    assert.deepEqual(files, TABLE_KEYS.map(fileOf).sort());
+  });
+
+  it('generates every interface file in CMakeLists.txt', () => {
+    const listed = rosidlInterfaceFiles(readPackageFile('CMakeLists.txt')).sort();
+    assert.deepEqual(listed, TABLE_KEYS.map(fileOf).sort());
+  });
+
+  it('names the package tour_guide_interfaces in package.xml and CMakeLists.txt', () => {
+    assert.match(readPackageFile('package.xml'), new RegExp(`<name>${PACKAGE}</name>`));
+    assert.match(readPackageFile('CMakeLists.txt'), new RegExp(`project\\(${PACKAGE}\\)`));
+  });
+
+  for (const key of TABLE_KEYS) {
+    const file = fileOf(key);
+    const ctx = { file: `ros/${PACKAGE}/${file}`, packageName: PACKAGE };
+    const entry = TOUR_GUIDE_INTERFACES[key];
+
+    if ('fields' in entry) {
+      it(`${file}: fields match`, () => {
+        const section = parseMsg(readPackageFile(file), ctx);
+        assertNoDrift(file, section, entry.fields, 'message');
+        assert.deepEqual(
+          describeConstants(section.constants),
+          [],
+          `${file}: constants are not mirrored in TS`,
+        );
+      });
+      continue;
+    }
+
+    it(`${file}: request and response fields match`, () => {
+      const { request, response } = parseSrv(readPackageFile(file), ctx);
+      assertNoDrift(file, request, entry.request, 'request');
+      assertNoDrift(file, response, entry.response, 'response');
+    });
+
+    it(`${file}: constants ${entry.outcomeConstants ? 'equal TourOutcome' : 'are absent'}`, () => {
+      const { request, response } = parseSrv(readPackageFile(file), ctx);
+      assert.deepEqual(describeConstants(request.constants), [], `${file}: the request declares constants`);
+      assert.deepEqual(
+        describeConstants(response.constants),
+        entry.outcomeConstants ? expectedOutcomeConstants() : [],
+        `${file}: response constants differ from TourOutcome in src/ros/ros-messages.ts`,
+      );
+    });
+  }
+});
