@@ -9,7 +9,8 @@ import type { Route } from './route.js';
 export interface RouterOptions {
   readonly maxBodyBytes: number;
   readonly log: Logger;
-  /** Called once per answered request (metrics, access logs). */
+  /** Called when a routed request starts, and once when it ends (answered or abandoned by the client). */
+  readonly onStarted?: (head: RequestHead) => void;
   readonly onAnswered?: (head: RequestHead, status: number, elapsedMs: number) => void;
 }
 
@@ -52,19 +53,21 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
     app.any(pattern, (res, req) => {
       const head = captureRequestHead(req, paramCount);
       const started = performance.now();
-      let aborted = false;
+      options.onStarted?.(head);
+      // `done`: answered or abandoned; after it, `res` must not be touched.
+      let done = false;
       const abortListeners: (() => void)[] = [];
-      res.onAborted(() => {
-        aborted = true;
-        for (const listener of abortListeners) listener();
-      });
       const log = options.log.child({ reqId: head.requestId });
+      res.onAborted(() => {
+        if (done) return;
+        done = true;
+        for (const listener of abortListeners) listener();
+        options.onAnswered?.(head, 499, performance.now() - started);
+        log.debug({ method: head.method, url: head.url }, 'client went away before the answer');
+      });
       const answer = (reply: HttpReply, closeConnection = false) => {
-        if (aborted) {
-          log.debug({ method: head.method, url: head.url }, 'client went away before the answer');
-          return;
-        }
-        aborted = true;
+        if (done) return;
+        done = true;
         writeReply(res, head, reply, closeConnection);
         const elapsedMs = performance.now() - started;
         options.onAnswered?.(head, reply.status, elapsedMs);
@@ -138,6 +141,7 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
 
   app.any('/*', (res, req) => {
     const head = captureRequestHead(req, 0);
+    options.onStarted?.(head);
     writeReply(res, head, problemReply('not-found', `nothing at ${head.url}`), false);
     options.onAnswered?.(head, 404, 0);
   });

@@ -1,4 +1,4 @@
-import { defer, take, throwError, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, finalize, take, tap, throwError, timeout, type Observable, type SchedulerLike } from 'rxjs';
 import {
   RosTimeoutError,
   type RosPort,
@@ -14,6 +14,8 @@ export interface RosCallOptions {
   readonly scheduler: SchedulerLike;
   /** Counts the call while it is subscribed. */
   readonly inFlight?: Gauge;
+  /** Told when the caller unsubscribes before any answer: the late answer, if one comes, is dropped. */
+  readonly onAbandoned?: () => void;
 }
 
 /**
@@ -36,5 +38,19 @@ export const callWithTimeout = <K extends RosServiceKey>(
       with: () => throwError(() => new RosTimeoutError(service, options.timeoutMs)),
     }),
   );
-  return options.inFlight === undefined ? call$ : call$.pipe(trackSubscription(options.inFlight));
+  const tracked$ = options.inFlight === undefined ? call$ : call$.pipe(trackSubscription(options.inFlight));
+  const { onAbandoned } = options;
+  if (onAbandoned === undefined) return tracked$;
+  return defer(() => {
+    let settled = false;
+    const settle = () => {
+      settled = true;
+    };
+    return tracked$.pipe(
+      tap({ next: settle, error: settle, complete: settle }),
+      finalize(() => {
+        if (!settled) onAbandoned();
+      }),
+    );
+  });
 };

@@ -104,3 +104,24 @@ describe('microphoneView', () => {
     actor.stop();
   });
 });
+
+describe('driveMicrophone', () => {
+  it('reports a caller whose answer throws and keeps serving the next callers', () => {
+    const port = new FakeConversationPort();
+    const actor = startMicrophoneActor();
+    const reported: unknown[] = [];
+    const subscription = driveMicrophone(port.microphoneRequests$, actor, (error) => reported.push(error));
+    port.microphoneRequests.next({
+      enabled: false,
+      respond: () => {
+        throw new Error('caller gone');
+      },
+    });
+    const answers = port.requestMicrophone(true);
+    assert.equal(reported.length, 1);
+    assert.deepEqual(answers, [{ success: true, message: MICROPHONE_MESSAGES.enabled }]);
+    assert.equal(actor.getSnapshot().status, 'active');
+    subscription.unsubscribe();
+    actor.stop();
+  });
+});

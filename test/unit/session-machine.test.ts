@@ -215,8 +215,18 @@ describe('session machine', () => {
   });
 
   for (const [label, end] of [
-    ['actor.stop()', (actor: SessionActor) => actor.stop()],
-    ['ws.closed', (actor: SessionActor) => actor.send({ type: 'ws.closed' })],
+    [
+      'actor.stop()',
+      (actor: SessionActor) => {
+        actor.stop();
+      },
+    ],
+    [
+      'ws.closed',
+      (actor: SessionActor) => {
+        actor.send({ type: 'ws.closed' });
+      },
+    ],
   ] as const) {
     it(`${label} mid-chat unsubscribes the port call, sends nothing afterwards and leaves nothing behind`, () => {
       const { port, frames, gauges, microphone, playAudio, actor } = openSession();

@@ -1,0 +1,278 @@
+import { Subject, map, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  assign,
+  createActor,
+  enqueueActions,
+  fromCallback,
+  fromEventObservable,
+  sendTo,
+  setup,
+  type ActorRefFrom,
+} from 'xstate';
+import type { RosPort } from '../ros/ros-port.js';
+import { chatQueue, type ConversationRequest } from '../streams/chat-queue.js';
+import type { MessageIdAllocator } from '../streams/message-ids.js';
+import type { MicrophoneView } from '../streams/microphone-requests.js';
+import { trackSubscription, type ConversationGauges, type Gauge } from '../streams/resource-gauges.js';
+import {
+  closeFrame,
+  errorFrame,
+  parseClientText,
+  textFrame,
+  type AudioPairFrame,
+  type OutboundFrame,
+} from '../ws/frames.js';
+import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT, type ConversationLimits } from '../ws/protocol.js';
+
+/**
+ * One `/ws` connection. The transport only translates: frames in become `SessionTransportEvent`s, and every
+ * outbound frame leaves through the injected `send`. Stopping the actor (or `ws.closed`) ends every
+ * subscription it holds, including a running ROS call, and nothing is sent after that.
+ */
+
+/** What a session uses of the process; shared by all sessions. */
+export interface SessionDeps {
+  readonly port: Pick<RosPort, 'call'>;
+  readonly messageIds: MessageIdAllocator;
+  readonly playAudioPairs$: Observable<AudioPairFrame>;
+  readonly microphone: MicrophoneView;
+  readonly scheduler: SchedulerLike;
+  readonly limits: ConversationLimits;
+  readonly gauges: ConversationGauges;
+}
+
+export interface SessionInput extends SessionDeps {
+  /**
+   * Writes one outbound item to this session's socket: a text frame, an audio pair (both frames in one corked
+   * write), or a close. Throwing ends the session.
+   */
+  readonly send: (frame: OutboundFrame) => void;
+  /** Told when the session stops with a call still unanswered; its late answer will be dropped. */
+  readonly onCallAbandoned?: (service: ConversationRequest['service']) => void;
+}
+
+/** Events the transport sends. Frame data must stay valid after the call: pass a copy of uWS buffers. */
+export type SessionTransportEvent =
+  | { readonly type: 'ws.binary'; readonly data: Uint8Array }
+  | { readonly type: 'ws.text'; readonly data: string | Uint8Array }
+  /** The socket is closed; stop without sending anything. */
+  | { readonly type: 'ws.closed' }
+  /** Bytes waiting in the socket's send buffer, reported by the transport after writes (and on drain). */
+  | { readonly type: 'ws.buffered'; readonly bytes: number }
+  /** The server is stopping: close with 1001. */
+  | { readonly type: 'server.shutdown' };
+
+/** Events the session's own streams send it. */
+type SessionStreamEvent =
+  | { readonly type: 'conversation.frame'; readonly frame: OutboundFrame }
+  | { readonly type: 'playAudio.pair'; readonly pair: AudioPairFrame }
+  | { readonly type: 'microphone.changed'; readonly enabled: boolean }
+  | { readonly type: 'session.sendFailed'; readonly error: unknown };
+
+export type SessionEvent = SessionTransportEvent | SessionStreamEvent;
+
+interface SessionContext {
+  readonly input: SessionInput;
+  /** Last microphone state this session was told about. */
+  readonly microphoneEnabled: boolean;
+}
+
+interface ConversationRequestEvent {
+  readonly type: 'conversation.request';
+  readonly request: ConversationRequest;
+}
+
+/** Feeds the session's calls through its bounded serial queue; each request yields one frame back. */
+const conversationLogic = fromCallback<ConversationRequestEvent, SessionInput>(
+  ({ input, sendBack, receive }) => {
+    const requests = new Subject<ConversationRequest>();
+    const subscription = requests
+      .pipe(
+        chatQueue({
+          port: input.port,
+          messageIds: input.messageIds,
+          scheduler: input.scheduler,
+          limits: input.limits,
+          inFlightRosCalls: input.gauges.inFlightRosCalls,
+          ...(input.onCallAbandoned === undefined ? {} : { onCallAbandoned: input.onCallAbandoned }),
+        }),
+        trackSubscription(input.gauges.openSubscriptions),
+      )
+      .subscribe((frame) => {
+        sendBack({ type: 'conversation.frame', frame } satisfies SessionStreamEvent);
+      });
+    receive((event) => {
+      requests.next(event.request);
+    });
+    return () => {
+      subscription.unsubscribe();
+    };
+  },
+);
+
+const playAudioLogic = fromEventObservable(({ input }: { input: SessionDeps }) =>
+  input.playAudioPairs$.pipe(
+    map((pair): SessionStreamEvent => ({ type: 'playAudio.pair', pair })),
+    trackSubscription(input.gauges.openSubscriptions),
+  ),
+);
+
+const microphoneLogic = fromEventObservable(({ input }: { input: SessionDeps }) =>
+  input.microphone.enabled$.pipe(
+    map((enabled): SessionStreamEvent => ({ type: 'microphone.changed', enabled })),
+    trackSubscription(input.gauges.openSubscriptions),
+  ),
+);
+
+/** Counts the session as live for exactly as long as its `open` state holds its children. */
+const livenessLogic = fromCallback<{ readonly type: 'never' }, Gauge>(({ input }) => {
+  input.increment();
+  return () => {
+    input.decrement();
+  };
+});
+
+export const sessionMachine = setup({
+  types: {
+    input: {} as SessionInput,
+    context: {} as SessionContext,
+    events: {} as SessionEvent,
+  },
+  actors: {
+    conversation: conversationLogic,
+    playAudio: playAudioLogic,
+    microphone: microphoneLogic,
+    liveness: livenessLogic,
+  },
+  actions: {
+    deliver: ({ context, self }, frame: OutboundFrame) => {
+      try {
+        context.input.send(frame);
+      } catch (error) {
+        self.send({ type: 'session.sendFailed', error });
+      }
+    },
+  },
+  guards: {
+    binaryTooLarge: ({ context, event }) =>
+      event.type === 'ws.binary' && event.data.byteLength > context.input.limits.maxBinaryFrameBytes,
+    microphoneDisabled: ({ context }) => !context.microphoneEnabled,
+    microphoneChanged: ({ context, event }) =>
+      event.type === 'microphone.changed' && event.enabled !== context.microphoneEnabled,
+    sendBufferExceeded: ({ context, event }) =>
+      event.type === 'ws.buffered' && event.bytes > context.input.limits.maxSendBufferBytes,
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({ input, microphoneEnabled: input.microphone.isEnabled() }),
+  initial: 'open',
+  states: {
+    open: {
+      entry: {
+        type: 'deliver',
+        params: ({ context }) =>
+          textFrame({
+            type: 'state',
+            emotion: INITIAL_EMOTION,
+            text: INITIAL_TEXT,
+            microphone: { enabled: context.microphoneEnabled },
+          }),
+      },
+      invoke: [
+        { id: 'liveness', src: 'liveness', input: ({ context }) => context.input.gauges.liveSessions },
+        {
+          id: 'conversation',
+          src: 'conversation',
+          input: ({ context }) => context.input,
+          onError: { target: 'failed' },
+        },
+        {
+          id: 'playAudio',
+          src: 'playAudio',
+          input: ({ context }) => context.input,
+          onError: { target: 'failed' },
+        },
+        {
+          id: 'microphone',
+          src: 'microphone',
+          input: ({ context }) => context.input,
+          onError: { target: 'failed' },
+        },
+      ],
+      on: {
+        'ws.binary': [
+          {
+            guard: 'binaryTooLarge',
+            target: 'closed',
+            actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.binaryFrameTooLarge) },
+          },
+          // Checked on arrival: audio recorded while the microphone was enabled is still answered.
+          {
+            guard: 'microphoneDisabled',
+            actions: { type: 'deliver', params: errorFrame('microphone_disabled') },
+          },
+          {
+            actions: sendTo('conversation', ({ event }) => ({
+              type: 'conversation.request',
+              request: { service: 'chat', audio: event.data },
+            })),
+          },
+        ],
+        'ws.text': {
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            const parsed = parseClientText(event.data, context.input.limits.maxTextFrameBytes);
+            if (!parsed.ok) {
+              enqueue({ type: 'deliver', params: errorFrame(parsed.code, parsed.message) });
+              return;
+            }
+            enqueue.sendTo('conversation', {
+              type: 'conversation.request',
+              request: { service: parsed.command.service },
+            } satisfies ConversationRequestEvent);
+          }),
+        },
+        'conversation.frame': {
+          actions: { type: 'deliver', params: ({ event }) => event.frame },
+        },
+        'playAudio.pair': {
+          actions: { type: 'deliver', params: ({ event }) => event.pair },
+        },
+        'microphone.changed': {
+          guard: 'microphoneChanged',
+          actions: [
+            assign({ microphoneEnabled: ({ event }) => event.enabled }),
+            {
+              type: 'deliver',
+              params: ({ event }) => textFrame({ type: 'microphone', enabled: event.enabled }),
+            },
+          ],
+        },
+        'ws.buffered': {
+          guard: 'sendBufferExceeded',
+          target: 'closed',
+          actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.sendBufferExceeded) },
+        },
+        'server.shutdown': {
+          target: 'closed',
+          actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.goingAway) },
+        },
+        'ws.closed': { target: 'closed' },
+        'session.sendFailed': { target: 'closed' },
+      },
+    },
+    /** One of the session's own streams failed: tell the client, then end. */
+    failed: {
+      always: {
+        target: 'closed',
+        actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.internalError) },
+      },
+    },
+    closed: { type: 'final' },
+  },
+});
+
+export type SessionActor = ActorRefFrom<typeof sessionMachine>;
+
+/** Starts a session; its initial `state` frame is sent before this returns. */
+export const startSessionActor = (input: SessionInput): SessionActor =>
+  createActor(sessionMachine, { input }).start();

@@ -1,0 +1,263 @@
+import * as v from 'valibot';
+
+/**
+ * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
+ * exist, and the limits. docs/protocol.md is written from this module, so it is the single source of truth;
+ * test/unit/protocol.test.ts checks that the tables and examples below agree with the schemas.
+ *
+ * Frames:
+ * - client → server, binary: raw audio for one `/chat` call.
+ * - client → server, text: a JSON command (`ClientCommand`).
+ * - server → client, text: a JSON message (`ServerMessage`).
+ * - server → client, binary: 4-byte big-endian unsigned message id, then audio bytes (possibly none). It always
+ *   directly follows the `audio` text message carrying the same `messageId`.
+ */
+
+/** Size of the message-id header that starts every server binary frame. */
+export const AUDIO_HEADER_BYTES = 4;
+/** Message ids are unsigned 32-bit: they wrap from this value to 0. */
+export const MAX_MESSAGE_ID = 0xffff_ffff;
+
+/** What a client shows before the first answer. */
+export const INITIAL_EMOTION = 'neutral';
+export const INITIAL_TEXT = '';
+
+/** Commands a client may send in a text frame, by their `service` value. */
+export const COMMAND_SERVICES = ['clear_history'] as const;
+export type CommandService = (typeof COMMAND_SERVICES)[number];
+
+/**
+ * Error codes of `{"type":"error"}` messages. None of them closes the session: the client may go on.
+ * Conditions that end a session use a WebSocket close code instead (CLOSE_CODES).
+ */
+export const ERROR_CODES = {
+  invalid_json: { description: 'The text frame is not valid UTF-8 or not valid JSON.' },
+  invalid_command: {
+    description:
+      'The JSON is not a valid command (not an object, a field missing, mistyped or unknown); the message names the field.',
+  },
+  unknown_service: { description: 'The command names a service this server does not offer.' },
+  text_frame_too_large: {
+    description: 'The text frame is larger than the text frame limit; it was ignored.',
+  },
+  busy: {
+    description:
+      'The session already has one call running and the maximum number waiting; the frame was dropped, not queued.',
+  },
+  microphone_disabled: {
+    description:
+      'The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.',
+  },
+  chat_failed: { description: 'The /chat call failed; no answer will come for that audio frame.' },
+  chat_timeout: {
+    description:
+      'The /chat call did not answer within the chat time-out; a late answer is dropped, never sent.',
+  },
+  chat_unavailable: { description: 'No /chat service is available on the ROS graph.' },
+  clear_history_failed: {
+    description: 'The /clear_history call failed; the history may not have been cleared.',
+  },
+  clear_history_timeout: {
+    description: 'The /clear_history call did not answer within its time-out; the outcome is unknown.',
+  },
+  clear_history_unavailable: { description: 'No /clear_history service is available on the ROS graph.' },
+} as const satisfies Record<string, { readonly description: string }>;
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/**
+ * WebSocket close codes the server uses to end a session, with the reason sent in the close frame
+ * (reasons stay under the 123-byte limit of a close frame).
+ */
+export const CLOSE_CODES = {
+  goingAway: { code: 1001, reason: 'server shutting down', description: 'The server is stopping.' },
+  sendBufferExceeded: {
+    code: 1008,
+    reason: 'send buffer limit exceeded',
+    description:
+      'The client reads too slowly: the outbound buffer of its session exceeded maxSendBufferBytes.',
+  },
+  binaryFrameTooLarge: {
+    code: 1009,
+    reason: 'binary frame too large',
+    description: 'A binary (audio) frame was larger than maxBinaryFrameBytes.',
+  },
+  internalError: {
+    code: 1011,
+    reason: 'internal error',
+    description: 'The session met an unexpected server-side failure; reconnecting starts a fresh session.',
+  },
+  tooManySessions: {
+    code: 1013,
+    reason: 'too many sessions',
+    description: 'The server already holds maxSessions sessions; try again later.',
+  },
+} as const satisfies Record<
+  string,
+  { readonly code: number; readonly reason: string; readonly description: string }
+>;
+export type CloseCodeName = keyof typeof CLOSE_CODES;
+
+/** Tunable limits of the conversation endpoint. */
+export interface ConversationLimits {
+  readonly maxTextFrameBytes: number;
+  readonly maxBinaryFrameBytes: number;
+  readonly maxWaitingCalls: number;
+  readonly chatTimeoutMs: number;
+  readonly clearHistoryTimeoutMs: number;
+  readonly maxSessions: number;
+  readonly maxSendBufferBytes: number;
+}
+
+export const DEFAULT_LIMITS: ConversationLimits = {
+  maxTextFrameBytes: 4 * 1024,
+  maxBinaryFrameBytes: 8 * 1024 * 1024,
+  maxWaitingCalls: 4,
+  chatTimeoutMs: 60_000,
+  clearHistoryTimeoutMs: 10_000,
+  maxSessions: 1_000,
+  maxSendBufferBytes: 16 * 1024 * 1024,
+};
+
+export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
+  maxTextFrameBytes:
+    'Largest client text frame, in bytes; a larger one is answered with `text_frame_too_large` and ignored.',
+  maxBinaryFrameBytes:
+    'Largest client binary (audio) frame, in bytes; a larger one closes the session with 1009. About 4 minutes of 16 kHz 16-bit mono audio.',
+  maxWaitingCalls:
+    'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
+  chatTimeoutMs: 'Time a /chat call may take once started, in milliseconds; then `chat_timeout`.',
+  clearHistoryTimeoutMs:
+    'Time a /clear_history call may take once started, in milliseconds; then `clear_history_timeout`.',
+  maxSessions: 'Sessions held at once; one more is closed with 1013.',
+  maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Client → server
+
+/** What every command shares; checked first so an unknown service is told apart from a malformed one. */
+export const CommandEnvelopeSchema = v.looseObject({
+  service: v.string('service must be a string'),
+});
+
+export const ClearHistoryCommandSchema = v.strictObject({
+  service: v.literal('clear_history'),
+});
+export type ClearHistoryCommand = v.InferOutput<typeof ClearHistoryCommandSchema>;
+
+export const ClientCommandSchema = v.variant('service', [ClearHistoryCommandSchema]);
+export type ClientCommand = v.InferOutput<typeof ClientCommandSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Server → client
+
+export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
+export type MessageId = v.InferOutput<typeof MessageIdSchema>;
+
+export const StateMessageSchema = v.strictObject({
+  type: v.literal('state'),
+  emotion: v.string(),
+  text: v.string(),
+  microphone: v.strictObject({ enabled: v.boolean() }),
+});
+export type StateMessage = v.InferOutput<typeof StateMessageSchema>;
+
+/** Metadata of an audio answer; the binary frame with the same message id follows it directly. */
+export const AudioMessageSchema = v.strictObject({
+  type: v.literal('audio'),
+  emotion: v.string(),
+  text: v.string(),
+  messageId: MessageIdSchema,
+});
+export type AudioMessage = v.InferOutput<typeof AudioMessageSchema>;
+
+export const MicrophoneMessageSchema = v.strictObject({
+  type: v.literal('microphone'),
+  enabled: v.boolean(),
+});
+export type MicrophoneMessage = v.InferOutput<typeof MicrophoneMessageSchema>;
+
+export const AckMessageSchema = v.strictObject({
+  type: v.literal('ack'),
+  service: v.picklist(COMMAND_SERVICES),
+});
+export type AckMessage = v.InferOutput<typeof AckMessageSchema>;
+
+export const ErrorMessageSchema = v.strictObject({
+  type: v.literal('error'),
+  code: v.picklist(ERROR_CODE_NAMES),
+  message: v.string(),
+});
+export type ErrorMessage = v.InferOutput<typeof ErrorMessageSchema>;
+
+export const ServerMessageSchema = v.variant('type', [
+  StateMessageSchema,
+  AudioMessageSchema,
+  MicrophoneMessageSchema,
+  AckMessageSchema,
+  ErrorMessageSchema,
+]);
+export type ServerMessage = v.InferOutput<typeof ServerMessageSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Examples for the documentation; the protocol tests parse every one of them.
+
+export interface ExampleFrame {
+  readonly direction: 'client→server' | 'server→client';
+  readonly kind: 'text' | 'binary';
+  readonly description: string;
+  /** Text frames: the exact JSON. Binary frames: the bytes in hex, header first. */
+  readonly frame: string;
+}
+
+export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Sent once on connect: what to show and whether the microphone is enabled.',
+    frame: '{"type":"state","emotion":"neutral","text":"","microphone":{"enabled":true}}',
+  },
+  {
+    direction: 'client→server',
+    kind: 'binary',
+    description: 'Raw audio recorded by the kiosk; forwarded as one /chat call.',
+    frame: '52 49 46 46 …',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Metadata of an answer (to a /chat call or a /play_audio message).',
+    frame: '{"type":"audio","emotion":"happy","text":"Welcome to the museum!","messageId":7}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'binary',
+    description: 'Directly follows its metadata: message id 7 as 4 bytes big-endian, then the audio.',
+    frame: '00 00 00 07 52 49 46 46 …',
+  },
+  {
+    direction: 'client→server',
+    kind: 'text',
+    description: 'Clears the conversation history of the robot.',
+    frame: '{"service":"clear_history"}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'The history was cleared.',
+    frame: '{"type":"ack","service":"clear_history"}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Sent to every session when /microphone/set_enabled changes the microphone state.',
+    frame: '{"type":"microphone","enabled":false}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'A recoverable error; the session stays open.',
+    frame: '{"type":"error","code":"busy","message":"1 call running and 4 waiting; frame dropped"}',
+  },
+];

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sendJson } from '../support/http.js';
+import { startSimService, type TestService } from '../support/test-service.js';
+import { KioskClient, pairAt } from '../support/ws-client.js';
+import type { SimBackend } from '../../src/ros/sim/sim-backend.js';
+
+type Running = TestService & { sim: SimBackend };
+
+const openKiosk = async (running: Running): Promise<KioskClient> => {
+  const kiosk = await KioskClient.connect(running.wsUrl);
+  await kiosk.frameCount(1);
+  return kiosk;
+};
+
+/** Waits until the server has released everything sessions held. Bounded. */
+const settled = async (running: Running, expectedSessions = 0) => {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const gauges = running.service.hub.readGauges();
+    if (gauges.liveSessions === expectedSessions && gauges.inFlightRosCalls === 0) return gauges;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return running.service.hub.readGauges();
+};
+
+describe('/ws conversation on the simulation', () => {
+  let running: Running;
+  before(async () => {
+    running = await startSimService();
+  });
+  after(async () => {
+    await running.stop();
+  });
+
+  it('sends the initial state on connect', async () => {
+    const kiosk = await openKiosk(running);
+    assert.deepEqual(kiosk.frames[0], {
+      kind: 'text',
+      json: { type: 'state', emotion: 'neutral', text: '', microphone: { enabled: true } },
+    });
+    kiosk.close();
+  });
+
+  it('answers an audio frame with a metadata frame and a binary frame headed by the same id', async () => {
+    const kiosk = await openKiosk(running);
+    const audio = Buffer.from(Array.from({ length: 1000 }, (_, index) => index % 251));
+    kiosk.socket.send(audio);
+    await kiosk.frameCount(3);
+    const pair = pairAt(kiosk.frames, 1);
+    assert.equal(pair.meta['emotion'], 'happy');
+    assert.equal(pair.meta['text'], 'I heard 1000 bytes of audio.');
+    assert.equal(pair.meta['messageId'], pair.messageId);
+    assert.deepEqual(pair.audio, audio);
+    kiosk.close();
+  });
+
+  it('answers several audio frames in order with increasing ids, an empty frame included', async () => {
+    const kiosk = await openKiosk(running);
+    const sizes = [3, 0, 7];
+    for (const size of sizes) kiosk.socket.send(Buffer.alloc(size, size));
+    await kiosk.frameCount(1 + 2 * sizes.length);
+    const pairs = sizes.map((_, index) => pairAt(kiosk.frames, 1 + 2 * index));
+    assert.deepEqual(
+      pairs.map((pair) => pair.audio.byteLength),
+      sizes,
+    );
+    for (let index = 1; index < pairs.length; index += 1) {
+      assert.ok(pairs[index]!.messageId > pairs[index - 1]!.messageId);
+    }
+    kiosk.close();
+  });
+
+  it('acknowledges clear_history', async () => {
+    const kiosk = await openKiosk(running);
+    kiosk.sendJson({ service: 'clear_history' });
+    await kiosk.frameCount(2);
+    assert.deepEqual(kiosk.texts()[1], { type: 'ack', service: 'clear_history' });
+    kiosk.close();
+  });
+
+  it('answers bad commands with error frames and keeps the session open', async () => {
+    const kiosk = await openKiosk(running);
+    kiosk.socket.send('{not json');
+    kiosk.sendJson({ service: 'launch_rocket' });
+    kiosk.sendJson({ service: 42 });
+    kiosk.sendJson(['clear_history']);
+    kiosk.socket.send(JSON.stringify({ service: 'clear_history', pad: 'x'.repeat(70 * 1024) }));
+    kiosk.sendJson({ service: 'clear_history' });
+    await kiosk.frameCount(7);
+    const codes = kiosk
+      .texts()
+      .slice(1)
+      .map((message) => message['code'] ?? message['type']);
+    assert.deepEqual(codes, [
+      'invalid_json',
+      'unknown_service',
+      'invalid_command',
+      'invalid_command',
+      'text_frame_too_large',
+      'ack',
+    ]);
+    for (const message of kiosk.texts().slice(1, 6)) {
+      assert.equal(message['type'], 'error');
+      assert.equal(typeof message['message'], 'string');
+    }
+    assert.equal(kiosk.closeEvent, undefined);
+    kiosk.close();
+  });
+
+  it('pushes one /play_audio message to two kiosks at once as the same pair', async () => {
+    const first = await openKiosk(running);
+    const second = await openKiosk(running);
+    const audio = Buffer.from('robot speech');
+    const published = await sendJson(running.baseUrl, 'POST', '/sim/play_audio', {
+      emotion: 'surprised',
+      text: 'Look over there!',
+      audio: audio.toString('base64'),
+    });
+    assert.equal(published.status, 200);
+    await first.frameCount(3);
+    await second.frameCount(3);
+    const [a, b] = [pairAt(first.frames, 1), pairAt(second.frames, 1)];
+    assert.deepEqual(a, b);
+    assert.equal(a.meta['emotion'], 'surprised');
+    assert.equal(a.meta['text'], 'Look over there!');
+    assert.deepEqual(a.audio, audio);
+    first.close();
+    second.close();
+  });
+
+  it('switches the microphone for every kiosk, blocks audio while disabled and tells new kiosks', async () => {
+    const first = await openKiosk(running);
+    const second = await openKiosk(running);
+    try {
+      const disabled = await sendJson(running.baseUrl, 'POST', '/sim/microphone', { enabled: false });
+      assert.equal(disabled.status, 200);
+      assert.deepEqual(disabled.json, { success: true, message: 'microphone disabled' });
+      await first.frameCount(2);
+      await second.frameCount(2);
+      assert.deepEqual(first.texts()[1], { type: 'microphone', enabled: false });
+      assert.deepEqual(second.texts()[1], { type: 'microphone', enabled: false });
+
+      first.socket.send(Buffer.from([1, 2, 3]));
+      await first.frameCount(3);
+      assert.equal(first.texts()[2]?.['code'], 'microphone_disabled');
+
+      const late = await openKiosk(running);
+      assert.deepEqual(late.texts()[0]?.['microphone'], { enabled: false });
+      late.close();
+
+      const again = await sendJson(running.baseUrl, 'POST', '/sim/microphone', { enabled: false });
+      assert.deepEqual(again.json, { success: true, message: 'microphone already disabled' });
+    } finally {
+      const enabled = await sendJson(running.baseUrl, 'POST', '/sim/microphone', { enabled: true });
+      assert.deepEqual(enabled.json, { success: true, message: 'microphone enabled' });
+    }
+    await first.until(
+      (frames) => frames.some((f) => f.kind === 'text' && f.json['enabled'] === true),
+      'enabled',
+    );
+    first.socket.send(Buffer.from([9]));
+    await first.until((frames) => frames.at(-1)?.kind === 'binary', 'the echo');
+    first.close();
+    second.close();
+  });
+
+  it('leaves no session, subscription or call behind after kiosks leave', async () => {
+    const gauges = await settled(running);
+    assert.deepEqual(gauges, { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+  });
+});
+
+describe('/ws limits and misuse', () => {
+  it('closes a session with 1009 and a reason for an audio frame over the limit', async () => {
+    const running = await startSimService({}, { max_audio_frame_bytes: '1024' });
+    try {
+      const kiosk = await openKiosk(running);
+      kiosk.socket.send(Buffer.alloc(1500));
+      const close = await kiosk.closed();
+      assert.equal(close.code, 1009);
+      assert.equal(close.reason, 'binary frame too large');
+      const fine = await openKiosk(running);
+      fine.socket.send(Buffer.alloc(1024));
+      await fine.frameCount(3);
+      fine.close();
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('refuses sessions over --max_sessions with 1013', async () => {
+    const running = await startSimService({}, { max_sessions: '2' });
+    try {
+      const kiosks = [await openKiosk(running), await openKiosk(running)];
+      const extra = await KioskClient.connect(running.wsUrl);
+      const close = await extra.closed();
+      assert.equal(close.code, 1013);
+      assert.equal(close.reason, 'too many sessions');
+      for (const kiosk of kiosks) kiosk.close();
+      await settled(running);
+      const later = await openKiosk(running);
+      assert.equal(later.texts()[0]?.['type'], 'state');
+      later.close();
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('queues chat calls one at a time, answers busy beyond the queue, keeps arrival order', async () => {
+    const running = await startSimService({ latencyMs: 100 }, { chat_queue: '2' });
+    try {
+      const kiosk = await openKiosk(running);
+      for (let index = 1; index <= 5; index += 1) kiosk.socket.send(Buffer.alloc(index, index));
+      // 1 running + 2 waiting are answered; frames 4 and 5 get busy at once.
+      await kiosk.frameCount(1 + 2 + 3 * 2, 5_000);
+      const texts = kiosk.texts().slice(1);
+      assert.deepEqual(
+        texts.map((message) => message['code'] ?? message['type']),
+        ['busy', 'busy', 'audio', 'audio', 'audio'],
+      );
+      const echoed = kiosk.frames.flatMap((frame) =>
+        frame.kind === 'binary' ? [frame.bytes.byteLength - 4] : [],
+      );
+      assert.deepEqual(echoed, [1, 2, 3]);
+      kiosk.close();
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('answers chat_timeout, drops the late answer and goes on in order', async () => {
+    const running = await startSimService({ latencyMs: 300 }, { chat_timeout_ms: '100' });
+    try {
+      const kiosk = await openKiosk(running);
+      kiosk.socket.send(Buffer.alloc(1));
+      kiosk.socket.send(Buffer.alloc(2));
+      await kiosk.frameCount(3, 5_000);
+      // Wait past the simulated latency so a late answer would have arrived.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(
+        kiosk
+          .texts()
+          .slice(1)
+          .map((message) => message['code']),
+        ['chat_timeout', 'chat_timeout'],
+      );
+      assert.equal(kiosk.frames.filter((frame) => frame.kind === 'binary').length, 0);
+      kiosk.close();
+      assert.equal((await settled(running)).inFlightRosCalls, 0);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('releases everything when a kiosk disconnects mid-chat', async () => {
+    const running = await startSimService({ latencyMs: 200 });
+    try {
+      const kiosk = await openKiosk(running);
+      kiosk.socket.send(Buffer.alloc(10));
+      kiosk.socket.send(Buffer.alloc(10));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(running.service.hub.readGauges().inFlightRosCalls, 1);
+      kiosk.socket.terminate();
+      const gauges = await settled(running);
+      assert.deepEqual(gauges, { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+      // The service goes on serving others.
+      const other = await openKiosk(running);
+      other.socket.send(Buffer.alloc(4));
+      await other.frameCount(3, 5_000);
+      other.close();
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('closes a kiosk that stops reading with 1008 while another keeps receiving', async () => {
+    const running = await startSimService({}, { send_buffer_bytes: String(256 * 1024) });
+    try {
+      const stalled = await openKiosk(running);
+      const healthy = await openKiosk(running);
+      // The stalled client stops reading from its TCP socket: the server's send buffer for it fills up.
+      (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      const audio = Buffer.alloc(512 * 1024, 7).toString('base64');
+      const messages = 12;
+      for (let index = 0; index < messages; index += 1) {
+        const published = await sendJson(running.baseUrl, 'POST', '/sim/play_audio', {
+          emotion: 'happy',
+          text: `${index}`,
+          audio,
+        });
+        assert.equal(published.status, 200);
+      }
+      await healthy.frameCount(1 + 2 * messages, 10_000);
+      assert.deepEqual(
+        healthy
+          .texts()
+          .slice(1)
+          .map((message) => message['text']),
+        Array.from({ length: messages }, (_, index) => `${index}`),
+      );
+      // The server gave up on the stalled session; its actor is gone even though the client never read.
+      const gauges = await settled(running, 1);
+      assert.equal(gauges.liveSessions, 1);
+      (stalled.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+      const close = await stalled.closed(10_000);
+      assert.equal(close.code, 1008);
+      healthy.close();
+    } finally {
+      await running.stop();
+    }
+  });
+});
