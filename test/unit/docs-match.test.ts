@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
+import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/ws/protocol.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = readme
@@ -28,5 +29,39 @@ describe('README matches the code', () => {
     const firstScreen = readme.split('\n').slice(0, 25).join('\n');
     assert.match(firstScreen, /npm ci && npm run demo/);
     assert.match(firstScreen, /npm ci && npm test/);
+  });
+});
+
+describe('docs/protocol.md matches src/ws/protocol.ts', () => {
+  const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
+  const rows = protocol
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
+
+  it('lists every error code, and no other', () => {
+    const documented = rows.flatMap((row) =>
+      /^`[a-z_]+`$/.test(row[0] ?? '') && row.length === 2 ? [row[0]!.slice(1, -1)] : [],
+    );
+    assert.deepEqual(documented.sort(), Object.keys(ERROR_CODES).sort());
+  });
+
+  it('lists every close code with its exact reason', () => {
+    for (const close of Object.values(CLOSE_CODES)) {
+      const row = rows.find((cells) => cells[0] === String(close.code));
+      assert.ok(row, `close code ${close.code} is documented`);
+      assert.equal(row[1], '`' + close.reason + '`');
+    }
+  });
+
+  it('shows every example frame', () => {
+    for (const example of EXAMPLE_FRAMES) {
+      assert.ok(protocol.includes(example.frame), `example ${example.frame} is in the doc`);
+    }
   });
 });
