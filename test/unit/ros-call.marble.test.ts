@@ -72,4 +72,35 @@ describe('callWithTimeout (marbles)', () => {
     assert.deepEqual(seen, [1, 1]);
     assert.equal(inFlight.value, 0);
   });
+
+  it('reports a call abandoned before its answer, and only that one', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const abandoned: string[] = [];
+      const slow = callWithTimeout(
+        scriptedPort({ 1: cold('-----r|', { r: response }) }),
+        'chat',
+        { audio: audioOf(1) },
+        {
+          timeoutMs: 50,
+          scheduler,
+          onAbandoned: () => abandoned.push('slow'),
+        },
+      );
+      const answered = callWithTimeout(
+        scriptedPort({ 2: cold('-r|', { r: response }) }),
+        'chat',
+        { audio: audioOf(2) },
+        {
+          timeoutMs: 50,
+          scheduler,
+          onAbandoned: () => abandoned.push('answered'),
+        },
+      );
+      expectObservable(slow, '^--!').toBe('---');
+      expectObservable(answered).toBe('-(r|)', { r: response });
+      scheduler.flush();
+      assert.deepEqual(abandoned, ['slow']);
+    });
+  });
 });
