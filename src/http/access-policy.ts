@@ -1,0 +1,101 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Who may use the service. Off by default (the spec shows no authentication); one setting turns each part
+ * on: a bearer token for HTTP and WebSockets, and an allow-list of browser origins for WebSockets and CORS.
+ */
+export interface AccessPolicy {
+  /** Required token, or undefined when authentication is off. */
+  readonly token: string | undefined;
+  /** Browser origins allowed for WebSockets and CORS, or undefined when any origin may connect. */
+  readonly allowedOrigins: ReadonlySet<string> | undefined;
+}
+
+export const OPEN_POLICY: AccessPolicy = { token: undefined, allowedOrigins: undefined };
+
+/** The subprotocol a browser offers (with `bearer.<token>`) and the server selects. */
+export const WS_SUBPROTOCOL = 'tour-bridge';
+const WS_TOKEN_PREFIX = 'bearer.';
+
+export const parseAllowedOrigins = (list: string): ReadonlySet<string> | undefined => {
+  const origins = list
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin.length > 0);
+  return origins.length === 0 ? undefined : new Set(origins);
+};
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** Constant-time comparison: hashing first makes both sides the same length whatever was sent. */
+export const tokenMatches = (expected: string, given: string): boolean =>
+  timingSafeEqual(digest(expected), digest(given));
+
+export const bearerToken = (authorization: string): string | undefined => {
+  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(authorization);
+  return match?.[1];
+};
+
+/** Whether an HTTP request carries the token (always true when authentication is off). */
+export const httpAuthorized = (policy: AccessPolicy, authorization: string): boolean => {
+  if (policy.token === undefined) return true;
+  const given = bearerToken(authorization);
+  return given !== undefined && tokenMatches(policy.token, given);
+};
+
+export type OriginCheck = 'allowed' | 'forbidden' | 'not-cross-origin';
+
+/** Requests without an Origin (curl, ROS tools, same-origin GETs) are not cross-origin requests. */
+export const checkOrigin = (policy: AccessPolicy, origin: string): OriginCheck => {
+  if (origin === '') return 'not-cross-origin';
+  if (policy.allowedOrigins === undefined) return 'allowed';
+  return policy.allowedOrigins.has(origin) ? 'allowed' : 'forbidden';
+};
+
+/** Response headers that let an allowed browser origin read the answer. */
+export const corsHeaders = (policy: AccessPolicy, origin: string): Record<string, string> =>
+  policy.allowedOrigins !== undefined && origin !== '' && policy.allowedOrigins.has(origin)
+    ? {
+        'access-control-allow-origin': origin,
+        vary: 'origin',
+        'access-control-expose-headers': 'x-request-id',
+      }
+    : {};
+
+export const preflightHeaders = (allow: string): Record<string, string> => ({
+  'access-control-allow-methods': allow,
+  'access-control-allow-headers': 'authorization, content-type, x-request-id',
+  'access-control-max-age': '600',
+});
+
+export type WsAccess =
+  | { readonly ok: true; readonly protocol: string | undefined }
+  | { readonly ok: false; readonly status: 401 | 403; readonly reason: string };
+
+/**
+ * A WebSocket upgrade: browsers cannot set an Authorization header there, so the token comes as a
+ * subprotocol `bearer.<token>` (offered with `tour-bridge`, which the server selects) or a `token` query
+ * parameter.
+ */
+export const checkWebSocketAccess = (
+  policy: AccessPolicy,
+  request: { readonly origin: string; readonly protocols: string; readonly query: string },
+): WsAccess => {
+  if (checkOrigin(policy, request.origin) === 'forbidden') {
+    return { ok: false, status: 403, reason: `origin ${request.origin} is not allowed` };
+  }
+  const offered = request.protocols
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .filter((protocol) => protocol.length > 0);
+  const protocol = offered.includes(WS_SUBPROTOCOL) ? WS_SUBPROTOCOL : undefined;
+  if (policy.token === undefined) return { ok: true, protocol };
+  const fromProtocol = offered
+    .find((item) => item.startsWith(WS_TOKEN_PREFIX))
+    ?.slice(WS_TOKEN_PREFIX.length);
+  const fromQuery = new URLSearchParams(request.query).get('token') ?? undefined;
+  const given = fromProtocol ?? fromQuery;
+  if (given === undefined) return { ok: false, status: 401, reason: 'a token is required' };
+  if (!tokenMatches(policy.token, given)) return { ok: false, status: 401, reason: 'the token is not valid' };
+  return { ok: true, protocol };
+};

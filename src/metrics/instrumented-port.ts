@@ -1,0 +1,47 @@
+import { Observable } from 'rxjs';
+import {
+  RosServiceUnavailableError,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from '../ros/ros-port.js';
+import type { BridgeMetrics } from './bridge-metrics.js';
+
+/**
+ * The ROS port with every call counted and timed: one decorator instead of counters scattered over the
+ * callers. A call unsubscribed before its answer (time-out, kiosk gone) counts as `abandoned`.
+ */
+export const instrumentPort = (port: RosPort, metrics: BridgeMetrics): RosPort => ({
+  backend: port.backend,
+  description: port.description,
+  playAudio$: port.playAudio$,
+  microphoneRequests$: port.microphoneRequests$,
+  readiness: () => port.readiness(),
+  close: () => port.close(),
+  call: <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> =>
+    new Observable<RosResponse<K>>((subscriber) => {
+      const started = performance.now();
+      let outcome: 'ok' | 'unavailable' | 'failed' | undefined;
+      const subscription = port.call(service, request).subscribe({
+        next: (response) => {
+          if (outcome === undefined) {
+            outcome = 'ok';
+            metrics.rosCallSeconds.observe({ service }, (performance.now() - started) / 1000);
+          }
+          subscriber.next(response);
+        },
+        error: (error: unknown) => {
+          outcome = error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed';
+          subscriber.error(error);
+        },
+        complete: () => {
+          subscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        metrics.rosCalls.inc({ service, outcome: outcome ?? 'abandoned' });
+      };
+    }),
+});
