@@ -2,7 +2,8 @@
 import { parseCommandLine, type Options } from './cli/options.js';
 import { describeUwsBuild } from './http/uws-build.js';
 import { createLogger, type Logger } from './log/logger.js';
-import { loadBackend, type LoadedBackend } from './ros/load-backend.js';
+import type { DeferredRosPort } from './ros/deferred-port.js';
+import { connectRosBackend, loadBackend } from './ros/load-backend.js';
 import { startService, type RunningService } from './service.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -31,7 +32,7 @@ const handleShutdown = (
   log: Logger,
   options: Options,
   service: RunningService,
-  backend: LoadedBackend,
+  port: DeferredRosPort,
 ): void => {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -48,7 +49,7 @@ const handleShutdown = (
     deadline.unref();
     void service
       .stop()
-      .then(() => backend.port.close())
+      .then(() => port.close())
       .then(
         () => {
           log.info('stopped');
@@ -94,14 +95,9 @@ const main = async (): Promise<void> => {
     );
   }
 
-  let backend: LoadedBackend;
-  try {
-    backend = await loadBackend(options, log, ros);
-  } catch (error) {
-    log.fatal({ err: error }, 'backend failed to start');
-    return fail(describeBackendFailure(error), 1);
-  }
-
+  // The server listens first, on a port whose backend may come later: while ROS starts (waiting for
+  // the Zenoh router, rcl_init), /health answers and /ready says what is awaited.
+  const backend = loadBackend(options, log);
   let service: RunningService;
   try {
     service = await startService({
@@ -123,7 +119,22 @@ const main = async (): Promise<void> => {
     },
     `listening on http://${options.host}:${service.listeningPort} (${backend.port.description})`,
   );
-  handleShutdown(log, options, service, backend);
+  handleShutdown(log, options, service, backend.port);
+  if (options.backend !== 'ros') return;
+
+  try {
+    await connectRosBackend(backend.port, log, ros);
+  } catch (error) {
+    // Closed by a signal while starting: the shutdown handler exits.
+    if (backend.port.closing.aborted) return;
+    backend.port.fail(error instanceof Error ? error.message : String(error));
+    log.fatal({ err: error }, 'backend failed to start');
+    await service.stop(0);
+    return fail(describeBackendFailure(error), 1);
+  }
+  // Not attached means a signal closed the port while ROS started; the shutdown handler exits.
+  if (backend.port.attached === undefined) return;
+  log.info({ detail: backend.port.description }, `ROS backend ready: ${backend.port.description}`);
 };
 
 void main();

@@ -6,6 +6,8 @@ import { buildOpenApiDocument } from './http/openapi.js';
 import type { Route } from './http/route.js';
 import { createHealthRoutes } from './http/routes/health-routes.js';
 import { createSimRoutes } from './http/routes/sim-routes.js';
+import { createStaticRoutes } from './http/routes/static-routes.js';
+import { defaultWebRoot, loadStaticSite } from './http/static-site.js';
 import { createTourRoutes } from './http/routes/tour-routes.js';
 import { installRoutes } from './http/uws-router.js';
 import { uWS } from './http/uws-build.js';
@@ -22,6 +24,8 @@ export interface ServiceDependencies {
   readonly port: RosPort;
   /** Present only with the sim backend: enables the /sim/* routes. */
   readonly sim?: SimControl;
+  /** Directory of the built kiosk pages (`npm run build` writes dist/web); read once at start. */
+  readonly webRoot?: string;
 }
 
 export interface RunningService {
@@ -59,7 +63,12 @@ export const startService = async ({
   log,
   port,
   sim,
+  webRoot = defaultWebRoot(),
 }: ServiceDependencies): Promise<RunningService> => {
+  const site = await loadStaticSite(webRoot);
+  if (site === undefined) {
+    log.warn({ webRoot }, 'no kiosk pages to serve (run `npm run build`); the API works without them');
+  }
   const app = uWS.App();
   const hub = createConversationHub({
     port,
@@ -83,6 +92,7 @@ export const startService = async ({
       handle: () => ({ ...jsonReply(200, null), body: openApiBody }),
     },
     ...(sim === undefined ? [] : createSimRoutes(sim)),
+    ...createStaticRoutes(site),
   ];
   installRoutes(app, routes, {
     maxBodyBytes: options.max_body_bytes,

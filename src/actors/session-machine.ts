@@ -1,19 +1,10 @@
-import { Subject, map, type Observable, type SchedulerLike } from 'rxjs';
-import {
-  assign,
-  createActor,
-  enqueueActions,
-  fromCallback,
-  fromEventObservable,
-  sendTo,
-  setup,
-  type ActorRefFrom,
-} from 'xstate';
+import { Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { assign, createActor, enqueueActions, fromCallback, sendTo, setup, type ActorRefFrom } from 'xstate';
 import type { RosPort } from '../ros/ros-port.js';
 import { chatQueue, type ConversationRequest } from '../streams/chat-queue.js';
 import type { MessageIdAllocator } from '../streams/message-ids.js';
 import type { MicrophoneView } from '../streams/microphone-requests.js';
-import { trackSubscription, type ConversationGauges, type Gauge } from '../streams/resource-gauges.js';
+import { trackSubscription, type ConversationGauges } from '../streams/resource-gauges.js';
 import {
   closeFrame,
   errorFrame,
@@ -67,7 +58,8 @@ type SessionStreamEvent =
   | { readonly type: 'conversation.frame'; readonly frame: OutboundFrame }
   | { readonly type: 'playAudio.pair'; readonly pair: AudioPairFrame }
   | { readonly type: 'microphone.changed'; readonly enabled: boolean }
-  | { readonly type: 'session.sendFailed'; readonly error: unknown };
+  | { readonly type: 'session.sendFailed'; readonly error: unknown }
+  | { readonly type: 'session.streamFailed'; readonly error: unknown };
 
 export type SessionEvent = SessionTransportEvent | SessionStreamEvent;
 
@@ -82,53 +74,60 @@ interface ConversationRequestEvent {
   readonly request: ConversationRequest;
 }
 
-/** Feeds the session's calls through its bounded serial queue; each request yields one frame back. */
-const conversationLogic = fromCallback<ConversationRequestEvent, SessionInput>(
-  ({ input, sendBack, receive }) => {
-    const requests = new Subject<ConversationRequest>();
-    const subscription = requests
-      .pipe(
-        chatQueue({
-          port: input.port,
-          messageIds: input.messageIds,
-          scheduler: input.scheduler,
-          limits: input.limits,
-          inFlightRosCalls: input.gauges.inFlightRosCalls,
-          ...(input.onCallAbandoned === undefined ? {} : { onCallAbandoned: input.onCallAbandoned }),
-        }),
-        trackSubscription(input.gauges.openSubscriptions),
-      )
-      .subscribe((frame) => {
+/**
+ * Every stream of a session in one child actor: the calls through its bounded serial queue (each request
+ * yields one frame back), the /play_audio pairs and the microphone changes. One child rather than one per
+ * stream: each XState actor costs a few KiB, and an idle session is mostly its actors (docs/performance.md).
+ * The session counts as live for exactly as long as this child runs. A failing stream is reported with
+ * `session.streamFailed`; the session then closes with 1011.
+ */
+const streamsLogic = fromCallback<ConversationRequestEvent, SessionInput>(({ input, sendBack, receive }) => {
+  const { gauges } = input;
+  gauges.liveSessions.increment();
+  const fail = (error: unknown) => {
+    sendBack({ type: 'session.streamFailed', error } satisfies SessionStreamEvent);
+  };
+  const requests = new Subject<ConversationRequest>();
+  const subscription = requests
+    .pipe(
+      chatQueue({
+        port: input.port,
+        messageIds: input.messageIds,
+        scheduler: input.scheduler,
+        limits: input.limits,
+        inFlightRosCalls: gauges.inFlightRosCalls,
+        ...(input.onCallAbandoned === undefined ? {} : { onCallAbandoned: input.onCallAbandoned }),
+      }),
+      trackSubscription(gauges.openSubscriptions),
+    )
+    .subscribe({
+      next: (frame) => {
         sendBack({ type: 'conversation.frame', frame } satisfies SessionStreamEvent);
-      });
-    receive((event) => {
-      requests.next(event.request);
+      },
+      error: fail,
     });
-    return () => {
-      subscription.unsubscribe();
-    };
-  },
-);
-
-const playAudioLogic = fromEventObservable(({ input }: { input: SessionDeps }) =>
-  input.playAudioPairs$.pipe(
-    map((pair): SessionStreamEvent => ({ type: 'playAudio.pair', pair })),
-    trackSubscription(input.gauges.openSubscriptions),
-  ),
-);
-
-const microphoneLogic = fromEventObservable(({ input }: { input: SessionDeps }) =>
-  input.microphone.enabled$.pipe(
-    map((enabled): SessionStreamEvent => ({ type: 'microphone.changed', enabled })),
-    trackSubscription(input.gauges.openSubscriptions),
-  ),
-);
-
-/** Counts the session as live for exactly as long as its `open` state holds its children. */
-const livenessLogic = fromCallback<{ readonly type: 'never' }, Gauge>(({ input }) => {
-  input.increment();
+  subscription.add(
+    input.playAudioPairs$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
+      next: (pair) => {
+        sendBack({ type: 'playAudio.pair', pair } satisfies SessionStreamEvent);
+      },
+      error: fail,
+    }),
+  );
+  subscription.add(
+    input.microphone.enabled$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
+      next: (enabled) => {
+        sendBack({ type: 'microphone.changed', enabled } satisfies SessionStreamEvent);
+      },
+      error: fail,
+    }),
+  );
+  receive((event) => {
+    requests.next(event.request);
+  });
   return () => {
-    input.decrement();
+    subscription.unsubscribe();
+    gauges.liveSessions.decrement();
   };
 });
 
@@ -139,10 +138,7 @@ export const sessionMachine = setup({
     events: {} as SessionEvent,
   },
   actors: {
-    conversation: conversationLogic,
-    playAudio: playAudioLogic,
-    microphone: microphoneLogic,
-    liveness: livenessLogic,
+    streams: streamsLogic,
   },
   actions: {
     deliver: ({ context, self }, frame: OutboundFrame) => {
@@ -178,27 +174,12 @@ export const sessionMachine = setup({
             microphone: { enabled: context.microphoneEnabled },
           }),
       },
-      invoke: [
-        { id: 'liveness', src: 'liveness', input: ({ context }) => context.input.gauges.liveSessions },
-        {
-          id: 'conversation',
-          src: 'conversation',
-          input: ({ context }) => context.input,
-          onError: { target: 'failed' },
-        },
-        {
-          id: 'playAudio',
-          src: 'playAudio',
-          input: ({ context }) => context.input,
-          onError: { target: 'failed' },
-        },
-        {
-          id: 'microphone',
-          src: 'microphone',
-          input: ({ context }) => context.input,
-          onError: { target: 'failed' },
-        },
-      ],
+      invoke: {
+        id: 'streams',
+        src: 'streams',
+        input: ({ context }) => context.input,
+        onError: { target: 'failed' },
+      },
       on: {
         'ws.binary': [
           {
@@ -212,7 +193,7 @@ export const sessionMachine = setup({
             actions: { type: 'deliver', params: errorFrame('microphone_disabled') },
           },
           {
-            actions: sendTo('conversation', ({ event }) => ({
+            actions: sendTo('streams', ({ event }) => ({
               type: 'conversation.request',
               request: { service: 'chat', audio: event.data },
             })),
@@ -225,7 +206,7 @@ export const sessionMachine = setup({
               enqueue({ type: 'deliver', params: errorFrame(parsed.code, parsed.message) });
               return;
             }
-            enqueue.sendTo('conversation', {
+            enqueue.sendTo('streams', {
               type: 'conversation.request',
               request: { service: parsed.command.service },
             } satisfies ConversationRequestEvent);
@@ -258,6 +239,7 @@ export const sessionMachine = setup({
         },
         'ws.closed': { target: 'closed' },
         'session.sendFailed': { target: 'closed' },
+        'session.streamFailed': { target: 'failed' },
       },
     },
     /** One of the session's own streams failed: tell the client, then end. */

@@ -18,6 +18,8 @@ export interface RequestHead {
   readonly transferEncoding: string;
   readonly origin: string;
   readonly authorization: string;
+  /** For conditional GETs of static files (304). */
+  readonly ifNoneMatch: string;
 }
 
 // A caller-supplied id is echoed only when it cannot corrupt a log line or a header.
@@ -38,5 +40,6 @@ export const captureRequestHead = (req: HttpRequest, paramCount: number): Reques
     transferEncoding: req.getHeader('transfer-encoding'),
     origin: req.getHeader('origin'),
     authorization: req.getHeader('authorization'),
+    ifNoneMatch: req.getHeader('if-none-match'),
   };
 };

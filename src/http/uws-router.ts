@@ -14,8 +14,14 @@ export interface RouterOptions {
   readonly onAnswered?: (head: RequestHead, status: number, elapsedMs: number) => void;
 }
 
+const isPromiseLike = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
+
 const countParams = (pattern: string): number =>
   pattern.split('/').filter((part) => part.startsWith(':')).length;
+
+const byteLength = (body: string | Uint8Array | undefined): number =>
+  body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
 /** Writes a reply unless the client is gone. Always corked: it may run long after the handler returned. */
 const writeReply = (
@@ -30,7 +36,12 @@ const writeReply = (
     if (reply.headers !== undefined) {
       for (const name in reply.headers) res.writeHeader(name, reply.headers[name] ?? '');
     }
-    res.end(reply.body ?? '', closeConnection);
+    if (head.method === 'HEAD' || reply.status === 304) {
+      // No body, but the length a full GET answer would have (RFC 9110 §8.6): the reply carries that body.
+      res.endWithoutBody(byteLength(reply.body), closeConnection);
+    } else {
+      res.end(reply.body ?? '', closeConnection);
+    }
   });
 };
 
@@ -57,13 +68,18 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
       // `done`: answered or abandoned; after it, `res` must not be touched.
       let done = false;
       const abortListeners: (() => void)[] = [];
-      const log = options.log.child({ reqId: head.requestId });
+      // The request's child logger is made on its first line: most requests write none, and making one
+      // per request (bindings serialised) was a visible share of the hot path (docs/performance.md).
+      let requestLog: Logger | undefined;
+      const log = (): Logger => (requestLog ??= options.log.child({ reqId: head.requestId }));
       res.onAborted(() => {
         if (done) return;
         done = true;
         for (const listener of abortListeners) listener();
         options.onAnswered?.(head, 499, performance.now() - started);
-        log.debug({ method: head.method, url: head.url }, 'client went away before the answer');
+        if (options.log.isLevelEnabled('debug')) {
+          log().debug({ method: head.method, url: head.url }, 'client went away before the answer');
+        }
       });
       const answer = (reply: HttpReply, closeConnection = false) => {
         if (done) return;
@@ -71,14 +87,16 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         writeReply(res, head, reply, closeConnection);
         const elapsedMs = performance.now() - started;
         options.onAnswered?.(head, reply.status, elapsedMs);
+        const failed = reply.status >= 500;
+        if (!failed && !options.log.isLevelEnabled('debug')) return;
         const line = {
           method: head.method,
           url: head.url,
           status: reply.status,
           ms: Math.round(elapsedMs * 10) / 10,
         };
-        if (reply.status >= 500) log.warn(line, 'request failed');
-        else log.debug(line, 'request');
+        if (failed) log().warn(line, 'request failed');
+        else log().debug(line, 'request');
       };
 
       const route = methods.get(head.method);
@@ -95,23 +113,34 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         return;
       }
 
+      const fail = (error: unknown) => {
+        log().error({ err: error, method: head.method, url: head.url }, 'route handler threw');
+        answer(
+          problemReply('internal-error', 'an unexpected error occurred; see the log for the request id'),
+        );
+      };
+      // The handler runs at once (no extra microtask hops); a synchronous reply is written before returning.
       const run = (body: unknown) => {
-        Promise.resolve()
-          .then(() => route.handle({ head, body, log }))
-          .then(
-            (reply) => {
-              answer(reply);
+        let reply: HttpReply | PromiseLike<HttpReply>;
+        try {
+          reply = route.handle({
+            head,
+            body,
+            get log() {
+              return log();
             },
-            (error: unknown) => {
-              log.error({ err: error, method: head.method, url: head.url }, 'route handler threw');
-              answer(
-                problemReply(
-                  'internal-error',
-                  'an unexpected error occurred; see the log for the request id',
-                ),
-              );
-            },
-          );
+          });
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (isPromiseLike(reply)) {
+          reply.then((value) => {
+            answer(value);
+          }, fail);
+        } else {
+          answer(reply);
+        }
       };
 
       if (route.jsonBody !== true) {
@@ -142,6 +171,9 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
   app.any('/*', (res, req) => {
     const head = captureRequestHead(req, 0);
     options.onStarted?.(head);
+    // This uWebSockets.js build does not count endWithoutBody (HEAD) as a response and aborts the process
+    // when a handler returns without one or an abort handler; the reply is written before returning anyway.
+    res.onAborted(() => undefined);
     writeReply(res, head, problemReply('not-found', `nothing at ${head.url}`), false);
     options.onAnswered?.(head, 404, 0);
   });

@@ -1,30 +1,53 @@
 import type { Options } from '../cli/options.js';
 import type { Logger } from '../log/logger.js';
-import type { RosPort } from './ros-port.js';
+import { createDeferredPort, type DeferredRosPort } from './deferred-port.js';
 import { createSimBackend, type SimControl } from './sim/sim-backend.js';
 
 export interface LoadedBackend {
-  readonly port: RosPort;
+  /** The port the server starts on; the simulation is attached at once, ROS by connectRosBackend. */
+  readonly port: DeferredRosPort;
   readonly sim?: SimControl;
 }
 
 /**
- * Creates the chosen backend. rclnodejs is imported only here and only for `--backend ros`, so the
- * simulation runs on machines without ROS 2.
+ * The port the server listens on. With `--backend sim` the simulation is attached before this
+ * returns (it needs no waiting); with `--backend ros` nothing is attached yet: the server starts first,
+ * then connectRosBackend brings ROS up behind the port.
  */
-export const loadBackend = async (
-  options: Options,
-  log: Logger,
-  rosArgs: readonly string[] = [],
-): Promise<LoadedBackend> => {
+export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
   if (options.backend === 'sim') {
+    const port = createDeferredPort({ backend: 'sim', pendingDetail: 'starting the simulation' });
     const sim = createSimBackend({ latencyMs: options.sim_latency_ms });
     log.warn(
       { backend: 'sim', simLatencyMs: options.sim_latency_ms },
       `${sim.description}: chosen with --backend sim; tours live in memory and are lost on exit`,
     );
-    return { port: sim, sim: sim.sim };
+    port.attach(sim);
+    return { port, sim: sim.sim };
   }
+  return { port: createDeferredPort({ backend: 'ros', pendingDetail: 'starting the ROS 2 backend' }) };
+};
+
+/**
+ * Creates the rclnodejs backend and attaches it to `port`. rclnodejs is imported only here and only
+ * for `--backend ros`, so the simulation runs on machines without ROS 2. Progress (the router wait,
+ * rcl_init) shows in /ready; closing the port aborts the start. Rejects when the backend cannot start.
+ */
+export const connectRosBackend = async (
+  port: DeferredRosPort,
+  log: Logger,
+  rosArgs: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> => {
   const { createRclnodejsBackend } = await import('./rclnodejs/rclnodejs-backend.js');
-  return { port: await createRclnodejsBackend({ logger: log, rosArgs }) };
+  const backend = await createRclnodejsBackend({
+    logger: log,
+    rosArgs,
+    env,
+    signal: port.closing,
+    onProgress: (detail) => {
+      port.setPending(detail);
+    },
+  });
+  port.attach(backend);
 };

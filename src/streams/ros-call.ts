@@ -1,4 +1,4 @@
-import { defer, finalize, take, tap, throwError, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import {
   RosTimeoutError,
   type RosPort,
@@ -6,7 +6,7 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../ros/ros-port.js';
-import { trackSubscription, type Gauge } from './resource-gauges.js';
+import type { Gauge } from './resource-gauges.js';
 
 export interface RosCallOptions {
   readonly timeoutMs: number;
@@ -22,35 +22,60 @@ export interface RosCallOptions {
  * One ROS service call: emits the single response and completes, or errors with the port's errors or
  * RosTimeoutError. Both the time-out and unsubscribing abandon the port call, so a late answer is dropped
  * by the adapter rather than delivered.
+ *
+ * Written as one Observable rather than `defer` + `take(1)` + `timeout` + gauge + `tap`/`finalize`: it runs
+ * behind every HTTP request and every chat frame, and the operator chain's allocations were a visible share
+ * of the request path (docs/performance.md). test/unit/ros-call.marble.test.ts pins the behaviour.
  */
 export const callWithTimeout = <K extends RosServiceKey>(
   port: Pick<RosPort, 'call'>,
   service: K,
   request: RosRequest<K>,
-  options: RosCallOptions,
-): Observable<RosResponse<K>> => {
-  const call$ = defer(() => port.call(service, request)).pipe(
-    // The port promises one response; take(1) also ends our subscription to the port right after it.
-    take(1),
-    timeout({
-      first: options.timeoutMs,
-      scheduler: options.scheduler,
-      with: () => throwError(() => new RosTimeoutError(service, options.timeoutMs)),
-    }),
-  );
-  const tracked$ = options.inFlight === undefined ? call$ : call$.pipe(trackSubscription(options.inFlight));
-  const { onAbandoned } = options;
-  if (onAbandoned === undefined) return tracked$;
-  return defer(() => {
+  { timeoutMs, scheduler, inFlight, onAbandoned }: RosCallOptions,
+): Observable<RosResponse<K>> =>
+  new Observable<RosResponse<K>>((subscriber) => {
+    inFlight?.increment();
+    // Settled: answered, failed, completed empty or timed out. Unsubscribing before that abandons the call.
     let settled = false;
-    const settle = () => {
+    let call: Subscription | undefined;
+    let timer: Subscription | undefined;
+    try {
+      // Called at subscription, like `defer`: a port that throws fails this call only.
+      call = port.call(service, request).subscribe({
+        next: (response) => {
+          if (settled) return;
+          settled = true;
+          // The port promises one response; completing also leaves the port (the teardown below).
+          subscriber.next(response);
+          subscriber.complete();
+        },
+        error: (error: unknown) => {
+          if (settled) return;
+          settled = true;
+          subscriber.error(error);
+        },
+        complete: () => {
+          if (settled) return;
+          settled = true;
+          subscriber.complete();
+        },
+      });
+    } catch (error) {
       settled = true;
+      subscriber.error(error);
+    }
+    if (!settled) {
+      timer = scheduler.schedule(() => {
+        if (settled) return;
+        settled = true;
+        call?.unsubscribe();
+        subscriber.error(new RosTimeoutError(service, timeoutMs));
+      }, timeoutMs);
+    }
+    return () => {
+      timer?.unsubscribe();
+      call?.unsubscribe();
+      inFlight?.decrement();
+      if (!settled) onAbandoned?.();
     };
-    return tracked$.pipe(
-      tap({ next: settle, error: settle, complete: settle }),
-      finalize(() => {
-        if (!settled) onAbandoned();
-      }),
-    );
   });
-};

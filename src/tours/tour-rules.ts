@@ -10,6 +10,7 @@ import {
   type TourListResponseMsg,
   type TourUpdateRequestMsg,
 } from '../ros/ros-messages.js';
+import type { RosRequest, RosResponse } from '../ros/ros-port.js';
 import { emptyTourMsg, tourFromMsg, tourToMsg } from '../ros/tour-conversion.js';
 import { issuePath, TourNameSchema, TourSchema, type Tour } from './tour-schema.js';
 
@@ -147,6 +148,41 @@ export const decideTourDelete = (
     response: outcome(TourOutcome.OK, `deleted "${request.tour_name}"`),
     events: [{ type: 'tour.deleted', tourName: request.tour_name }],
   };
+};
+
+/** The five tour services, as keys of the ROS port's service map. */
+export const TOUR_SERVICE_KEYS = [
+  'tour_list',
+  'tour_get',
+  'tour_create',
+  'tour_update',
+  'tour_delete',
+] as const;
+export type TourServiceKey = (typeof TOUR_SERVICE_KEYS)[number];
+
+/** Decides one tour service request: the single entry point both transports use. */
+export const decideTourService = <K extends TourServiceKey>(
+  state: TourState,
+  service: K,
+  request: RosRequest<K>,
+): Decision<RosResponse<K>> => {
+  // TypeScript cannot correlate the key with the request type across a switch, hence the casts.
+  const decide = (): Decision<unknown> => {
+    switch (service) {
+      case 'tour_list':
+        return decideTourList(state);
+      case 'tour_get':
+        return decideTourGet(state, request as RosRequest<'tour_get'>);
+      case 'tour_create':
+        return decideTourCreate(state, request as RosRequest<'tour_create'>);
+      case 'tour_update':
+        return decideTourUpdate(state, request as RosRequest<'tour_update'>);
+      case 'tour_delete':
+        return decideTourDelete(state, request as RosRequest<'tour_delete'>);
+    }
+    throw new Error(`unknown tour service ${String(service)}`);
+  };
+  return decide() as Decision<RosResponse<K>>;
 };
 
 /** The tour every fresh simulated store (and a reference store with no file yet) starts with. */

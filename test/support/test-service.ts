@@ -24,7 +24,7 @@ export interface TestService {
 /** The real server on an ephemeral loopback port over the given port (default: a fresh simulation). */
 export const startTestService = async (
   port: RosPort,
-  options: { overrides?: Record<string, string>; sim?: SimBackend['sim'] } = {},
+  options: { overrides?: Record<string, string>; sim?: SimBackend['sim']; webRoot?: string } = {},
 ): Promise<TestService> => {
   const resolved = testOptions(options.overrides);
   const log = createLogger(resolved.log_level);
@@ -33,6 +33,7 @@ export const startTestService = async (
     log,
     port,
     ...(options.sim === undefined ? {} : { sim: options.sim }),
+    ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   return {
     baseUrl: `http://127.0.0.1:${service.listeningPort}`,

@@ -72,11 +72,14 @@ class FakeNode {
   readonly services: { type: string; name: string; options: unknown; callback: Callback }[] = [];
   spinTimeout: number | undefined;
   destroyed = false;
+  readonly extraArguments: unknown[];
   constructor(
     readonly nodeName: string,
     readonly namespace: string,
     readonly context: FakeContext,
+    ...extraArguments: unknown[]
   ) {
+    this.extraArguments = extraArguments;
     context.nodes.push(this);
   }
   getFullyQualifiedName(): string {
@@ -159,6 +162,14 @@ describe('rclnodejs port wiring', () => {
       [['std_srvs/srv/SetBool', '/microphone/set_enabled', { qos: 'qos_profile_services_default' }]],
     );
     assert.equal(node.spinTimeout, 10);
+  });
+
+  it('leaves node options, node-local arguments and useGlobalArguments at their defaults', () => {
+    // rclnodejs's Node(name, namespace, context, options, args = [], useGlobalArguments = true):
+    // with the defaults, rcl applies the ROS arguments given to rcl_init (`--ros-args -r
+    // /play_audio:=/kiosk/play_audio`) to this node's topic and service names.
+    const { node } = setup();
+    assert.deepEqual(node.extraArguments, []);
   });
 
   it('feeds /play_audio messages to playAudio$ and survives unreadable ones', async () => {

@@ -41,7 +41,7 @@ const SPIN_WAIT_MS = 10;
  * because an utterance published before the bridge started is stale, and a volatile subscription
  * matches publishers of either durability.
  */
-const playAudioQos = (rcl: Rclnodejs) =>
+export const playAudioQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
   new rcl.QoS(
     rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
     10,

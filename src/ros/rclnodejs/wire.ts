@@ -107,3 +107,42 @@ export const playAudioFromWire = (message: WirePlayAudio): PlayAudioMsg => ({
 export const setBoolRequestFromWire = (request: WireSetBoolRequest): SetBoolRequestMsg => ({
   data: request.data,
 });
+
+/*
+ * The server side, used by the reference nodes (src/nodes): what rclnodejs hands a service callback,
+ * and what the callback sends back. The same field copies, the other way round.
+ */
+
+export const REQUEST_FROM_WIRE: {
+  readonly [K in RosServiceKey]: (request: WireRequest<K>) => RosRequest<K>;
+} = {
+  chat: (request) => ({ audio: bytesFromWire(request.audio) }),
+  clear_history: () => ({}),
+  tour_list: () => ({}),
+  tour_get: (request) => ({ tour_name: request.tour_name }),
+  tour_create: (request) => ({ tour: tourFromWire(request.tour) }),
+  tour_update: (request) => ({ tour: tourFromWire(request.tour) }),
+  tour_delete: (request) => ({ tour_name: request.tour_name }),
+};
+
+export const RESPONSE_TO_WIRE: {
+  readonly [K in RosServiceKey]: (response: RosResponse<K>) => WireResponse<K>;
+} = {
+  chat: (response) => ({
+    emotion: response.emotion,
+    text: response.text,
+    audio: bytesToWire(response.audio),
+  }),
+  clear_history: () => ({}),
+  tour_list: (response) => ({ ...outcomeFromWire(response), tour_names: [...response.tour_names] }),
+  tour_get: (response) => ({ ...outcomeFromWire(response), tour: tourToWire(response.tour) }),
+  tour_create: outcomeFromWire,
+  tour_update: outcomeFromWire,
+  tour_delete: outcomeFromWire,
+};
+
+export const playAudioToWire = (message: PlayAudioMsg): WirePlayAudio => ({
+  emotion: message.emotion,
+  text: message.text,
+  audio: bytesToWire(message.audio),
+});

@@ -1,0 +1,123 @@
+import { BehaviorSubject, defer, EMPTY, NEVER, switchMap, throwError, type Observable } from 'rxjs';
+import type { PlayAudioMsg } from './ros-messages.js';
+import {
+  RosServiceUnavailableError,
+  type BackendReadiness,
+  type MicrophoneRequest,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from './ros-port.js';
+
+/**
+ * A RosPort the server can start on before the ROS backend exists.
+ *
+ * Creating the rclnodejs backend can take long (waiting for the Zenoh router, then rcl_init, which
+ * blocks the event loop), and an orchestrator must still see the process alive meanwhile. So the
+ * server listens on this port first: until a backend is attached, calls fail with
+ * RosServiceUnavailableError (HTTP 503) and readiness names what start-up waits for. Once attached,
+ * calls, readiness and both streams go to the backend. Subscriptions taken before attach switch over.
+ */
+export interface DeferredRosPort extends RosPort {
+  /** What start-up waits for now; /ready shows it until a backend is attached. */
+  setPending(detail: string): void;
+  /** Hands everything to `port`. Once only; after close() the late port is closed instead. */
+  attach(port: RosPort): void;
+  /** Start-up failed for good: /ready says why until the process exits. */
+  fail(detail: string): void;
+  /** Aborted by close(): start-up work stops waiting when it fires. */
+  readonly closing: AbortSignal;
+  /** The attached backend, if any. */
+  readonly attached: RosPort | undefined;
+}
+
+type State =
+  | { readonly kind: 'pending'; readonly detail: string }
+  | { readonly kind: 'failed'; readonly detail: string }
+  | { readonly kind: 'attached'; readonly port: RosPort }
+  | { readonly kind: 'closed' };
+
+export interface DeferredPortOptions {
+  readonly backend: RosPort['backend'];
+  /** Shown by /ready and in the description until the backend is attached. */
+  readonly pendingDetail: string;
+}
+
+export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptions): DeferredRosPort => {
+  const state$ = new BehaviorSubject<State>({ kind: 'pending', detail: pendingDetail });
+  const lifetime = new AbortController();
+  let closing: Promise<void> | undefined;
+
+  // Streams follow the state: nothing while pending, the backend's once attached, complete when closed.
+  const follow = <T>(pick: (port: RosPort) => Observable<T>): Observable<T> =>
+    state$.pipe(
+      switchMap((state) => {
+        if (state.kind === 'attached') return pick(state.port);
+        return state.kind === 'closed' ? EMPTY : NEVER;
+      }),
+    );
+
+  const close = async (): Promise<void> => {
+    const state = state$.value;
+    lifetime.abort(new Error('the ROS port closed before the backend started'));
+    state$.next({ kind: 'closed' });
+    state$.complete();
+    if (state.kind === 'attached') await state.port.close();
+  };
+
+  return {
+    backend,
+    get description() {
+      const state = state$.value;
+      if (state.kind === 'attached') return state.port.description;
+      return state.kind === 'closed' ? `${backend} backend (closed)` : `${backend} backend (${state.detail})`;
+    },
+    get attached() {
+      const state = state$.value;
+      return state.kind === 'attached' ? state.port : undefined;
+    },
+    closing: lifetime.signal,
+    call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
+      // Decided at subscription: a call built before attach but made after it reaches the backend.
+      return defer(() => {
+        const state = state$.value;
+        return state.kind === 'attached'
+          ? state.port.call(service, request)
+          : throwError(() => new RosServiceUnavailableError(service));
+      });
+    },
+    playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
+    microphoneRequests$: follow<MicrophoneRequest>((port) => port.microphoneRequests$),
+    readiness: (): BackendReadiness => {
+      const state = state$.value;
+      switch (state.kind) {
+        case 'attached':
+          return state.port.readiness();
+        case 'pending':
+          return { ready: false, detail: state.detail };
+        case 'failed':
+          return { ready: false, detail: `the ${backend} backend failed to start: ${state.detail}` };
+        case 'closed':
+          return { ready: false, detail: `the ${backend} backend is closed` };
+      }
+    },
+    setPending: (detail) => {
+      if (state$.value.kind === 'pending') state$.next({ kind: 'pending', detail });
+    },
+    attach: (port) => {
+      const state = state$.value;
+      if (state.kind === 'closed') {
+        // Started while the process was shutting down: nobody will use it.
+        port.close().catch(() => undefined);
+        return;
+      }
+      if (state.kind === 'attached') throw new Error('a backend is already attached to this port');
+      state$.next({ kind: 'attached', port });
+    },
+    fail: (detail) => {
+      if (state$.value.kind === 'pending') state$.next({ kind: 'failed', detail });
+    },
+    close: () => (closing ??= close()),
+  };
+};

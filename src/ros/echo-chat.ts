@@ -1,0 +1,15 @@
+import type { ChatRequestMsg, ChatResponseMsg } from './ros-messages.js';
+
+/**
+ * The echo answer to a `/chat` request: the audio back, with a text saying how much was heard. Served
+ * by the simulation and by the reference demo chat node (src/nodes/demo-chat-node.ts), so a person at
+ * a kiosk hears themselves on either.
+ */
+export const echoChat = (request: ChatRequestMsg): ChatResponseMsg => {
+  const bytes = request.audio.byteLength;
+  return {
+    emotion: bytes === 0 ? 'surprised' : 'happy',
+    text: `I heard ${bytes} bytes of audio.`,
+    audio: request.audio.slice(),
+  };
+};

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/**
+ * A real headless Chromium (Debian's package; test/browser/ensure-chromium.sh installs it) driven by
+ * playwright-core, with a fresh profile each time. Fake media devices stand in for the microphone (a
+ * generated beep) and grant permission without a prompt; audio may start without a gesture, as it does on
+ * a kiosk configured for it.
+ */
+export const CHROMIUM = process.env['TOUR_BRIDGE_CHROMIUM'] ?? '/usr/bin/chromium';
+
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+export const VIEWPORT = { width: 1280, height: 800 };
+
+export interface Browser {
+  readonly context: BrowserContext;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export const launchBrowser = async (): Promise<Browser> => {
+  const profile = mkdtempSync(join(tmpdir(), 'tour-bridge-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: VIEWPORT,
+    timeout: 30_000,
+  });
+  context.setDefaultTimeout(10_000);
+  return {
+    context,
+    newPage: () => context.newPage(),
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+};
+
+/**
+ * Problems the page reported: uncaught errors, console errors, requests that failed or left loopback.
+ * Chrome logs every HTTP error answer to the console; those with a status the test provokes on purpose
+ * (`expectedStatuses`) are not problems.
+ */
+export const watchPage = (page: Page, expectedStatuses: readonly number[] = []): string[] => {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const status = /the server responded with a status of (\d{3})/.exec(message.text())?.[1];
+    if (status !== undefined && expectedStatuses.includes(Number(status))) return;
+    problems.push(`console error: ${message.text()}`);
+  });
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.protocol !== 'data:' && url.hostname !== '127.0.0.1') {
+      problems.push(`request off loopback: ${request.url()}`);
+    }
+  });
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  return problems;
+};

@@ -1,0 +1,148 @@
+import type { Page } from 'playwright-core';
+import { watchPage, type Browser } from './browser.js';
+import type { RosPort, RosRequest } from '../../src/ros/ros-port.js';
+import { createSimBackend, type SimBackend } from '../../src/ros/sim/sim-backend.js';
+import { encodeWav } from '../../web/src/wav.js';
+import type { ProbeSnapshot } from '../../web/src/probe.js';
+import { sendJson } from '../support/http.js';
+import { ListenError } from '../../src/service.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+/** The service on the simulation, recording the audio of every /chat call the kiosk causes. */
+export interface KioskService extends TestService {
+  readonly sim: SimBackend;
+  /** Audio of each /chat request, in order: exactly the bytes the kiosk sent. */
+  readonly chats: Uint8Array[];
+  playAudio(message: { emotion: string; text: string; audio: Uint8Array }): Promise<void>;
+  setMicrophone(enabled: boolean): Promise<void>;
+}
+
+export const startKioskService = async (port = 0): Promise<KioskService> => {
+  const sim = createSimBackend();
+  const chats: Uint8Array[] = [];
+  const spied: RosPort = {
+    ...sim,
+    call: (service, request) => {
+      if (service === 'chat') chats.push((request as RosRequest<'chat'>).audio);
+      return sim.call(service, request);
+    },
+  };
+  const running = await startTestService(spied, { sim: sim.sim, overrides: { port: String(port) } });
+  const post = async (path: string, body: unknown) => {
+    const result = await sendJson(running.baseUrl, 'POST', path, body);
+    if (result.status !== 200) throw new Error(`${path} answered ${result.status}: ${result.text}`);
+  };
+  return {
+    ...running,
+    sim,
+    chats,
+    playAudio: ({ emotion, text, audio }) =>
+      post('/sim/play_audio', { emotion, text, audio: Buffer.from(audio).toString('base64') }),
+    setMicrophone: (enabled) => post('/sim/microphone', { enabled }),
+  };
+};
+
+/**
+ * Starts the service again on `port`, retrying while the port is still taken. The uWebSockets.js build
+ * binds without SO_REUSEADDR, so the connections the stopped service closed itself keep the port in
+ * TIME_WAIT for Linux's fixed 60 s; a restarted service (tests or a robot) waits that out. Bounded.
+ */
+export const restartKioskService = async (port: number, timeoutMs = 90_000): Promise<KioskService> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await startKioskService(port);
+    } catch (error) {
+      if (!(error instanceof ListenError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+};
+
+/** A sine tone as 16 kHz 16-bit mono WAV, made with the kiosk's own encoder. */
+export const toneWav = (ms: number, frequency = 440): Uint8Array => {
+  const samples = Int16Array.from({ length: Math.round((16_000 * ms) / 1000) }, (_, index) =>
+    Math.round(8_000 * Math.sin((2 * Math.PI * frequency * index) / 16_000)),
+  );
+  return new Uint8Array(encodeWav(samples, 16_000));
+};
+
+export interface WavInfo {
+  readonly format: number;
+  readonly channels: number;
+  readonly sampleRate: number;
+  readonly bitsPerSample: number;
+  readonly samples: Int16Array;
+}
+
+/** Reads a canonical 44-byte-header PCM WAV, checking its chunk sizes against the real length. */
+export const parseWav = (bytes: Uint8Array): WavInfo => {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (data.toString('ascii', 0, 4) !== 'RIFF' || data.toString('ascii', 8, 12) !== 'WAVE') {
+    throw new Error('not a RIFF/WAVE file');
+  }
+  if (data.readUInt32LE(4) !== data.byteLength - 8) throw new Error('RIFF size does not match the file');
+  if (data.toString('ascii', 12, 16) !== 'fmt ' || data.toString('ascii', 36, 40) !== 'data') {
+    throw new Error('not the canonical fmt/data layout');
+  }
+  const dataBytes = data.readUInt32LE(40);
+  if (dataBytes !== data.byteLength - 44) throw new Error('data size does not match the file');
+  const samples = new Int16Array(dataBytes / 2);
+  for (let index = 0; index < samples.length; index += 1) samples[index] = data.readInt16LE(44 + index * 2);
+  return {
+    format: data.readUInt16LE(20),
+    channels: data.readUInt16LE(22),
+    sampleRate: data.readUInt32LE(24),
+    bitsPerSample: data.readUInt16LE(34),
+    samples,
+  };
+};
+
+export type KioskSnapshot = ProbeSnapshot & { readonly page: Record<string, string> };
+
+export const snapshot = (page: Page): Promise<KioskSnapshot> =>
+  // globalThis is the page's window there (this file is compiled without the DOM library).
+  page.evaluate(() =>
+    (globalThis as unknown as { tourKiosk: { snapshot(): KioskSnapshot } }).tourKiosk.snapshot(),
+  );
+
+/** Polls the kiosk's record until `condition` holds; bounded by `timeoutMs`. */
+export const waitForSnapshot = async (
+  page: Page,
+  condition: (state: KioskSnapshot) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<KioskSnapshot> => {
+  const deadline = Date.now() + timeoutMs;
+  let last = await snapshot(page);
+  while (!condition(last)) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; kiosk: ${JSON.stringify(last)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    last = await snapshot(page);
+  }
+  return last;
+};
+
+/** Holds the push-to-talk button down with the mouse for `ms`. */
+export const holdTalkButton = async (page: Page, ms: number): Promise<void> => {
+  const box = await page.locator('#talk').boundingBox();
+  if (box === null) throw new Error('the talk button is not visible');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.waitForTimeout(ms);
+  await page.mouse.up();
+};
+
+/** Opens the kiosk page and waits until it is online with the microphone on. */
+export const openKiosk = async (
+  browser: Browser,
+  service: KioskService,
+): Promise<{ page: Page; problems: string[] }> => {
+  const page = await browser.newPage();
+  const problems = watchPage(page);
+  await page.goto(`${service.baseUrl}/`);
+  await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
+  return { page, problems };
+};

@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from './browser.js';
+import {
+  holdTalkButton,
+  openKiosk,
+  parseWav,
+  snapshot,
+  startKioskService,
+  toneWav,
+  waitForSnapshot,
+  type KioskService,
+} from './kiosk-harness.js';
+
+/**
+ * The kiosk page in a real headless Chromium against the real service on the simulation (whose /chat
+ * echoes the audio it gets, so what the kiosk recorded comes back to be played). The fake media device
+ * is Chromium's: a microphone that beeps.
+ */
+
+describe('kiosk page', () => {
+  let browser: Browser;
+  let service: KioskService;
+  let page: Page;
+  let problems: string[];
+
+  before(async () => {
+    service = await startKioskService();
+    browser = await launchBrowser();
+    ({ page, problems } = await openKiosk(browser, service));
+  });
+  after(async () => {
+    await browser.close();
+    await service.stop();
+  });
+
+  it('connects and shows the state the service sent', async () => {
+    assert.equal(await page.locator('#connection-status').textContent(), 'Connected');
+    assert.equal(await page.locator('#mic-text').textContent(), 'Microphone on');
+    assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'neutral');
+    assert.equal(await page.locator('#talk').getAttribute('aria-disabled'), 'false');
+    const state = await snapshot(page);
+    assert.equal(state.connects, 1);
+    assert.equal(state.statesApplied, 1);
+  });
+
+  it('sends a held push-to-talk as one 16 kHz mono 16-bit WAV and plays the echo', async () => {
+    await holdTalkButton(page, 1_200);
+    const state = await waitForSnapshot(
+      page,
+      (s) => s.played.length === 1 && s.played[0]?.outcome === 'played',
+      'the echo to have played',
+    );
+    assert.equal(service.chats.length, 1);
+    const sent = service.chats[0]!;
+    const wav = parseWav(sent);
+    assert.deepEqual([wav.format, wav.channels, wav.sampleRate, wav.bitsPerSample], [1, 1, 16_000, 16]);
+    const seconds = wav.samples.length / 16_000;
+    assert.ok(seconds > 0.9 && seconds < 1.6, `recorded ${seconds} s for a 1.2 s press`);
+    // The fake microphone beeps: the recording must carry it, not silence.
+    const peak = wav.samples.reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
+    assert.ok(peak > 1_000, `peak ${peak}`);
+
+    assert.deepEqual(state.sent, [{ bytes: sent.byteLength, ms: seconds * 1000 }]);
+    const played = state.played[0]!;
+    assert.equal(played.text, `I heard ${sent.byteLength} bytes of audio.`);
+    assert.equal(played.audioBytes, sent.byteLength);
+    // Played for as long as it lasts: decoded and rendered, not skipped.
+    const playedMs = played.endedAt! - played.startedAt;
+    assert.ok(Math.abs(playedMs - seconds * 1000) < 400, `played ${playedMs} ms of ${seconds * 1000} ms`);
+    assert.equal(await page.locator('#speech-text').textContent(), played.text);
+    assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'happy');
+  });
+
+  it('talks while Space is held', async () => {
+    await page.locator('body').focus();
+    await page.keyboard.down('Space');
+    await page.locator('body[data-recording="true"]').waitFor();
+    await page.waitForTimeout(600);
+    await page.keyboard.up('Space');
+    await waitForSnapshot(
+      page,
+      (s) => s.played.length === 2 && s.played[1]?.outcome === 'played',
+      'a second echo',
+    );
+    assert.equal(service.chats.length, 2);
+    assert.ok(parseWav(service.chats[1]!).samples.length > 0.4 * 16_000);
+  });
+
+  it('plays a burst of /play_audio messages in arrival order, one after another', async () => {
+    const before = (await snapshot(page)).played.length;
+    const messages = ['happy', 'sad', 'surprised', 'thinking', 'angry'].map((emotion, index) => ({
+      emotion,
+      text: `Message ${index + 1} (${emotion})`,
+      audio: toneWav(300, 300 + 100 * index),
+    }));
+    for (const message of messages) await service.playAudio(message);
+    const state = await waitForSnapshot(
+      page,
+      (s) => s.played.length === before + messages.length && s.played.every((p) => p.endedAt !== undefined),
+      'the burst to have played',
+    );
+    const burst = state.played.slice(before);
+    assert.deepEqual(
+      burst.map((p) => p.text),
+      messages.map((m) => m.text),
+    );
+    for (let index = 1; index < burst.length; index += 1) {
+      const previous = burst[index - 1]!;
+      const current = burst[index]!;
+      assert.ok(current.messageId > previous.messageId);
+      assert.ok(current.startedAt >= previous.endedAt!, `message ${index + 1} started before ${index} ended`);
+    }
+    // Each lasted as long as its 300 ms of audio: "ended" is the audio's end, so no two played at once.
+    for (const [index, played] of burst.entries()) {
+      const ms = played.endedAt! - played.startedAt;
+      assert.ok(ms > 250 && ms < 600, `message ${index + 1} played for ${ms} ms`);
+    }
+    assert.ok(burst.every((p) => p.outcome === 'played'));
+    assert.deepEqual(state.dropped, []);
+    assert.equal(await page.locator('#speech-text').textContent(), 'Message 5 (angry)');
+    assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'angry');
+  });
+
+  it('keeps its playback queue bounded: a burst beyond it drops the oldest waiting messages', async () => {
+    const before = await snapshot(page);
+    // One plays at once, 8 may wait: of 12 arriving together, the 2nd to 4th are dropped.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        service.playAudio({ emotion: 'happy', text: `Burst ${index}`, audio: toneWav(250) }),
+      ),
+    );
+    const state = await waitForSnapshot(
+      page,
+      (s) => s.played.length === before.played.length + 9 && s.played.every((p) => p.endedAt !== undefined),
+      'nine of twelve to have played',
+    );
+    const ids = state.played.slice(before.played.length).map((p) => p.messageId);
+    const first = ids[0]!;
+    assert.deepEqual(state.dropped, [first + 1, first + 2, first + 3]);
+    assert.deepEqual(
+      ids,
+      [0, 4, 5, 6, 7, 8, 9, 10, 11].map((offset) => first + offset),
+    );
+  });
+
+  it('shows the fallback face for an emotion it does not know', async () => {
+    const before = (await snapshot(page)).played.length;
+    await service.playAudio({ emotion: 'euphoric', text: 'Unknown mood', audio: toneWav(100) });
+    await waitForSnapshot(page, (s) => s.played.length === before + 1, 'the message');
+    assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'neutral');
+    assert.equal(await page.locator('#face').getAttribute('data-emotion-known'), 'false');
+  });
+
+  it('hands-free: the threshold starts and ends utterances, and the kiosk does not listen while it speaks', async () => {
+    const before = await snapshot(page);
+    const chatsBefore = service.chats.length;
+    await page.getByLabel('Hands-free').check();
+    await page.locator('body[data-mode="hands-free"]').waitFor();
+    assert.equal(await page.locator('#talk').getAttribute('aria-disabled'), 'true');
+    // The fake microphone beeps twice a second, well over the default -40 dB: an utterance starts.
+    await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
+    // Each beep is voice for ~0.1–0.2 s: a few of them make an utterance long enough to send (300 ms).
+    await page.waitForTimeout(1_500);
+    // The visitor falls silent: with the threshold at its top (0 dBFS) nothing counts as voice any more.
+    await page.locator('#threshold').focus();
+    await page.keyboard.press('End');
+    assert.equal(await page.locator('#threshold-value').textContent(), '0 dB');
+    const answered = await waitForSnapshot(
+      page,
+      (s) => s.played.length === before.played.length + 1 && s.played.at(-1)?.endedAt !== undefined,
+      'the hands-free utterance to be sent and its echo played',
+    );
+    assert.equal(answered.sent.length, before.sent.length + 1);
+    assert.equal(service.chats.length, chatsBefore + 1);
+    const wav = parseWav(service.chats.at(-1)!);
+    assert.equal(wav.sampleRate, 16_000);
+    assert.ok(wav.samples.length > 0.5 * 16_000, `${wav.samples.length} samples`);
+
+    // While the robot speaks, voice over the threshold does not start an utterance.
+    await service.playAudio({ emotion: 'happy', text: 'I am speaking now', audio: toneWav(1_500) });
+    await waitForSnapshot(page, (s) => s.played.length === before.played.length + 2, 'the message to start');
+    await page.locator('#threshold').focus();
+    for (let step = 0; step < 40; step += 1) await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.locator('#threshold-value').textContent(), '-40 dB');
+    for (let poll = 0; poll < 100; poll += 1) {
+      const state = await snapshot(page);
+      assert.equal(state.page['recording'], 'false', 'recorded while the robot was speaking');
+      if (state.played.at(-1)?.endedAt !== undefined) break;
+      await page.waitForTimeout(50);
+    }
+    // Once it has finished, the beeps start an utterance again; switching hands-free off drops it unsent.
+    await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
+    await page.getByLabel('Hands-free').uncheck();
+    await page.locator('body[data-recording="false"][data-mode="push"]').waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(service.chats.length, chatsBefore + 1);
+  });
+
+  it('stops capture when the service disables the microphone, and resumes when it enables it', async () => {
+    const chatsBefore = service.chats.length;
+    await service.setMicrophone(false);
+    await page.locator('body[data-microphone="disabled"]').waitFor();
+    assert.equal(await page.locator('#mic-text').textContent(), 'Microphone off');
+    assert.equal(await page.locator('#talk').getAttribute('aria-disabled'), 'true');
+    const refusedBefore = (await snapshot(page)).refused.length;
+    await holdTalkButton(page, 500);
+    await page.locator('#talk').focus();
+    await page.keyboard.down('Space');
+    await page.waitForTimeout(300);
+    await page.keyboard.up('Space');
+    const refused = (await snapshot(page)).refused.slice(refusedBefore);
+    assert.deepEqual(refused, [
+      'The robot has switched the microphone off.',
+      'The robot has switched the microphone off.',
+    ]);
+    await page.waitForTimeout(300);
+    assert.equal(service.chats.length, chatsBefore);
+
+    await service.setMicrophone(true);
+    await page.locator('body[data-microphone="enabled"]').waitFor();
+    assert.equal(await page.locator('#talk').getAttribute('aria-disabled'), 'false');
+    const sentBefore = (await snapshot(page)).sent.length;
+    await holdTalkButton(page, 600);
+    await waitForSnapshot(page, (s) => s.sent.length === sentBefore + 1, 'another utterance');
+    assert.equal(service.chats.length, chatsBefore + 1);
+  });
+
+  it('loaded nothing from outside the service and logged no errors', () => {
+    assert.deepEqual(problems, []);
+  });
+});

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KioskClient, pairAt } from '../support/ws-client.js';
+
+/**
+ * The /ws conversation's behaviour that does not depend on how the robot side is reached: the echo
+ * `/chat` of the simulation and of the reference demo chat node, `/clear_history`, and the protocol's
+ * error frames. Run against the simulation in CI (test/e2e/ws-conversation.test.ts) and against real
+ * ROS 2 nodes by `npm run test:ros`. What needs the simulation's controls (/sim/*) or the server's
+ * internals stays in the sim suite.
+ */
+
+export interface WsContractTarget {
+  readonly wsUrl: string;
+}
+
+/** The frame budget of the slowest answer: a real graph is slower than the simulation. */
+const FRAME_TIMEOUT_MS = 10_000;
+
+export const wsConversationContract = (target: () => WsContractTarget): void => {
+  const openKiosk = async (): Promise<KioskClient> => {
+    const kiosk = await KioskClient.connect(target().wsUrl);
+    await kiosk.frameCount(1, FRAME_TIMEOUT_MS);
+    return kiosk;
+  };
+
+  describe('/ws conversation contract', () => {
+    it('sends the initial state on connect', async () => {
+      const kiosk = await openKiosk();
+      assert.deepEqual(kiosk.frames[0], {
+        kind: 'text',
+        json: { type: 'state', emotion: 'neutral', text: '', microphone: { enabled: true } },
+      });
+      kiosk.close();
+    });
+
+    it('answers an audio frame with a metadata frame and a binary frame headed by the same id', async () => {
+      const kiosk = await openKiosk();
+      const audio = Buffer.from(Array.from({ length: 1000 }, (_, index) => index % 251));
+      kiosk.socket.send(audio);
+      await kiosk.frameCount(3, FRAME_TIMEOUT_MS);
+      const pair = pairAt(kiosk.frames, 1);
+      assert.equal(pair.meta['emotion'], 'happy');
+      assert.equal(pair.meta['text'], 'I heard 1000 bytes of audio.');
+      assert.equal(pair.meta['messageId'], pair.messageId);
+      assert.deepEqual(pair.audio, audio);
+      kiosk.close();
+    });
+
+    it('answers several audio frames in order with increasing ids, an empty frame included', async () => {
+      const kiosk = await openKiosk();
+      const sizes = [3, 0, 7];
+      for (const size of sizes) kiosk.socket.send(Buffer.alloc(size, size));
+      await kiosk.frameCount(1 + 2 * sizes.length, FRAME_TIMEOUT_MS);
+      const pairs = sizes.map((_, index) => pairAt(kiosk.frames, 1 + 2 * index));
+      assert.deepEqual(
+        pairs.map((pair) => pair.audio.byteLength),
+        sizes,
+      );
+      for (let index = 1; index < pairs.length; index += 1) {
+        assert.ok(pairs[index]!.messageId > pairs[index - 1]!.messageId);
+      }
+      kiosk.close();
+    });
+
+    it('acknowledges clear_history', async () => {
+      const kiosk = await openKiosk();
+      kiosk.sendJson({ service: 'clear_history' });
+      await kiosk.frameCount(2, FRAME_TIMEOUT_MS);
+      assert.deepEqual(kiosk.texts()[1], { type: 'ack', service: 'clear_history' });
+      kiosk.close();
+    });
+
+    it('answers bad commands with error frames and keeps the session open', async () => {
+      const kiosk = await openKiosk();
+      kiosk.socket.send('{not json');
+      kiosk.sendJson({ service: 'launch_rocket' });
+      kiosk.sendJson({ service: 42 });
+      kiosk.sendJson(['clear_history']);
+      kiosk.socket.send(JSON.stringify({ service: 'clear_history', pad: 'x'.repeat(70 * 1024) }));
+      kiosk.sendJson({ service: 'clear_history' });
+      await kiosk.frameCount(7, FRAME_TIMEOUT_MS);
+      const codes = kiosk
+        .texts()
+        .slice(1)
+        .map((message) => message['code'] ?? message['type']);
+      assert.deepEqual(codes, [
+        'invalid_json',
+        'unknown_service',
+        'invalid_command',
+        'invalid_command',
+        'text_frame_too_large',
+        'ack',
+      ]);
+      for (const message of kiosk.texts().slice(1, 6)) {
+        assert.equal(message['type'], 'error');
+        assert.equal(typeof message['message'], 'string');
+      }
+      assert.equal(kiosk.closeEvent, undefined);
+      kiosk.close();
+    });
+  });
+};

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startSimService, type TestService } from '../support/test-service.js';
+
+/*
+ * The image's two scripts, run for real outside a container: the entrypoint (with stand-in ROS
+ * setup files and a stand-in server that prints what it was given) and the health probe (against
+ * the real server).
+ */
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const run = (argv: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const [command, ...args] = argv;
+    const child = spawn(command!, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${argv.join(' ')} did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+
+describe('docker/entrypoint.sh', () => {
+  let scratch: string;
+  let env: NodeJS.ProcessEnv;
+  const entrypoint = new URL('../../docker/entrypoint.sh', import.meta.url).pathname;
+
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'tour-bridge-entrypoint-'));
+    await writeFile(join(scratch, 'ros.bash'), 'export SOURCED="${SOURCED:-}ros;"\n');
+    await writeFile(join(scratch, 'ws.bash'), 'export SOURCED="${SOURCED}workspace;"\n');
+    await mkdir(join(scratch, 'app', 'dist', 'src'), { recursive: true });
+    // Stands in for the bridge: prints its arguments and what the setup scripts exported.
+    await writeFile(
+      join(scratch, 'app', 'dist', 'src', 'server.js'),
+      'console.log(JSON.stringify({ argv: process.argv.slice(2), sourced: process.env.SOURCED }));\n',
+    );
+    env = {
+      PATH: process.env['PATH'],
+      TOUR_BRIDGE_ROS_SETUP: join(scratch, 'ros.bash'),
+      TOUR_BRIDGE_WS_SETUP: join(scratch, 'ws.bash'),
+      TOUR_BRIDGE_APP_DIR: join(scratch, 'app'),
+    };
+  });
+  after(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const bridgeRun = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
+    const result = await run(['bash', entrypoint, ...args], { ...env, ...extra });
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as { argv: string[]; sourced: string };
+  };
+
+  it('without arguments: sources ROS 2 then the workspace, runs the bridge with the spec defaults', async () => {
+    assert.deepEqual(await bridgeRun([]), {
+      argv: ['--host', '0.0.0.0', '--port', '7000', '--log_level', 'info'],
+      sourced: 'ros;workspace;',
+    });
+  });
+
+  it('with flags: passes them to the bridge after the defaults (later flags win), ROS arguments included', async () => {
+    const { argv } = await bridgeRun([
+      '--log_level',
+      'debug',
+      '--ros-args',
+      '-r',
+      '/play_audio:=/kiosk/play_audio',
+    ]);
+    assert.deepEqual(argv, [
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '7000',
+      '--log_level',
+      'info',
+      '--log_level',
+      'debug',
+      '--ros-args',
+      '-r',
+      '/play_audio:=/kiosk/play_audio',
+    ]);
+  });
+
+  it('takes the defaults from TOUR_BRIDGE_HOST, TOUR_BRIDGE_PORT and TOUR_BRIDGE_LOG_LEVEL', async () => {
+    const { argv } = await bridgeRun([], {
+      TOUR_BRIDGE_PORT: '8000',
+      TOUR_BRIDGE_LOG_LEVEL: 'warn',
+      TOUR_BRIDGE_HOST: '127.0.0.1',
+    });
+    assert.deepEqual(argv, ['--host', '127.0.0.1', '--port', '8000', '--log_level', 'warn']);
+  });
+
+  it('runs any other command as given, in the sourced environment', async () => {
+    const result = await run(
+      ['bash', entrypoint, 'node', '-e', 'console.log(process.env.SOURCED, process.argv[1])', 'tour-store'],
+      env,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'ros;workspace; tour-store');
+  });
+
+  it('fails with one line when a setup file is missing', async () => {
+    const result = await run(['bash', entrypoint], {
+      ...env,
+      TOUR_BRIDGE_WS_SETUP: join(scratch, 'missing.bash'),
+    });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr.trim(),
+      /^tour-bridge entrypoint: .*missing\.bash not found; the image is incomplete$/,
+    );
+  });
+});
+
+describe('src/healthcheck.ts (the image HEALTHCHECK)', () => {
+  let running: TestService;
+  before(async () => {
+    running = await startSimService();
+  });
+  after(async () => {
+    await running.stop();
+  });
+
+  const probe = (port: string) =>
+    run([process.execPath, '--import', 'tsx', 'src/healthcheck.ts'], {
+      ...process.env,
+      TOUR_BRIDGE_PORT: port,
+    });
+
+  it('exits 0 when /health answers 200', async () => {
+    const result = await probe(new URL(running.baseUrl).port);
+    assert.equal(result.code, 0, result.stderr);
+  });
+
+  it('exits 1 with one line when nothing listens, or the port is not a port', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    await new Promise((resolve) => server.close(resolve));
+    const closed = await probe(String(typeof address === 'object' && address !== null ? address.port : 1));
+    assert.equal(closed.code, 1);
+    assert.match(closed.stderr, /^healthcheck: http:\/\/127\.0\.0\.1:\d+\/health: /);
+    const invalid = await probe('70000');
+    assert.equal(invalid.code, 1);
+    assert.match(invalid.stderr, /TOUR_BRIDGE_PORT must be a port from 1 to 65535/);
+  });
+});

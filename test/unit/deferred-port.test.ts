@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
+import { createDeferredPort } from '../../src/ros/deferred-port.js';
+import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import { RosServiceUnavailableError, type MicrophoneRequest } from '../../src/ros/ros-port.js';
+import { ScriptedPort } from '../support/scripted-port.js';
+
+const listResponse = { success: true, outcome: 0, message: '1 tour(s)', tour_names: ['welcome'] };
+const audio = (text: string): PlayAudioMsg => ({ emotion: 'happy', text, audio: new Uint8Array([1]) });
+
+describe('the deferred ROS port', () => {
+  it('before attach: calls fail with RosServiceUnavailableError and readiness says what is awaited', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    assert.deepEqual(port.readiness(), { ready: false, detail: 'starting' });
+    port.setPending('waiting for the Zenoh router at tcp/r:7447');
+    assert.deepEqual(port.readiness(), {
+      ready: false,
+      detail: 'waiting for the Zenoh router at tcp/r:7447',
+    });
+    assert.match(port.description, /waiting for the Zenoh router/);
+    await assert.rejects(
+      firstValueFrom(port.call('tour_list', {})),
+      (error: unknown) => error instanceof RosServiceUnavailableError && error.service === 'tour_list',
+    );
+    assert.equal(port.attached, undefined);
+  });
+
+  it('after attach: calls, readiness and description are the backend’s', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    const backend = new ScriptedPort({ tour_list: () => of(listResponse) });
+    port.attach(backend);
+    assert.deepEqual(await firstValueFrom(port.call('tour_list', {})), listResponse);
+    assert.deepEqual(backend.calls, [{ service: 'tour_list', request: {} }]);
+    assert.deepEqual(port.readiness(), { ready: true, detail: 'scripted' });
+    assert.equal(port.description, backend.description);
+    port.setPending('ignored once attached');
+    assert.deepEqual(port.readiness(), { ready: true, detail: 'scripted' });
+  });
+
+  it('decides at subscription: a call built before attach and subscribed after reaches the backend', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    const call$ = port.call('tour_list', {});
+    port.attach(new ScriptedPort({ tour_list: () => of(listResponse) }));
+    assert.deepEqual(await firstValueFrom(call$), listResponse);
+  });
+
+  it('switches streams subscribed before attach over to the backend’s', () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    const heard: string[] = [];
+    const requests: MicrophoneRequest[] = [];
+    port.playAudio$.subscribe((message) => heard.push(message.text));
+    port.microphoneRequests$.subscribe((request) => requests.push(request));
+    const backend = new ScriptedPort();
+    backend.playAudio.next(audio('before attach: nobody hears it'));
+    port.attach(backend);
+    assert.equal(backend.playAudio.observed, true, 'the backend stream is subscribed once attached');
+    backend.playAudio.next(audio('hello'));
+    backend.microphone.next({ enabled: false, respond: () => undefined });
+    assert.deepEqual(heard, ['hello']);
+    assert.equal(requests[0]?.enabled, false);
+  });
+
+  it('close: completes the streams, closes the attached backend, aborts start-up work; idempotent', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    const backend = new ScriptedPort();
+    port.attach(backend);
+    const heard = lastValueFrom(port.playAudio$.pipe(toArray()));
+    const closing = port.close();
+    assert.equal(port.close(), closing);
+    await closing;
+    assert.equal(backend.closed, true);
+    assert.equal(port.closing.aborted, true);
+    assert.deepEqual(await heard, []);
+    assert.equal(port.readiness().ready, false);
+    await assert.rejects(
+      firstValueFrom(port.call('chat', { audio: new Uint8Array() })),
+      RosServiceUnavailableError,
+    );
+  });
+
+  it('closes a backend attached after close instead of using it, and refuses a second attach', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    await port.close();
+    const late = new ScriptedPort();
+    port.attach(late);
+    assert.equal(late.closed, true);
+    assert.equal(port.attached, undefined);
+
+    const other = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    other.attach(new ScriptedPort());
+    assert.throws(() => {
+      other.attach(new ScriptedPort());
+    }, /already attached/);
+  });
+
+  it('reports a failed start in readiness', () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    port.fail('rcl_init failed');
+    assert.deepEqual(port.readiness(), {
+      ready: false,
+      detail: 'the ros backend failed to start: rcl_init failed',
+    });
+  });
+});

@@ -1,0 +1,323 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { validate } from 'dockerfile-utils';
+import { parse as parseYaml } from 'yaml';
+import { OPTION_SPECS } from '../../src/cli/options.js';
+import { parseNodeCommandLine } from '../../src/nodes/node-options.js';
+import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
+
+/*
+ * Static checks of the deployment files, where no Docker engine exists (CI, this repository's dev
+ * machines): the Dockerfile is linted by dockerfile-utils (the validator of the Docker language
+ * server) and read with dockerfile-ast; compose.yaml and the README must agree with it.
+ */
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const exists = (path: string) => existsSync(new URL(`../../${path}`, import.meta.url));
+
+const dockerfileText = read('Dockerfile');
+const dockerfile = DockerfileParser.parse(dockerfileText);
+const readme = read('README.md');
+
+/** The spec's container setup (part 1), as the image must default it. */
+const SPEC_ENV = {
+  RMW_IMPLEMENTATION: 'rmw_zenoh_cpp',
+  ROS_AUTOMATIC_DISCOVERY_RANGE: 'OFF',
+  ZENOH_ROUTER_CHECK_ATTEMPTS: '0',
+  ZENOH_CONFIG_OVERRIDE: 'mode="client";connect/endpoints=["tcp/host.docker.internal:7447"]',
+} as const;
+
+interface Stage {
+  readonly name: string | undefined;
+  readonly image: string;
+  readonly instructions: Instruction[];
+}
+
+/** The build stages, each with its instructions (FROM included). */
+const stages: Stage[] = (() => {
+  const result: Stage[] = [];
+  for (const instruction of dockerfile.getInstructions()) {
+    if (instruction.getKeyword() === 'FROM') {
+      const [image = '', , name] = (instruction.getArgumentsContent() ?? '').split(/\s+/);
+      result.push({ name, image, instructions: [] });
+    }
+    result.at(-1)?.instructions.push(instruction);
+  }
+  return result;
+})();
+const finalStage = stages.at(-1)!;
+const inStage = (stage: Stage, keyword: string) =>
+  stage.instructions.filter((i) => i.getKeyword() === keyword);
+const argumentsOf = (instruction: Instruction) => instruction.getArgumentsContent() ?? '';
+const argDefaults = new Map(
+  dockerfile.getARGs().flatMap((arg) => {
+    const property = arg.getProperty();
+    const value = property?.getValue();
+    return property && value !== null && value !== undefined ? [[property.getName(), value] as const] : [];
+  }),
+);
+const finalEnv = new Map(
+  dockerfile
+    .getENVs()
+    .filter((env) => finalStage.instructions.includes(env))
+    .flatMap((env) => env.getProperties().map((p) => [p.getName(), p.getValue() ?? ''] as const)),
+);
+
+describe('Dockerfile', () => {
+  it('passes the Dockerfile linter without a diagnostic (and the linter does report problems)', () => {
+    assert.deepEqual(
+      validate(dockerfileText).map((d) => `line ${d.range.start.line + 1}: ${JSON.stringify(d.message)}`),
+      [],
+    );
+    assert.ok(validate('FROM\nEXPOSE seventy\nHEALTHCHECK --interval=x CMD true\n').length >= 2);
+  });
+
+  it('is multi-stage: Node.js pinned, a ROS 2 Jazzy Noble build stage and a ROS 2 Jazzy Noble runtime', () => {
+    assert.deepEqual(
+      stages.map((stage) => [stage.name, stage.image]),
+      [
+        ['node', 'node:${NODE_VERSION}-bookworm-slim'],
+        ['build', 'ros:${ROS_DISTRO}-ros-base-noble'],
+        ['runtime', 'ros:${ROS_DISTRO}-ros-core-noble'],
+      ],
+    );
+    assert.equal(argDefaults.get('ROS_DISTRO'), 'jazzy');
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(engines);
+    const pinned = /^(\d+)\.(\d+)\.(\d+)$/.exec(argDefaults.get('NODE_VERSION') ?? '');
+    assert.ok(minimum && pinned, `engines ${engines}, NODE_VERSION ${argDefaults.get('NODE_VERSION')}`);
+    const [, major, minor, patch] = pinned.map(Number);
+    const [, minMajor, minMinor, minPatch] = minimum.map(Number);
+    assert.equal(major, minMajor, 'the image runs the Node.js major the project is tested with');
+    assert.ok(
+      minor! > minMinor! || (minor === minMinor && patch! >= minPatch!),
+      'satisfies package.json engines',
+    );
+  });
+
+  it('builds the interfaces with colcon, rebuilds rclnodejs with ROS and the interfaces sourced, type-checks with tsconfig.ros.json', () => {
+    const build = stages.find((stage) => stage.name === 'build')!;
+    const runs = inStage(build, 'RUN').map(argumentsOf);
+    assert.ok(
+      runs.some(
+        (run) => /colcon build/.test(run) && /source "\/opt\/ros\/\$\{ROS_DISTRO\}\/setup\.bash"/.test(run),
+      ),
+    );
+    assert.ok(
+      inStage(build, 'COPY').some((copy) => argumentsOf(copy).startsWith('ros/tour_guide_interfaces ')),
+    );
+    assert.ok(runs.some((run) => /^npm ci\b/.test(run)));
+    const rebuild = runs.find((run) => run.includes('npm rebuild rclnodejs --ignore-scripts=false'));
+    assert.ok(rebuild, 'npm rebuild rclnodejs --ignore-scripts=false');
+    const order = [
+      '/opt/ros/${ROS_DISTRO}/setup.bash',
+      '/opt/tour_bridge_ws/install/setup.bash',
+      'npm rebuild rclnodejs',
+    ];
+    const positions = order.map((part) => rebuild.indexOf(part));
+    assert.ok(
+      positions.every(
+        (position, index) => position >= 0 && (index === 0 || position > positions[index - 1]!),
+      ),
+      rebuild,
+    );
+    assert.match(rebuild, /generated\/tour_guide_interfaces/, 'checks the generated message classes');
+    assert.ok(runs.some((run) => /tsc -p tsconfig\.ros\.json/.test(run)));
+    const ros = JSON.parse(read('tsconfig.ros.json').replace(/^\s*\/\/.*$/gm, '')) as { exclude: string[] };
+    assert.deepEqual(ros.exclude, ['types/rclnodejs-interfaces.d.ts']);
+  });
+
+  it('runtime: rmw_zenoh installed, the spec environment exactly, a non-root user, port 7000', () => {
+    assert.ok(
+      inStage(finalStage, 'RUN').some((run) =>
+        argumentsOf(run).includes('"ros-${ROS_DISTRO}-rmw-zenoh-cpp"'),
+      ),
+    );
+    for (const [name, value] of Object.entries(SPEC_ENV)) assert.equal(finalEnv.get(name), value, name);
+    const plan = zenohSessionPlan({ ZENOH_CONFIG_OVERRIDE: finalEnv.get('ZENOH_CONFIG_OVERRIDE') });
+    assert.deepEqual(plan.kind === 'known' && [plan.mode, plan.endpoints, plan.ignored], [
+      'client',
+      ['tcp/host.docker.internal:7447'],
+      [],
+    ]);
+    const users = inStage(finalStage, 'USER').map(argumentsOf);
+    assert.equal(users.length, 1);
+    assert.ok(!['root', '0'].includes(users[0]!.split(':')[0]!), `USER ${users[0]}`);
+    assert.deepEqual(inStage(finalStage, 'EXPOSE').map(argumentsOf), [OPTION_SPECS.port.defaultValue]);
+  });
+
+  it('checks health with node on /health, and enters through the entrypoint script', () => {
+    const [healthcheck] = inStage(finalStage, 'HEALTHCHECK').map(argumentsOf);
+    const command = /CMD (\[.*\])$/.exec(healthcheck ?? '')?.[1];
+    assert.deepEqual(JSON.parse(command ?? 'null'), ['node', '/app/dist/src/healthcheck.js']);
+    assert.ok(exists('src/healthcheck.ts'));
+    assert.match(read('src/healthcheck.ts'), /\/health/);
+
+    const [entrypoint] = inStage(finalStage, 'ENTRYPOINT').map(argumentsOf);
+    assert.deepEqual(JSON.parse(entrypoint ?? 'null'), ['/usr/local/bin/tour-bridge-entrypoint']);
+    const copied = dockerfile
+      .getCOPYs()
+      .find(
+        (copy) => copy.getArgumentsContent() === 'docker/entrypoint.sh /usr/local/bin/tour-bridge-entrypoint',
+      );
+    assert.ok(copied && finalStage.instructions.includes(copied), 'the runtime stage copies the entrypoint');
+    assert.deepEqual(
+      copied.getFlags().map((flag) => [flag.getName(), flag.getValue()]),
+      [['chmod', '0755']],
+      'executable whatever mode the checkout gave it',
+    );
+    assert.equal(inStage(finalStage, 'CMD').length, 0, 'the entrypoint supplies the default command');
+  });
+
+  it('copies only files that exist and that .dockerignore lets into the build context', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    assert.ok(ignored.includes('node_modules') && ignored.includes('dist') && ignored.includes('.git'));
+    const sources = dockerfile
+      .getCOPYs()
+      .filter((copy) => copy.getFromFlag() === null)
+      .flatMap((copy) =>
+        copy
+          .getArguments()
+          .slice(0, -1)
+          .map((argument) => argument.getValue()),
+      );
+    assert.ok(sources.length >= 8, sources.join(' '));
+    for (const source of sources) {
+      assert.ok(exists(source), `${source} exists`);
+      const top = source.split('/')[0]!;
+      assert.ok(!ignored.includes(top) && !ignored.includes(source), `${source} is not in .dockerignore`);
+    }
+  });
+});
+
+interface ComposeService {
+  image?: string;
+  build?: { context?: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  healthcheck?: { disable?: boolean; test?: string[] };
+  depends_on?: string[];
+}
+const compose = parseYaml(read('compose.yaml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+};
+const services = compose.services;
+const service = (name: string): ComposeService => {
+  const found = services[name];
+  assert.ok(found, `compose.yaml has a service ${name}`);
+  return found;
+};
+const ROS_SERVICES = ['bridge', 'tour-store', 'demo-chat'] as const;
+
+describe('compose.yaml', () => {
+  it('runs the router, the bridge and the two reference nodes, all from the one image', () => {
+    assert.deepEqual(Object.keys(services).sort(), ['bridge', 'demo-chat', 'tour-store', 'zenoh-router']);
+    for (const [name, service] of Object.entries(services)) {
+      assert.equal(service.image, 'tour-bridge:local', name);
+      assert.equal(service.build?.context, '.', name);
+    }
+  });
+
+  it('starts the Zenoh router with rmw_zenohd, listening on IPv4 port 7447, not in client mode', () => {
+    const router = service('zenoh-router');
+    assert.deepEqual(router.command, ['ros2', 'run', 'rmw_zenoh_cpp', 'rmw_zenohd']);
+    const override = router.environment?.['ZENOH_CONFIG_OVERRIDE'] ?? '';
+    assert.equal(override, 'listen/endpoints=["tcp/0.0.0.0:7447"]');
+    assert.doesNotMatch(override, /client/);
+    assert.match(router.healthcheck?.test?.join(' ') ?? '', /\/dev\/tcp\/127\.0\.0\.1\/7447/);
+  });
+
+  it('gives every ROS service the image defaults, with the router reached by its service name', () => {
+    for (const name of ROS_SERVICES) {
+      const env = service(name).environment ?? {};
+      for (const key of [
+        'RMW_IMPLEMENTATION',
+        'ROS_AUTOMATIC_DISCOVERY_RANGE',
+        'ZENOH_ROUTER_CHECK_ATTEMPTS',
+      ] as const) {
+        assert.equal(env[key], finalEnv.get(key), `${name} ${key}`);
+      }
+      assert.equal(
+        env['ZENOH_CONFIG_OVERRIDE'],
+        finalEnv.get('ZENOH_CONFIG_OVERRIDE')?.replace('host.docker.internal', 'zenoh-router'),
+        name,
+      );
+      const plan = zenohSessionPlan(env);
+      assert.ok(plan.kind === 'known' && plan.mode === 'client', name);
+      assert.deepEqual(plan.endpoints, ['tcp/zenoh-router:7447'], name);
+      assert.ok(service(name).depends_on?.includes('zenoh-router'), name);
+    }
+  });
+
+  it('publishes the bridge on the port the image exposes', () => {
+    const exposed = inStage(finalStage, 'EXPOSE').map(argumentsOf)[0];
+    assert.deepEqual(service('bridge').ports, [`${exposed}:${exposed}`]);
+    assert.equal(service('bridge').command, undefined, 'the image entrypoint runs the bridge');
+  });
+
+  it('runs the reference nodes with valid command lines, the store on a named volume', () => {
+    for (const name of ['tour-store', 'demo-chat'] as const) {
+      const [node, script, ...argv] = service(name).command ?? [];
+      assert.equal(node, 'node');
+      assert.equal(script, 'dist/src/nodes/main.js');
+      assert.ok(exists('src/nodes/main.ts'));
+      const parsed = parseNodeCommandLine(argv, {});
+      if (parsed.kind !== 'run') assert.fail(`${name}: ${JSON.stringify(parsed)}`);
+      assert.equal(parsed.options.command, name);
+      assert.equal(
+        service(name).healthcheck?.disable,
+        true,
+        `${name}: the image probes /health, which nodes lack`,
+      );
+    }
+    const store = parseNodeCommandLine(service('tour-store').command?.slice(2) ?? [], {});
+    const file = store.kind === 'run' ? (store.options.file ?? '') : '';
+    const [volume, target] = (service('tour-store').volumes?.[0] ?? '').split(':');
+    assert.ok(volume !== undefined && volume in compose.volumes, `named volume ${volume}`);
+    assert.ok(target !== undefined && file.startsWith(`${target}/`), `${file} is on the volume at ${target}`);
+    assert.equal(finalEnv.get('TOUR_STORE_FILE'), file, 'the image default names the same file');
+  });
+});
+
+describe('README, "Deploying on a robot"', () => {
+  const section = readme.slice(readme.indexOf('## Deploying on a robot'));
+
+  it('shows how to build, run the whole system and run the acceptance test', () => {
+    assert.ok(readme.includes('## Deploying on a robot'));
+    for (const command of [
+      'docker build -t tour-bridge .',
+      'docker compose up',
+      'docker compose run --rm bridge npm run test:ros',
+      'ros2 run rmw_zenoh_cpp rmw_zenohd',
+      'node dist/src/nodes/main.js tour-store',
+    ]) {
+      assert.ok(section.includes(command), command);
+    }
+    assert.ok(section.includes('(#uwebsocketsjs-build)'), 'links the uWebSockets.js build section');
+  });
+
+  it('lists every environment variable the image sets, with its default', () => {
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('|'))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+    for (const [name, value] of finalEnv) {
+      const row = rows.find((cells) => cells[0] === `\`${name}\``);
+      assert.ok(row, `README has a row for ${name}`);
+      assert.equal(row[1], `\`${value}\``, `README gives the default of ${name}`);
+    }
+  });
+});

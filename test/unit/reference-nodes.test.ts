@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { serveDemoChat, subscriptionCount } from '../../src/nodes/demo-chat-node.js';
+import { greetingMessage, greetingTone } from '../../src/nodes/greeting.js';
+import { NODE_HELP, parseNodeCommandLine } from '../../src/nodes/node-options.js';
+import { serveTourStore } from '../../src/nodes/tour-store-node.js';
+import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/ros-port.js';
+import { openDurableTourStore } from '../../src/tours/durable-tour-store.js';
+import { TOUR_SERVICE_KEYS } from '../../src/tours/tour-rules.js';
+
+/*
+ * The reference nodes' wiring against a stand-in for the few rclnodejs calls they make (rclnodejs
+ * itself cannot load without ROS 2): which services and topics, with which types and QoS, and what
+ * the callbacks answer. Against a real graph they run in `npm run test:ros`.
+ */
+
+type Handler = (request: unknown, response: { send(answer: unknown): void }) => unknown;
+
+class FakeQoS {
+  static readonly HistoryPolicy = { RMW_QOS_POLICY_HISTORY_KEEP_LAST: 1 };
+  static readonly ReliabilityPolicy = { RMW_QOS_POLICY_RELIABILITY_RELIABLE: 1 };
+  static readonly DurabilityPolicy = { RMW_QOS_POLICY_DURABILITY_VOLATILE: 2 };
+  static readonly profileServicesDefault = 'qos_profile_services_default';
+  constructor(
+    readonly history: number,
+    readonly depth: number,
+    readonly reliability: number,
+    readonly durability: number,
+  ) {}
+}
+
+class FakePublisher {
+  subscribers = 0;
+  readonly published: unknown[] = [];
+  constructor(
+    readonly type: string,
+    readonly topic: string,
+    readonly options: { qos: FakeQoS },
+  ) {}
+  // A getter, as rclnodejs 2.2.0 implements it (lib/publisher.js), not the method its .d.ts declares.
+  get subscriptionCount(): number {
+    return this.subscribers;
+  }
+  publish(message: unknown): void {
+    this.published.push(message);
+  }
+}
+
+class FakeNode {
+  readonly services = new Map<string, { type: string; options: unknown; handler: Handler }>();
+  readonly publishers: FakePublisher[] = [];
+  createService(type: string, name: string, options: unknown, handler: Handler): void {
+    this.services.set(name, { type, options, handler });
+  }
+  createPublisher(type: string, topic: string, options: { qos: FakeQoS }): FakePublisher {
+    const publisher = new FakePublisher(type, topic, options);
+    this.publishers.push(publisher);
+    return publisher;
+  }
+  /** Calls a service as a client would and waits (bounded) for the answer. */
+  async call(name: string, request: unknown): Promise<unknown> {
+    const service = this.services.get(name);
+    assert.ok(service, `no service ${name}`);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`${name} did not answer`));
+      }, 5_000);
+      const returned = service.handler(request, {
+        send: (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+      });
+      // rclnodejs would send a truthy return value itself: the handlers must return nothing.
+      assert.equal(returned, undefined);
+    });
+  }
+}
+
+// The stand-ins cover only what the nodes use; the casts are the price of not loading rclnodejs.
+const fakeRcl = { QoS: FakeQoS } as unknown as Parameters<typeof serveTourStore>[0]['rcl'];
+const asNode = (node: FakeNode) => node as unknown as Parameters<typeof serveTourStore>[0]['node'];
+const asChatNode = (node: FakeNode) => node as unknown as Parameters<typeof serveDemoChat>[0]['node'];
+const silent = pino({ level: 'silent' });
+
+describe('the reference tour store node', () => {
+  it('serves the five tour services with their types and the services QoS, answering from the durable store', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tour-store-node-'));
+    try {
+      const file = join(directory, 'tours.json');
+      const { store } = await openDurableTourStore({ file });
+      const node = new FakeNode();
+      serveTourStore({ rcl: fakeRcl, node: asNode(node), store, logger: silent, isClosed: () => false });
+      assert.deepEqual(
+        [...node.services].map(([name, service]) => [name, service.type, service.options]),
+        TOUR_SERVICE_KEYS.map((key) => [
+          ROS_SERVICES[key].name,
+          ROS_SERVICES[key].type,
+          { qos: 'qos_profile_services_default' },
+        ]),
+      );
+
+      const wireTour = {
+        tour_name: 'garden',
+        map_name: 'park',
+        steps: [{ description: 'Roses', destination: ['rose_bed'], dialogue: [] }],
+      };
+      assert.deepEqual(await node.call('/tour_create', { tour: wireTour }), {
+        success: true,
+        outcome: 0,
+        message: 'created "garden"',
+      });
+      assert.match(await readFile(file, 'utf8'), /"garden"/, 'answered after the file holds the change');
+      assert.deepEqual(await node.call('/tour_create', { tour: wireTour }), {
+        success: false,
+        outcome: 2,
+        message: 'a tour named "garden" already exists',
+      });
+      const list = (await node.call('/tour_list', {})) as { tour_names: string[] };
+      assert.deepEqual(list.tour_names, ['welcome', 'garden']);
+      const got = (await node.call('/tour_get', { tour_name: 'garden' })) as {
+        tour: unknown;
+        outcome: number;
+      };
+      assert.equal(got.outcome, 0);
+      assert.deepEqual(got.tour, wireTour);
+      assert.equal(
+        ((await node.call('/tour_delete', { tour_name: 'nope' })) as { outcome: number }).outcome,
+        1,
+      );
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('does not answer once closed', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tour-store-node-'));
+    try {
+      const { store } = await openDurableTourStore({ file: join(directory, 'tours.json') });
+      const node = new FakeNode();
+      serveTourStore({ rcl: fakeRcl, node: asNode(node), store, logger: silent, isClosed: () => true });
+      const sent: unknown[] = [];
+      node.services.get('/tour_list')?.handler({}, { send: (answer) => sent.push(answer) });
+      await store.close();
+      assert.deepEqual(sent, []);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the reference demo chat node', () => {
+  it('echoes /chat as the simulation does and acknowledges /clear_history', async () => {
+    const node = new FakeNode();
+    const chat = serveDemoChat({
+      rcl: fakeRcl,
+      node: asChatNode(node),
+      logger: silent,
+      isClosed: () => false,
+    });
+    assert.equal(node.services.get('/chat')?.type, 'tour_guide_interfaces/srv/Chat');
+    assert.equal(node.services.get('/clear_history')?.type, 'std_srvs/srv/Empty');
+    assert.deepEqual(await node.call('/chat', { audio: [1, 2, 3] }), {
+      emotion: 'happy',
+      text: 'I heard 3 bytes of audio.',
+      audio: new Uint8Array([1, 2, 3]),
+    });
+    assert.deepEqual(await node.call('/clear_history', {}), {});
+    assert.equal(chat.historyClears, 1);
+  });
+
+  it('publishes the greeting on /play_audio (reliable, depth 10, volatile) once a subscriber matches', async () => {
+    const node = new FakeNode();
+    const chat = serveDemoChat({
+      rcl: fakeRcl,
+      node: asChatNode(node),
+      logger: silent,
+      isClosed: () => false,
+    });
+    const [publisher] = node.publishers;
+    assert.ok(publisher);
+    assert.equal(publisher.type, ROS_PLAY_AUDIO_TOPIC.type);
+    assert.equal(publisher.topic, '/play_audio');
+    const { qos } = publisher.options;
+    assert.deepEqual([qos.history, qos.depth, qos.reliability, qos.durability], [1, 10, 1, 2]);
+
+    const greeted = chat.greet(new AbortController().signal, { pollMs: 10, maxWaitMs: 5_000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(publisher.published, [], 'nobody listens yet: nothing is published into the void');
+    publisher.subscribers = 1;
+    assert.equal(await greeted, true);
+    assert.equal(publisher.published.length, 1);
+    const message = publisher.published[0] as unknown as { text: string; audio: Uint8Array };
+    assert.equal(message.text, greetingMessage().text);
+    assert.deepEqual([...message.audio], [...greetingTone()]);
+  });
+
+  it('reads the subscription count as rclnodejs implements it (getter) and as it declares it (method)', () => {
+    assert.equal(subscriptionCount({ subscriptionCount: 2 }), 2);
+    assert.equal(subscriptionCount({ subscriptionCount: () => 3 }), 3);
+    assert.equal(subscriptionCount({}), 0);
+  });
+
+  it('gives the greeting up after its bound, and at once when aborted', async () => {
+    const node = new FakeNode();
+    const chat = serveDemoChat({
+      rcl: fakeRcl,
+      node: asChatNode(node),
+      logger: silent,
+      isClosed: () => false,
+    });
+    assert.equal(await chat.greet(new AbortController().signal, { pollMs: 10, maxWaitMs: 50 }), false);
+    const controller = new AbortController();
+    const greeting = chat.greet(controller.signal, { pollMs: 10_000, maxWaitMs: 60_000 });
+    controller.abort();
+    assert.equal(await greeting, false);
+    assert.deepEqual(node.publishers[0]?.published, []);
+  });
+
+  it('greets with a valid WAV tone: RIFF/WAVE, PCM mono 16 kHz 16-bit, sizes consistent', () => {
+    const wav = Buffer.from(greetingTone());
+    assert.equal(wav.toString('ascii', 0, 4), 'RIFF');
+    assert.equal(wav.readUInt32LE(4), wav.byteLength - 8);
+    assert.equal(wav.toString('ascii', 8, 16), 'WAVEfmt ');
+    assert.deepEqual(
+      [wav.readUInt16LE(20), wav.readUInt16LE(22), wav.readUInt32LE(24), wav.readUInt16LE(34)],
+      [1, 1, 16_000, 16],
+    );
+    assert.equal(wav.toString('ascii', 36, 40), 'data');
+    assert.equal(wav.readUInt32LE(40), wav.byteLength - 44);
+    assert.equal(wav.readInt16LE(44), 0, 'faded in from silence');
+  });
+});
+
+describe('the reference nodes command line', () => {
+  it('reads the command, its options and the ROS arguments', () => {
+    assert.deepEqual(
+      parseNodeCommandLine(
+        [
+          'tour-store',
+          '--file',
+          '/data/t.json',
+          '--max_tours',
+          '50',
+          '--log_level',
+          'debug',
+          '--ros-args',
+          '-r',
+          '__ns:=/r1',
+        ],
+        {},
+      ),
+      {
+        kind: 'run',
+        options: {
+          command: 'tour-store',
+          logLevel: 'debug',
+          file: '/data/t.json',
+          maxTours: 50,
+          rosArgs: ['--ros-args', '-r', '__ns:=/r1'],
+        },
+      },
+    );
+    const fromEnv = parseNodeCommandLine(['tour-store'], {
+      TOUR_STORE_FILE: '/var/lib/tour-bridge/tours.json',
+    });
+    assert.equal(fromEnv.kind === 'run' && fromEnv.options.file, '/var/lib/tour-bridge/tours.json');
+    assert.equal(parseNodeCommandLine(['demo-chat'], {}).kind, 'run');
+    assert.deepEqual(parseNodeCommandLine(['demo-chat', '--help'], {}), { kind: 'help', text: NODE_HELP });
+  });
+
+  it('refuses bad input with one line saying what is wrong', () => {
+    const errors: [string[], RegExp][] = [
+      [[], /first argument must be tour-store or demo-chat/],
+      [['talker'], /first argument/],
+      [['tour-store'], /needs --file <path> \(or TOUR_STORE_FILE\)/],
+      [['demo-chat', '--log_level', 'loud'], /--log_level must be one of/],
+      [['tour-store', '--file', ''], /--file must be a path/],
+      [
+        ['tour-store', '--file', 'x', '--max_tours', '0'],
+        /--max_tours must be a whole number from 1 to 100000/,
+      ],
+      [['demo-chat', '--verbose', 'yes'], /unknown option --verbose/],
+      [['demo-chat', '--log_level'], /--log_level needs a value/],
+    ];
+    for (const [argv, message] of errors) {
+      const parsed = parseNodeCommandLine(argv, {});
+      if (parsed.kind !== 'error') assert.fail(`accepted: ${argv.join(' ')}`);
+      assert.match(parsed.message, message);
+    }
+  });
+});

@@ -1,0 +1,425 @@
+import type { PcmChunk } from './capture-format.js';
+import { KioskConnection, type ConnectionStatus } from './connection.js';
+import { byId } from './dom.js';
+import { setSpeaking, showEmotion, type FaceElements } from './face.js';
+import { FramePairer, type AudioPair } from './frame-pairer.js';
+import { Microphone, type MicrophoneDevice } from './microphone.js';
+import { Player, type PlayOutcome } from './player.js';
+import { Probe } from './probe.js';
+import { DEFAULT_MAX_AUDIO_FRAME_BYTES, PCM_SAMPLE_RATE, type ServerMessage } from './protocol.js';
+import { PreRoll, UtteranceBuffer } from './utterance.js';
+import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
+import { encodeWav, maxSamplesFor } from './wav.js';
+
+/**
+ * The kiosk page: wires the connection, the microphone and the player to the page. Each part is its own
+ * module; this one holds the page state and decides what may happen when.
+ */
+
+/** Shorter presses are taken as accidental taps and not sent. */
+const MIN_UTTERANCE_MS = 250;
+/**
+ * One utterance is cut at a minute (1.9 MB), well inside the server's default audio frame limit (8 MiB).
+ * A service run with a lower `--max_audio_frame_bytes` needs this lowered too (docs/protocol.md).
+ */
+const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAULT_MAX_AUDIO_FRAME_BYTES));
+/** Hands-free keeps this much audio from before the threshold tripped. */
+const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
+/** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
+const ECHO_TAIL_MS = 600;
+
+type Recording = 'none' | 'push' | 'hands-free';
+
+const page = {
+  body: document.body,
+  connection: byId('connection-status', HTMLElement),
+  micText: byId('mic-text', HTMLElement),
+  speech: byId('speech-text', HTMLElement),
+  talk: byId('talk', HTMLButtonElement),
+  talkLabel: byId('talk-label', HTMLElement),
+  handsFree: byId('hands-free', HTMLInputElement),
+  threshold: byId('threshold', HTMLInputElement),
+  thresholdValue: byId('threshold-value', HTMLOutputElement),
+  level: byId('level', HTMLMeterElement),
+  notice: byId('notice', HTMLElement),
+  newConversation: byId('new-conversation', HTMLButtonElement),
+  unlock: byId('unlock', HTMLElement),
+};
+const face: FaceElements = {
+  svg: byId('face', SVGSVGElement),
+  label: byId('face-label', SVGTitleElement),
+  mouth: byId('mouth', SVGPathElement),
+  leftBrow: byId('brow-left', SVGPathElement),
+  rightBrow: byId('brow-right', SVGPathElement),
+  leftEye: byId('eye-left', SVGEllipseElement),
+  rightEye: byId('eye-right', SVGEllipseElement),
+  thought: byId('thought', SVGGElement),
+};
+
+const state = {
+  connection: 'connecting' as ConnectionStatus,
+  retryInMs: undefined as number | undefined,
+  /** What the service says (`state` and `microphone` frames); undefined until the first state. */
+  microphoneAllowed: undefined as boolean | undefined,
+  device: 'closed' as MicrophoneDevice,
+  deviceProblem: '',
+  handsFree: false,
+  recording: 'none' as Recording,
+  lastPlaybackEndedAt: -Infinity,
+};
+
+const probe = new Probe();
+const context = new AudioContext({ latencyHint: 'interactive' });
+const utterance = new UtteranceBuffer(MAX_UTTERANCE_SAMPLES);
+const preRoll = new PreRoll(PRE_ROLL_SAMPLES);
+const vad = new VoiceActivityDetector(DEFAULT_VAD);
+const pairer = new FramePairer();
+
+// ---------------------------------------------------------------------------------------------------------
+// Rendering: the page shows `state`; every change goes through render().
+
+const canTalk = (): boolean =>
+  state.connection === 'online' && state.microphoneAllowed === true && state.device === 'open';
+
+/** Why talking is not possible right now, in words for the visitor; undefined when it is. */
+const refusal = (): string | undefined => {
+  if (state.connection !== 'online') return 'Not connected to the robot yet.';
+  if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
+  if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.device !== 'open') return 'The microphone is starting.';
+  return undefined;
+};
+
+const microphoneIndicator = (): { key: string; text: string } => {
+  if (state.microphoneAllowed === false) return { key: 'disabled', text: 'Microphone off' };
+  if (state.device === 'failed') return { key: 'unavailable', text: 'No microphone' };
+  if (state.microphoneAllowed === undefined || state.device !== 'open') {
+    return { key: 'pending', text: 'Microphone starting…' };
+  }
+  if (state.recording !== 'none') return { key: 'enabled', text: 'Listening…' };
+  return { key: 'enabled', text: state.handsFree ? 'Microphone on — just speak' : 'Microphone on' };
+};
+
+const connectionText = (): string => {
+  switch (state.connection) {
+    case 'online':
+      return 'Connected';
+    case 'connecting':
+      return 'Connecting…';
+    case 'offline':
+      return state.retryInMs === undefined
+        ? 'Offline'
+        : `Offline — trying again in ${Math.max(1, Math.round(state.retryInMs / 1000))} s`;
+  }
+};
+
+const render = (): void => {
+  const microphone = microphoneIndicator();
+  page.body.dataset['connection'] = state.connection;
+  page.body.dataset['microphone'] = microphone.key;
+  page.body.dataset['recording'] = String(state.recording !== 'none');
+  page.body.dataset['mode'] = state.handsFree ? 'hands-free' : 'push';
+  page.connection.textContent = connectionText();
+  page.micText.textContent = microphone.text;
+  const usable = canTalk() && !state.handsFree;
+  // aria-disabled rather than disabled: the button stays focusable and a press can say why it refuses.
+  page.talk.setAttribute('aria-disabled', String(!usable));
+  page.talk.setAttribute('aria-pressed', String(state.recording === 'push'));
+  page.talkLabel.textContent = state.handsFree
+    ? 'Hands-free: just speak'
+    : state.recording === 'push'
+      ? 'Listening… release to send'
+      : 'Hold to talk';
+  page.newConversation.disabled = state.connection !== 'online';
+};
+
+let noticeTimer: ReturnType<typeof setTimeout> | undefined;
+const clearNotice = (): void => {
+  clearTimeout(noticeTimer);
+  page.notice.textContent = '';
+};
+/** A short message under the button; it goes away by itself. */
+const notify = (text: string): void => {
+  page.notice.textContent = text;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(clearNotice, 6_000);
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Talking
+
+const startRecording = (kind: Exclude<Recording, 'none'>): void => {
+  utterance.reset();
+  state.recording = kind;
+  render();
+};
+
+/** Ends the utterance in progress: sends it as one WAV frame, or drops it. */
+const finishRecording = (send: boolean, note?: string): void => {
+  if (state.recording === 'none') return;
+  state.recording = 'none';
+  vad.reset();
+  const samples = utterance.take();
+  render();
+  if (!send) {
+    if (note !== undefined) notify(note);
+    return;
+  }
+  const ms = (samples.length * 1000) / PCM_SAMPLE_RATE;
+  if (ms < MIN_UTTERANCE_MS) {
+    notify('That was very short — hold the button while you speak.');
+    return;
+  }
+  const wav = encodeWav(samples, PCM_SAMPLE_RATE);
+  if (!connection.send(wav)) {
+    notify('Not sent: the robot is not connected.');
+    return;
+  }
+  probe.recordSent({ bytes: wav.byteLength, ms });
+  notify(note ?? 'Sent — the robot is thinking…');
+};
+
+const beginPush = (): void => {
+  if (state.recording !== 'none') return;
+  if (state.handsFree) {
+    notify('Hands-free mode is on: just speak.');
+    return;
+  }
+  const reason = refusal();
+  if (reason !== undefined) {
+    probe.recordRefusal(reason);
+    notify(reason);
+    return;
+  }
+  startRecording('push');
+};
+
+const endPush = (send: boolean): void => {
+  if (state.recording === 'push') finishRecording(send);
+};
+
+const onChunk = (chunk: PcmChunk): void => {
+  page.level.value = Math.max(page.level.min, chunk.levelDb);
+  if (state.recording === 'push') {
+    if (!utterance.append(chunk.samples))
+      finishRecording(true, 'That was the longest a message can be: sent.');
+    return;
+  }
+  if (state.recording === 'hands-free') {
+    const full = !utterance.append(chunk.samples);
+    const event = vad.update(chunk.levelDb, chunk.ms);
+    if (full) finishRecording(true, 'That was the longest a message can be: sent.');
+    else if (event === 'end') finishRecording(true);
+    else if (event === 'discard') finishRecording(false);
+    return;
+  }
+  const robotSpeaking =
+    player.busy ||
+    performance.now() - state.lastPlaybackEndedAt < ECHO_TAIL_MS ||
+    context.state !== 'running';
+  if (!state.handsFree || !canTalk() || robotSpeaking) {
+    vad.reset();
+    preRoll.take();
+    return;
+  }
+  preRoll.push(chunk.samples);
+  if (vad.update(chunk.levelDb, chunk.ms) === 'start') {
+    startRecording('hands-free');
+    for (const part of preRoll.take()) utterance.append(part);
+  }
+};
+
+const microphone = new Microphone(context, '/assets/pcm-worklet.js', {
+  onChunk,
+  onDevice: (device, problem) => {
+    state.device = device;
+    state.deviceProblem = problem ?? '';
+    if (device !== 'open') finishRecording(false);
+    render();
+  },
+});
+
+/** The microphone is open exactly while the service allows it. */
+const applyMicrophoneAllowed = (allowed: boolean): void => {
+  const changed = state.microphoneAllowed !== allowed;
+  state.microphoneAllowed = allowed;
+  if (allowed) {
+    void microphone.open();
+  } else {
+    if (state.recording !== 'none') finishRecording(false, 'The robot switched the microphone off.');
+    microphone.close();
+  }
+  if (changed && state.connection === 'online') {
+    notify(allowed ? 'The microphone is on again.' : 'The robot has switched the microphone off.');
+  }
+  render();
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Listening
+
+const player = new Player(context, {
+  onStart: (pair: AudioPair) => {
+    clearNotice();
+    showEmotion(face, pair.meta.emotion);
+    page.speech.textContent = pair.meta.text;
+    setSpeaking(face, true);
+    probe.recordStart({
+      messageId: pair.meta.messageId,
+      emotion: pair.meta.emotion,
+      text: pair.meta.text,
+      audioBytes: pair.audio.byteLength,
+      startedAt: performance.now(),
+    });
+  },
+  onEnd: (pair: AudioPair, outcome: PlayOutcome) => {
+    setSpeaking(face, false);
+    state.lastPlaybackEndedAt = performance.now();
+    probe.recordEnd(pair.meta.messageId, outcome);
+  },
+  onDrop: (pair: AudioPair) => {
+    probe.recordDrop(pair.meta.messageId);
+  },
+});
+
+const ERROR_NOTICES: Readonly<Record<string, string>> = {
+  busy: 'One moment — the robot is still answering.',
+  microphone_disabled: 'The robot has switched the microphone off.',
+  chat_failed: 'Sorry, the robot could not answer that.',
+  chat_timeout: 'Sorry, the robot took too long to answer.',
+  chat_unavailable: 'The robot cannot listen right now.',
+};
+
+const onMessage = (message: ServerMessage): void => {
+  switch (message.type) {
+    case 'state':
+      // A new session's state replaces whatever the page showed before (reconnects included).
+      probe.statesApplied += 1;
+      showEmotion(face, message.emotion);
+      page.speech.textContent = message.text;
+      applyMicrophoneAllowed(message.microphone.enabled);
+      return;
+    case 'audio': {
+      const evicted = pairer.meta(message);
+      if (evicted !== undefined) probe.recordOrphan(evicted.messageId);
+      return;
+    }
+    case 'microphone':
+      applyMicrophoneAllowed(message.enabled);
+      return;
+    case 'ack':
+      notify('New conversation: the robot has forgotten what was said.');
+      return;
+    case 'error':
+      probe.recordError(message.code);
+      notify(ERROR_NOTICES[message.code] ?? 'Something went wrong; please try again.');
+      return;
+  }
+};
+
+const onBinary = (frame: ArrayBuffer): void => {
+  const result = pairer.binary(frame);
+  if (result.kind === 'pair') player.enqueue(result.pair);
+  else if (result.kind === 'orphan') probe.recordOrphan(result.messageId);
+};
+
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+const connection = new KioskConnection(wsUrl, {
+  onStatus: (status, retryInMs) => {
+    if (status === 'online') probe.connects += 1;
+    state.connection = status;
+    state.retryInMs = retryInMs;
+    render();
+  },
+  onMessage,
+  onBinary,
+  onSessionEnd: () => {
+    // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
+    pairer.clear();
+    finishRecording(false, 'The connection dropped; please say that again.');
+  },
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Controls
+
+page.talk.addEventListener('pointerdown', (event) => {
+  if (event.button !== 0) return;
+  event.preventDefault();
+  page.talk.setPointerCapture(event.pointerId);
+  beginPush();
+});
+page.talk.addEventListener('pointerup', () => {
+  endPush(true);
+});
+// The browser took the gesture over (e.g. a scroll): not a deliberate release, so nothing is sent.
+page.talk.addEventListener('pointercancel', () => {
+  endPush(false);
+});
+page.talk.addEventListener('contextmenu', (event) => {
+  event.preventDefault();
+});
+
+/** Space talks unless focus is on a control that Space operates itself. */
+const spaceTalks = (target: EventTarget | null): boolean =>
+  !(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) &&
+  !(target instanceof HTMLButtonElement && target !== page.talk);
+
+document.addEventListener('keydown', (event) => {
+  if (event.code !== 'Space' || !spaceTalks(event.target)) return;
+  event.preventDefault();
+  if (!event.repeat) beginPush();
+});
+document.addEventListener('keyup', (event) => {
+  if (event.code !== 'Space' || !spaceTalks(event.target)) return;
+  event.preventDefault();
+  endPush(true);
+});
+// A key released while the window had no focus never reports keyup: end what was said.
+window.addEventListener('blur', () => {
+  endPush(true);
+});
+
+page.handsFree.addEventListener('change', () => {
+  state.handsFree = page.handsFree.checked;
+  finishRecording(false);
+  vad.reset();
+  render();
+});
+const showThreshold = () => {
+  const db = Number(page.threshold.value);
+  vad.setThreshold(db);
+  page.thresholdValue.value = `${db} dB`;
+};
+page.threshold.addEventListener('input', showThreshold);
+page.newConversation.addEventListener('click', () => {
+  if (!connection.send(JSON.stringify({ service: 'clear_history' }))) notify('Not connected.');
+});
+
+// Browsers start audio only after a user gesture unless the kiosk's browser is set to allow it
+// (--autoplay-policy=no-user-gesture-required, see README); until then a tap anywhere unlocks it.
+const showUnlock = () => {
+  page.unlock.hidden = context.state === 'running';
+};
+context.addEventListener('statechange', showUnlock);
+const unlock = () => {
+  if (context.state !== 'running') void context.resume();
+};
+document.addEventListener('pointerdown', unlock);
+document.addEventListener('keydown', unlock);
+
+window.addEventListener('online', () => {
+  connection.retryNow();
+});
+
+Object.defineProperty(window, 'tourKiosk', {
+  value: Object.freeze({
+    snapshot: () => ({ ...probe.snapshot(), page: Object.fromEntries(Object.entries(page.body.dataset)) }),
+  }),
+});
+
+showThreshold();
+showEmotion(face, 'neutral');
+showUnlock();
+render();
+connection.start();

@@ -1,0 +1,95 @@
+/**
+ * The parts of the `/ws` protocol the kiosk needs (src/ws/protocol.ts is the source of truth; the browser
+ * build cannot import it, so test/unit/web-protocol.test.ts checks these copies against it).
+ */
+
+/** The 4-byte big-endian message id that heads every server binary frame. */
+export const AUDIO_HEADER_BYTES = 4;
+/** The server's default limit for one client audio frame (`--max_audio_frame_bytes`). */
+export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 8 * 1024 * 1024;
+/** What the kiosk records and sends: 16-bit PCM WAV, 16 kHz, mono (docs/protocol.md, "Audio format"). */
+export const PCM_SAMPLE_RATE = 16_000;
+
+export interface StateMessage {
+  readonly type: 'state';
+  readonly emotion: string;
+  readonly text: string;
+  readonly microphone: { readonly enabled: boolean };
+}
+export interface AudioMessage {
+  readonly type: 'audio';
+  readonly emotion: string;
+  readonly text: string;
+  readonly messageId: number;
+}
+export interface MicrophoneMessage {
+  readonly type: 'microphone';
+  readonly enabled: boolean;
+}
+export interface AckMessage {
+  readonly type: 'ack';
+  readonly service: string;
+}
+export interface ErrorMessage {
+  readonly type: 'error';
+  readonly code: string;
+  readonly message: string;
+}
+export type ServerMessage = StateMessage | AudioMessage | MicrophoneMessage | AckMessage | ErrorMessage;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isMessageId = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff;
+
+/**
+ * Reads a server text frame. Anything malformed or of an unknown type gives `undefined` and is ignored,
+ * so a newer server can add message types without breaking older kiosks.
+ */
+export const parseServerMessage = (text: string): ServerMessage | undefined => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(json)) return undefined;
+  const { type } = json;
+  switch (type) {
+    case 'state': {
+      const { emotion, text: said, microphone } = json;
+      if (typeof emotion !== 'string' || typeof said !== 'string' || !isRecord(microphone)) return undefined;
+      const { enabled } = microphone;
+      if (typeof enabled !== 'boolean') return undefined;
+      return { type, emotion, text: said, microphone: { enabled } };
+    }
+    case 'audio': {
+      const { emotion, text: said, messageId } = json;
+      if (typeof emotion !== 'string' || typeof said !== 'string' || !isMessageId(messageId))
+        return undefined;
+      return { type, emotion, text: said, messageId };
+    }
+    case 'microphone':
+      return typeof json['enabled'] === 'boolean' ? { type, enabled: json['enabled'] } : undefined;
+    case 'ack':
+      return typeof json['service'] === 'string' ? { type, service: json['service'] } : undefined;
+    case 'error': {
+      const { code, message } = json;
+      return typeof code === 'string' && typeof message === 'string' ? { type, code, message } : undefined;
+    }
+    default:
+      return undefined;
+  }
+};
+
+/** Splits a server binary frame into its message id and audio; `undefined` when shorter than the header. */
+export const readAudioFrame = (
+  frame: ArrayBuffer,
+): { readonly messageId: number; readonly audio: ArrayBuffer } | undefined => {
+  if (frame.byteLength < AUDIO_HEADER_BYTES) return undefined;
+  return {
+    messageId: new DataView(frame).getUint32(0, false),
+    audio: frame.slice(AUDIO_HEADER_BYTES),
+  };
+};
