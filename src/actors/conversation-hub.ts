@@ -1,4 +1,4 @@
-import { asyncScheduler, retry, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, repeat, retry, timer, type Observable, type SchedulerLike } from 'rxjs';
 import type { RosPort } from '../ros/ros-port.js';
 import { createMessageIdAllocator, type MessageIdAllocator } from '../streams/message-ids.js';
 import { driveMicrophone, microphoneView } from '../streams/microphone-requests.js';
@@ -59,12 +59,18 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
   const gauges = createConversationGauges();
   const resubscribeDelayMs = options.resubscribeDelayMs ?? 1_000;
 
-  // A failing port stream must not end the sessions: report it and subscribe again.
+  // A port stream that fails or ends must not end the sessions: report it and subscribe again.
   const resilient = <T>(source: HubStreamSource, stream$: Observable<T>): Observable<T> =>
     stream$.pipe(
       retry({
         delay: (error: unknown) => {
           options.onStreamError?.(source, error);
+          return timer(resubscribeDelayMs, scheduler);
+        },
+      }),
+      repeat({
+        delay: () => {
+          options.onStreamError?.(source, new Error(`the ${source} stream ended`));
           return timer(resubscribeDelayMs, scheduler);
         },
       }),

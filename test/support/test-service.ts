@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { parseCommandLine, type Options } from '../../src/cli/options.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RosPort } from '../../src/ros/ros-port.js';
@@ -18,16 +19,38 @@ export interface TestService {
   readonly baseUrl: string;
   readonly wsUrl: string;
   readonly service: RunningService;
+  /** The service's log lines, parsed; filled only with the `captureLogs` option. */
+  readonly logs: Record<string, unknown>[];
   stop(): Promise<void>;
 }
+
+/** A pino destination that keeps every line, parsed, for tests that assert on logs. */
+const logCapture = (lines: Record<string, unknown>[]) =>
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      done();
+    },
+  });
 
 /** The real server on an ephemeral loopback port over the given port (default: a fresh simulation). */
 export const startTestService = async (
   port: RosPort,
-  options: { overrides?: Record<string, string>; sim?: SimBackend['sim']; webRoot?: string } = {},
+  options: {
+    overrides?: Record<string, string>;
+    sim?: SimBackend['sim'];
+    webRoot?: string;
+    captureLogs?: boolean;
+  } = {},
 ): Promise<TestService> => {
   const resolved = testOptions(options.overrides);
-  const log = createLogger(resolved.log_level);
+  const logs: Record<string, unknown>[] = [];
+  const log =
+    options.captureLogs === true
+      ? createLogger(resolved.log_level, logCapture(logs))
+      : createLogger(resolved.log_level);
   const service = await startService({
     options: resolved,
     log,
@@ -39,6 +62,7 @@ export const startTestService = async (
     baseUrl: `http://127.0.0.1:${service.listeningPort}`,
     wsUrl: `ws://127.0.0.1:${service.listeningPort}/ws`,
     service,
+    logs,
     stop: async () => {
       await service.stop();
       await port.close();
@@ -49,8 +73,9 @@ export const startTestService = async (
 export const startSimService = async (
   simOptions: SimBackendOptions = {},
   overrides: Record<string, string> = {},
+  captureLogs = false,
 ): Promise<TestService & { sim: SimBackend }> => {
   const sim = createSimBackend(simOptions);
-  const running = await startTestService(sim, { overrides, sim: sim.sim });
+  const running = await startTestService(sim, { overrides, sim: sim.sim, captureLogs });
   return { ...running, sim };
 };

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+
+/**
+ * The real service as its own process (sim backend, loopback, ephemeral port), so a test can read the
+ * server's own memory (/proc/<pid>/status) apart from the clients'.
+ */
+export interface ServerProcess {
+  readonly baseUrl: string;
+  readonly wsUrl: string;
+  /** Resident set size of the server process, in bytes. */
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export const startServerProcess = async (
+  args: readonly string[] = [],
+  timeoutMs = 20_000,
+): Promise<ServerProcess> => {
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--host', '127.0.0.1', '--port', '0', ...args],
+    { stdio: 'pipe' },
+  );
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${timeoutMs} ms: ${output}`));
+    }, timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"msg":"listening[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"listening/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1] ?? match[2]));
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`server exited early: ${output}`));
+    });
+  });
+  child.stdout.removeAllListeners('data');
+  child.stdout.resume();
+  child.stderr.resume();
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}/ws`,
+    rssBytes: () => {
+      const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (!match) throw new Error('no VmRSS');
+      return Number(match[1]) * 1024;
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+};
