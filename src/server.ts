@@ -13,6 +13,9 @@ const splitRosArgs = (argv: readonly string[]): { own: string[]; ros: string[] }
   return index === -1 ? { own: [...argv], ros: [] } : { own: argv.slice(0, index), ros: argv.slice(index) };
 };
 
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
+
 const fail = (message: string, code: number): never => {
   process.stderr.write(`tour-bridge: ${message}\n`);
   process.exit(code);
@@ -119,6 +122,12 @@ const main = async (): Promise<void> => {
     },
     `listening on http://${options.host}:${service.listeningPort} (${backend.port.description})`,
   );
+  if (!isLoopback(options.host) && options.auth_token === '') {
+    log.warn(
+      { host: options.host },
+      'listening beyond loopback without a token: anyone who reaches this port can use /ws, /tour and /metrics; set TOUR_BRIDGE_AUTH_TOKEN (and TOUR_BRIDGE_ALLOWED_ORIGINS)',
+    );
+  }
   handleShutdown(log, options, service, backend.port);
   if (options.backend !== 'ros') return;
 

@@ -1,7 +1,11 @@
 import type { us_listen_socket } from 'uWebSockets.js';
 import { createConversationHub, type ConversationHub } from './actors/conversation-hub.js';
 import type { Options } from './cli/options.js';
+import { parseAllowedOrigins, type AccessPolicy } from './http/access-policy.js';
 import { jsonReply } from './http/http-reply.js';
+import { guardRoutes } from './http/route-guard.js';
+import { createBridgeMetrics, type BridgeMetrics } from './metrics/bridge-metrics.js';
+import { instrumentPort } from './metrics/instrumented-port.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import type { Route } from './http/route.js';
 import { createHealthRoutes } from './http/routes/health-routes.js';
@@ -33,6 +37,7 @@ export interface RunningService {
   readonly listeningPort: number;
   /** The conversation endpoint's shared state (gauges, microphone), for metrics and tests. */
   readonly hub: ConversationHub;
+  readonly metrics: BridgeMetrics;
   /**
    * Graceful stop: no new connections, sessions closed with 1001 (their ROS calls abandoned), in-flight
    * HTTP requests given until `drainMs` to finish, then every connection closed. Idempotent. Does not
@@ -57,6 +62,29 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
 
 const DRAIN_POLL_MS = 10;
 
+export const accessPolicy = (options: Options): AccessPolicy => ({
+  token: options.auth_token === '' ? undefined : options.auth_token,
+  allowedOrigins: parseAllowedOrigins(options.allowed_origins),
+});
+
+// Open without the token: probes for orchestration, the API description, and the kiosk pages themselves
+// (they hold no data; the kiosk passes the token on to /ws and /tour).
+const PUBLIC_PATTERNS = new Set(['/health', '/ready', '/openapi.json']);
+const isPublicRoute = (route: Route): boolean =>
+  PUBLIC_PATTERNS.has(route.pattern) ||
+  ((route.method === 'GET' || route.method === 'HEAD') &&
+    !route.pattern.startsWith('/tour') &&
+    !route.pattern.startsWith('/sim') &&
+    route.pattern !== '/metrics');
+
+/** A bounded label for request metrics: the first path segment when it is one of ours. */
+const KNOWN_SEGMENTS = new Set(['tour', 'sim', 'health', 'ready', 'metrics', 'openapi.json', 'admin', 'ws']);
+const routeLabel = (url: string): string => {
+  const segment = url.split('/')[1] ?? '';
+  if (segment === '') return '/';
+  return KNOWN_SEGMENTS.has(segment) ? `/${segment}` : 'other';
+};
+
 /** Builds the HTTP and WebSocket server over a ROS port and starts listening. */
 export const startService = async ({
   options,
@@ -70,14 +98,21 @@ export const startService = async ({
     log.warn({ webRoot }, 'no kiosk pages to serve (run `npm run build`); the API works without them');
   }
   const app = uWS.App();
+  const policy = accessPolicy(options);
+  // The gauges are the hub's, read at scrape time; the hub, which needs the instrumented port, comes next.
+  const gaugeSource = { read: () => ({ liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 }) };
+  const metrics = createBridgeMetrics(() => gaugeSource.read());
+  const rosPort = instrumentPort(port, metrics);
   const hub = createConversationHub({
-    port,
+    port: rosPort,
     limits: conversationLimits(options),
     onStreamError: (source, error) => {
-      log.warn({ err: error, source }, `ROS stream ${source} failed; subscribing again`);
+      metrics.rosStreamRestarts.inc({ stream: source });
+      log.warn({ err: error, source }, `ROS stream ${source} failed or ended; subscribing again in 1 s`);
     },
   });
-  const endpoint = installConversationEndpoint(app, { hub, log });
+  gaugeSource.read = () => hub.readGauges();
+  const endpoint = installConversationEndpoint(app, { hub, log, policy, metrics });
 
   let inFlightRequests = 0;
   const openApiBody = JSON.stringify(
@@ -85,23 +120,33 @@ export const startService = async ({
   );
   const routes: Route[] = [
     ...createHealthRoutes(port),
-    ...createTourRoutes({ port, rosTimeoutMs: options.ros_timeout_ms }),
+    ...createTourRoutes({ port: rosPort, rosTimeoutMs: options.ros_timeout_ms }),
     {
       method: 'GET',
       pattern: '/openapi.json',
       handle: () => ({ ...jsonReply(200, null), body: openApiBody }),
     },
+    {
+      method: 'GET',
+      pattern: '/metrics',
+      handle: async () => ({
+        status: 200,
+        headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
+        body: await metrics.registry.metrics(),
+      }),
+    },
     ...(sim === undefined ? [] : createSimRoutes(sim)),
     ...createStaticRoutes(site),
   ];
-  installRoutes(app, routes, {
+  installRoutes(app, guardRoutes(routes, policy, isPublicRoute), {
     maxBodyBytes: options.max_body_bytes,
     log,
     onStarted: () => {
       inFlightRequests += 1;
     },
-    onAnswered: () => {
+    onAnswered: (head, status) => {
       inFlightRequests -= 1;
+      metrics.httpRequests.inc({ method: head.method, route: routeLabel(head.url), status: String(status) });
     },
   });
 
@@ -141,6 +186,7 @@ export const startService = async ({
   return {
     listeningPort,
     hub,
+    metrics,
     stop: (drainMs = Math.min(2_000, options.shutdown_timeout_ms)) => (stopping ??= stop(drainMs)),
   };
 };

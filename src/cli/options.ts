@@ -100,6 +100,42 @@ export const OPTION_SPECS = {
     'On SIGINT/SIGTERM, longest wait for in-flight calls before exiting',
     integer(0, 600_000),
   ),
+  auth_token: option(
+    'auth_token',
+    '',
+    'Bearer token required for /tour, /sim, /metrics and /ws (empty: no authentication). Prefer the environment variable: arguments show in ps',
+    v.union(
+      [
+        v.literal(''),
+        v.pipe(
+          v.string(),
+          v.regex(
+            /^[\x21-\x7e]{16,1024}$/,
+            'must be empty (off) or 16 to 1024 printable ASCII characters without spaces',
+          ),
+        ),
+      ],
+      'must be empty (off) or 16 to 1024 printable ASCII characters without spaces',
+    ),
+  ),
+  allowed_origins: option(
+    'allowed_origins',
+    '',
+    'Comma-separated browser origins allowed for /ws and CORS, e.g. https://kiosk.local (empty: any origin, no CORS)',
+    v.pipe(
+      v.string(),
+      v.maxLength(4096, 'is too long'),
+      v.check(
+        (list) =>
+          list
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter((origin) => origin !== '')
+            .every((origin) => /^https?:\/\/[^/\s,]+$/.test(origin)),
+        'must be a comma-separated list of origins like https://kiosk.local:8443 (scheme://host[:port], no path)',
+      ),
+    ),
+  ),
   sim_latency_ms: option(
     'sim_latency_ms',
     '0',
@@ -146,6 +182,8 @@ const validate = (
   const parsed = v.safeParse(spec.schema, raw);
   if (parsed.success) return { value: parsed.output };
   const reason = parsed.issues[0].message;
+  // A rejected token is still a secret: say how long it was, never what.
+  if (name === 'auth_token') return { message: `${source} ${reason} (got ${raw.length} characters)` };
   const display = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
   return { message: `${source} ${reason} (got ${JSON.stringify(display)})` };
 };

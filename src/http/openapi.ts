@@ -114,6 +114,15 @@ export const buildOpenApiDocument = (options: { includeSim: boolean; version: st
         },
       },
     },
+    '/metrics': {
+      get: {
+        summary: 'Prometheus metrics (text exposition format)',
+        responses: {
+          '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '401': problem('Token required (only when the service runs with one)'),
+        },
+      },
+    },
     '/openapi.json': {
       get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1' } } },
     },
@@ -147,6 +156,14 @@ export const buildOpenApiDocument = (options: { includeSim: boolean; version: st
     },
     paths,
     components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Only when the service runs with --auth_token: required on /tour, /sim and /metrics (401 without it). /health, /ready and this document stay open.',
+        },
+      },
       schemas: {
         Tour: schemaOf(TourSchema),
         TourStep: schemaOf(TourStepSchema),

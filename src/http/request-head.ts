@@ -17,6 +17,8 @@ export interface RequestHead {
   readonly contentLength: string;
   readonly transferEncoding: string;
   readonly origin: string;
+  /** The Host header, to tell a same-origin browser request from a cross-origin one. */
+  readonly host: string;
   readonly authorization: string;
   /** For conditional GETs of static files (304). */
   readonly ifNoneMatch: string;
@@ -39,6 +41,7 @@ export const captureRequestHead = (req: HttpRequest, paramCount: number): Reques
     contentLength: req.getHeader('content-length'),
     transferEncoding: req.getHeader('transfer-encoding'),
     origin: req.getHeader('origin'),
+    host: req.getHeader('host'),
     authorization: req.getHeader('authorization'),
     ifNoneMatch: req.getHeader('if-none-match'),
   };

@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import type { HttpReply } from './http-reply.js';
 import type { RequestHead } from './request-head.js';
 
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
 export interface RouteContext {
   readonly head: RequestHead;

@@ -4,6 +4,9 @@ import type { ConversationHub } from '../actors/conversation-hub.js';
 import type { SessionActor, SessionTransportEvent } from '../actors/session-machine.js';
 import { uWS } from '../http/uws-build.js';
 import type { Logger } from '../log/logger.js';
+import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
+import { problemReply, statusLine } from '../http/http-reply.js';
+import type { BridgeMetrics } from '../metrics/bridge-metrics.js';
 import type { OutboundFrame } from './frames.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
@@ -16,6 +19,8 @@ interface SessionSocket {
 export interface ConversationEndpointOptions {
   readonly hub: ConversationHub;
   readonly log: Logger;
+  readonly policy?: AccessPolicy;
+  readonly metrics?: BridgeMetrics;
 }
 
 export interface ConversationEndpoint {
@@ -44,6 +49,37 @@ const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, {
   });
 };
 
+/**
+ * Counters of the frame path, with their labels bound once: a fan-out to 1,000 sessions counts 4,000
+ * times, and a bound child skips the label lookup. Text sizes are counted in characters (JSON is ASCII
+ * but for the text a robot says).
+ */
+const frameCounters = (metrics: BridgeMetrics) => {
+  const counters = (direction: 'in' | 'out', kind: 'text' | 'binary') => ({
+    frames: metrics.wsFrames.labels({ direction, kind }),
+    bytes: metrics.wsBytes.labels({ direction, kind }),
+  });
+  const outText = counters('out', 'text');
+  const outBinary = counters('out', 'binary');
+  return {
+    inText: counters('in', 'text'),
+    inBinary: counters('in', 'binary'),
+    outbound: (frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
+      if (frame.kind === 'text') {
+        outText.frames.inc();
+        outText.bytes.inc(frame.text.length);
+        // An error frame answers a client frame that was not carried out.
+        if (frame.message.type === 'error') metrics.wsRefusedFrames.inc({ reason: frame.message.code });
+        return;
+      }
+      outText.frames.inc();
+      outText.bytes.inc(frame.meta.length);
+      outBinary.frames.inc();
+      outBinary.bytes.inc(frame.binary.byteLength);
+    },
+  };
+};
+
 // uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy.
 const copyOf = (message: ArrayBuffer): Uint8Array => new Uint8Array(message.slice(0));
 
@@ -53,9 +89,10 @@ const copyOf = (message: ArrayBuffer): Uint8Array => new Uint8Array(message.slic
  */
 export const installConversationEndpoint = (
   app: TemplatedApp,
-  { hub, log }: ConversationEndpointOptions,
+  { hub, log, policy = OPEN_POLICY, metrics }: ConversationEndpointOptions,
 ): ConversationEndpoint => {
   let openSockets = 0;
+  const counters = metrics === undefined ? undefined : frameCounters(metrics);
   const limits = hub.limits;
   const sessionLog = (socket: SessionSocket) => log.child({ sessionId: socket.sessionId });
 
@@ -74,11 +111,30 @@ export const installConversationEndpoint = (
     sendPingsAutomatically: true,
 
     upgrade: (res, req, context) => {
+      const access = checkWebSocketAccess(policy, {
+        origin: req.getHeader('origin'),
+        protocols: req.getHeader('sec-websocket-protocol'),
+        query: req.getQuery(),
+      });
+      if (!access.ok) {
+        log.warn({ status: access.status, reason: access.reason }, 'WebSocket upgrade refused');
+        const reply = problemReply(
+          access.status === 401 ? 'unauthorized' : 'forbidden-origin',
+          access.reason,
+        );
+        res.cork(() => {
+          res.writeStatus(statusLine(reply.status));
+          for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
+          res.end(reply.body, true);
+        });
+        return;
+      }
       const socket: SessionSocket = { sessionId: randomUUID(), open: false, session: undefined };
       res.upgrade(
         socket,
         req.getHeader('sec-websocket-key'),
-        req.getHeader('sec-websocket-protocol'),
+        // Only our own subprotocol is ever selected: a `bearer.<token>` entry is never echoed back.
+        access.protocol ?? '',
         req.getHeader('sec-websocket-extensions'),
         context,
       );
@@ -97,6 +153,7 @@ export const installConversationEndpoint = (
           return;
         }
         writeData(ws, frame);
+        counters?.outbound(frame);
         // Only a socket whose writes did not all reach the kernel has anything to report.
         const buffered = ws.getBufferedAmount();
         if (buffered > 0) report(socket, { type: 'ws.buffered', bytes: buffered });
@@ -115,6 +172,11 @@ export const installConversationEndpoint = (
 
     message: (ws, message, isBinary) => {
       const socket = ws.getUserData();
+      if (counters !== undefined) {
+        const inbound = isBinary ? counters.inBinary : counters.inText;
+        inbound.frames.inc();
+        inbound.bytes.inc(message.byteLength);
+      }
       report(
         socket,
         isBinary ? { type: 'ws.binary', data: copyOf(message) } : { type: 'ws.text', data: copyOf(message) },
@@ -129,6 +191,7 @@ export const installConversationEndpoint = (
       const socket = ws.getUserData();
       socket.open = false;
       openSockets -= 1;
+      metrics?.wsSessionsClosed.inc({ code: String(code) });
       report(socket, { type: 'ws.closed' });
       if (socket.session !== undefined) sessionLog(socket).info({ code }, 'session closed');
       socket.session = undefined;

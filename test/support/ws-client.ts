@@ -28,9 +28,13 @@ export class KioskClient {
     });
   }
 
-  static connect(url: string, options: WebSocket.ClientOptions = {}): Promise<KioskClient> {
+  static connect(
+    url: string,
+    options: WebSocket.ClientOptions = {},
+    protocols: string[] = [],
+  ): Promise<KioskClient> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { ...options, handshakeTimeout: 5_000 });
+      const socket = new WebSocket(url, protocols, { ...options, handshakeTimeout: 5_000 });
       const client = new KioskClient(socket);
       socket.once('open', () => {
         resolve(client);

@@ -1,3 +1,4 @@
+import { authorizationHeaders } from './access-token.js';
 import { parseProblem, parseTour, parseTourNames, type Problem, type Tour } from './tour-model.js';
 
 /** The tour HTTP API (`/tour`), as the operator page uses it. Every call is bounded by a time-out. */
@@ -21,7 +22,10 @@ const call = async <T>(
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...authorizationHeaders(),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });

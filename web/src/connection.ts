@@ -1,3 +1,4 @@
+import { webSocketProtocols } from './access-token.js';
 import { DEFAULT_BACKOFF, reconnectDelayMs, type BackoffOptions } from './backoff.js';
 import { parseServerMessage, type ServerMessage } from './protocol.js';
 
@@ -65,7 +66,7 @@ export class KioskConnection {
   private connect(): void {
     this.retryTimer = undefined;
     this.handlers.onStatus('connecting');
-    const socket = new WebSocket(this.url);
+    const socket = new WebSocket(this.url, webSocketProtocols());
     socket.binaryType = 'arraybuffer';
     this.socket = socket;
     this.connectTimer = setTimeout(() => {

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertProblem } from '../contract/tour-api-contract.js';
+import { request } from '../support/http.js';
+import { startSimService, type TestService } from '../support/test-service.js';
+import { KioskClient } from '../support/ws-client.js';
+
+const TOKEN = 'kiosk-token-0123456789';
+const ORIGIN = 'https://kiosk.museum.example';
+
+describe('access control (token and origin allow-list on)', () => {
+  let running: TestService;
+  before(async () => {
+    running = await startSimService(
+      {},
+      { auth_token: TOKEN, allowed_origins: `${ORIGIN}, http://localhost:7000` },
+    );
+  });
+  after(async () => {
+    await running.stop();
+  });
+  const bearer = { authorization: `Bearer ${TOKEN}` };
+
+  it('refuses API calls without the right token with 401 and WWW-Authenticate', async () => {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-token-000000000' },
+      { authorization: `Basic ${TOKEN}` },
+    ]) {
+      const result = await request(running.baseUrl, 'GET', '/tour', { headers });
+      assertProblem(result, 401, 'unauthorized');
+      assert.match(result.headers.get('www-authenticate') ?? '', /^Bearer/);
+    }
+    assertProblem(
+      await request(running.baseUrl, 'POST', '/sim/microphone', { body: '{"enabled":true}' }),
+      401,
+    );
+    assertProblem(await request(running.baseUrl, 'GET', '/metrics'), 401);
+    assert.equal((await request(running.baseUrl, 'GET', '/tour', { headers: bearer })).status, 200);
+    assert.equal((await request(running.baseUrl, 'GET', '/metrics', { headers: bearer })).status, 200);
+  });
+
+  it('keeps /health, /ready and /openapi.json open', async () => {
+    for (const path of ['/health', '/ready', '/openapi.json']) {
+      assert.equal((await request(running.baseUrl, 'GET', path)).status, 200, path);
+    }
+  });
+
+  it('answers CORS for allowed origins only, preflight included', async () => {
+    const allowed = await request(running.baseUrl, 'GET', '/tour', {
+      headers: { ...bearer, origin: ORIGIN },
+    });
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.headers.get('access-control-allow-origin'), ORIGIN);
+    assert.equal(allowed.headers.get('vary'), 'origin');
+    const preflight = await request(running.baseUrl, 'OPTIONS', '/tour', {
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, PUT, OPTIONS');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
+    const foreign = 'https://evil.example';
+    assertProblem(
+      await request(running.baseUrl, 'OPTIONS', '/tour', { headers: { origin: foreign } }),
+      403,
+      'forbidden-origin',
+    );
+    assertProblem(
+      await request(running.baseUrl, 'GET', '/tour', { headers: { ...bearer, origin: foreign } }),
+      403,
+      'forbidden-origin',
+    );
+  });
+
+  it('treats a same-origin browser request as such, whatever the allow-list', async () => {
+    const host = new URL(running.baseUrl).host;
+    const result = await request(running.baseUrl, 'GET', '/tour', {
+      headers: { ...bearer, origin: `http://${host}` },
+    });
+    assert.equal(result.status, 200);
+  });
+
+  it('admits a WebSocket with the token as subprotocol or query parameter, from an allowed origin', async () => {
+    const byProtocol = await KioskClient.connect(running.wsUrl, { headers: { origin: ORIGIN } }, [
+      'tour-bridge',
+      `bearer.${TOKEN}`,
+    ]);
+    await byProtocol.frameCount(1);
+    assert.equal(byProtocol.socket.protocol, 'tour-bridge');
+    byProtocol.close();
+    const byQuery = await KioskClient.connect(`${running.wsUrl}?token=${TOKEN}`, {
+      headers: { origin: ORIGIN },
+    });
+    await byQuery.frameCount(1);
+    byQuery.close();
+  });
+
+  it('refuses a WebSocket without the token (401) or from another origin (403)', async () => {
+    await assert.rejects(KioskClient.connect(running.wsUrl, { headers: { origin: ORIGIN } }), /401/);
+    await assert.rejects(
+      KioskClient.connect(`${running.wsUrl}?token=nope`, { headers: { origin: ORIGIN } }),
+      /401/,
+    );
+    await assert.rejects(
+      KioskClient.connect(`${running.wsUrl}?token=${TOKEN}`, { headers: { origin: 'https://evil.example' } }),
+      /403/,
+    );
+  });
+});
+
+describe('metrics', () => {
+  it('counts sessions, frames, refused frames and ROS calls in Prometheus text', async () => {
+    const running = await startSimService();
+    try {
+      const kiosk = await KioskClient.connect(running.wsUrl);
+      await kiosk.frameCount(1);
+      kiosk.socket.send(Buffer.alloc(100));
+      kiosk.socket.send('{oops');
+      await kiosk.frameCount(4);
+      await request(running.baseUrl, 'GET', '/tour/welcome');
+      const metrics = await request(running.baseUrl, 'GET', '/metrics');
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
+      const text = metrics.text;
+      assert.match(text, /^tour_bridge_ws_sessions 1$/m);
+      assert.match(text, /^tour_bridge_ws_frames_total\{direction="in",kind="binary"\} 1$/m);
+      assert.match(text, /^tour_bridge_ws_bytes_total\{direction="in",kind="binary"\} 100$/m);
+      assert.match(text, /^tour_bridge_ws_frames_total\{direction="out",kind="binary"\} 1$/m);
+      assert.match(text, /^tour_bridge_ws_refused_frames_total\{reason="invalid_json"\} 1$/m);
+      assert.match(text, /^tour_bridge_ros_calls_total\{service="chat",outcome="ok"\} 1$/m);
+      assert.match(text, /^tour_bridge_ros_calls_total\{service="tour_get",outcome="ok"\} 1$/m);
+      assert.match(text, /^tour_bridge_ros_call_seconds_count\{service="chat"\} 1$/m);
+      assert.match(text, /^tour_bridge_http_requests_total\{method="GET",route="\/tour",status="200"\} 1$/m);
+      kiosk.close();
+      await kiosk.closed();
+    } finally {
+      await running.stop();
+    }
+  });
+});
