@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
+import { markdownTableRows } from '../support/markdown-table.js';
 
 /*
  * Static checks of the deployment files, where no Docker engine exists (CI, this repository's dev
@@ -305,15 +306,7 @@ describe('README, "Deploying on a robot"', () => {
   });
 
   it('lists every environment variable the image sets, with its default', () => {
-    const rows = section
-      .split('\n')
-      .filter((line) => line.startsWith('|'))
-      .map((line) =>
-        line
-          .split('|')
-          .slice(1, -1)
-          .map((cell) => cell.trim()),
-      );
+    const rows = markdownTableRows(section);
     for (const [name, value] of finalEnv) {
       const row = rows.find((cells) => cells[0] === `\`${name}\``);
       assert.ok(row, `README has a row for ${name}`);

@@ -3,17 +3,10 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/ws/protocol.js';
+import { markdownTableRows } from '../support/markdown-table.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const tableRows = readme
-  .split('\n')
-  .filter((line) => line.startsWith('|'))
-  .map((line) =>
-    line
-      .split('|')
-      .slice(1, -1)
-      .map((cell) => cell.trim()),
-  );
+const tableRows = markdownTableRows(readme);
 
 describe('README matches the code', () => {
   it('lists every option with its environment variable and default', () => {
@@ -34,15 +27,7 @@ describe('README matches the code', () => {
 
 describe('docs/protocol.md matches src/ws/protocol.ts', () => {
   const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
-  const rows = protocol
-    .split('\n')
-    .filter((line) => line.startsWith('|'))
-    .map((line) =>
-      line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    );
+  const rows = markdownTableRows(protocol);
 
   it('lists every error code, and no other', () => {
     const documented = rows.flatMap((row) =>
