@@ -146,7 +146,7 @@ export const startService = async ({
     },
     onAnswered: (head, status) => {
       inFlightRequests -= 1;
-      metrics.httpRequests.inc({ method: head.method, route: routeLabel(head.url), status: String(status) });
+      metrics.countHttpRequest(head.method, routeLabel(head.url), status);
     },
   });
 

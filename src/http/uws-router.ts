@@ -14,9 +14,6 @@ export interface RouterOptions {
   readonly onAnswered?: (head: RequestHead, status: number, elapsedMs: number) => void;
 }
 
-const isPromiseLike = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
-  typeof (value as { then?: unknown } | null)?.then === 'function';
-
 const countParams = (pattern: string): number =>
   pattern.split('/').filter((part) => part.startsWith(':')).length;
 
@@ -68,18 +65,13 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
       // `done`: answered or abandoned; after it, `res` must not be touched.
       let done = false;
       const abortListeners: (() => void)[] = [];
-      // The request's child logger is made on its first line: most requests write none, and making one
-      // per request (bindings serialised) was a visible share of the hot path (docs/performance.md).
-      let requestLog: Logger | undefined;
-      const log = (): Logger => (requestLog ??= options.log.child({ reqId: head.requestId }));
+      const log = options.log.child({ reqId: head.requestId });
       res.onAborted(() => {
         if (done) return;
         done = true;
         for (const listener of abortListeners) listener();
         options.onAnswered?.(head, 499, performance.now() - started);
-        if (options.log.isLevelEnabled('debug')) {
-          log().debug({ method: head.method, url: head.url }, 'client went away before the answer');
-        }
+        log.debug({ method: head.method, url: head.url }, 'client went away before the answer');
       });
       const answer = (reply: HttpReply, closeConnection = false) => {
         if (done) return;
@@ -87,16 +79,14 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         writeReply(res, head, reply, closeConnection);
         const elapsedMs = performance.now() - started;
         options.onAnswered?.(head, reply.status, elapsedMs);
-        const failed = reply.status >= 500;
-        if (!failed && !options.log.isLevelEnabled('debug')) return;
         const line = {
           method: head.method,
           url: head.url,
           status: reply.status,
           ms: Math.round(elapsedMs * 10) / 10,
         };
-        if (failed) log().warn(line, 'request failed');
-        else log().debug(line, 'request');
+        if (reply.status >= 500) log.warn(line, 'request failed');
+        else log.debug(line, 'request');
       };
 
       const route = methods.get(head.method);
@@ -113,34 +103,23 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         return;
       }
 
-      const fail = (error: unknown) => {
-        log().error({ err: error, method: head.method, url: head.url }, 'route handler threw');
-        answer(
-          problemReply('internal-error', 'an unexpected error occurred; see the log for the request id'),
-        );
-      };
-      // The handler runs at once (no extra microtask hops); a synchronous reply is written before returning.
       const run = (body: unknown) => {
-        let reply: HttpReply | PromiseLike<HttpReply>;
-        try {
-          reply = route.handle({
-            head,
-            body,
-            get log() {
-              return log();
+        Promise.resolve()
+          .then(() => route.handle({ head, body, log }))
+          .then(
+            (reply) => {
+              answer(reply);
             },
-          });
-        } catch (error) {
-          fail(error);
-          return;
-        }
-        if (isPromiseLike(reply)) {
-          reply.then((value) => {
-            answer(value);
-          }, fail);
-        } else {
-          answer(reply);
-        }
+            (error: unknown) => {
+              log.error({ err: error, method: head.method, url: head.url }, 'route handler threw');
+              answer(
+                problemReply(
+                  'internal-error',
+                  'an unexpected error occurred; see the log for the request id',
+                ),
+              );
+            },
+          );
       };
 
       if (route.jsonBody !== true) {

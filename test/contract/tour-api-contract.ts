@@ -208,8 +208,12 @@ export const tourApiContract = (target: () => ContractTarget): void => {
       const wrong = assertProblem(await request(url(), 'PATCH', '/tour'), 405, 'method-not-allowed');
       assert.match(String(wrong['detail']), /PATCH/);
       const allowList = (await request(url(), 'DELETE', '/tour')).headers.get('allow');
-      assert.equal(allowList, 'GET, POST, PUT');
-      assert.equal((await request(url(), 'POST', pathOf('x'))).headers.get('allow'), 'GET, PUT, DELETE');
+      // OPTIONS: every path answers a CORS preflight (src/http/route-guard.ts).
+      assert.equal(allowList, 'GET, POST, PUT, OPTIONS');
+      assert.equal(
+        (await request(url(), 'POST', pathOf('x'))).headers.get('allow'),
+        'GET, PUT, DELETE, OPTIONS',
+      );
     });
   });
 };

@@ -28,15 +28,20 @@ const assertWellFormed = (result: HttpResult, sent: string) => {
     result.status < 500 || DOCUMENTED_5XX.has(result.status),
     `undocumented ${result.status} for ${sent}: ${result.text}`,
   );
+  const contentType = result.headers.get('content-type') ?? '';
   if (result.status >= 400) {
-    assert.match(result.headers.get('content-type') ?? '', /^application\/problem\+json/, sent);
+    assert.match(contentType, /^application\/problem\+json/, sent);
     const body = result.json as Record<string, unknown>;
     assert.equal(body['status'], result.status, sent);
     assert.equal(body['success'], false, sent);
     for (const field of ['type', 'title', 'detail'])
       assert.equal(typeof body[field], 'string', `${field} in ${sent}`);
+  } else if (result.status === 204) {
+    assert.equal(result.text, '', sent); // an OPTIONS preflight
+  } else if (sent.includes(' /metrics ')) {
+    assert.match(contentType, /^text\/plain/, sent); // Prometheus text
   } else {
-    assert.match(result.headers.get('content-type') ?? '', /^application\/json/, sent);
+    assert.match(contentType, /^application\/json/, sent);
     assert.notEqual(result.json, undefined, sent);
   }
 };

@@ -111,7 +111,7 @@ describe('static kiosk files', () => {
     for (const path of ['/', '/admin', '/assets/kiosk.js']) {
       const result = await request(running.baseUrl, 'POST', path, { body: '{}' });
       assert.equal(result.status, 405, path);
-      assert.equal(result.headers.get('allow'), 'GET, HEAD', path);
+      assert.equal(result.headers.get('allow'), 'GET, HEAD, OPTIONS', path);
     }
   });
 

@@ -1,20 +1,38 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { tourApiContract } from '../contract/tour-api-contract.js';
 import { wsConversationContract } from '../contract/ws-contract.js';
+import { startRosGraph, type RosGraph } from './graph.js';
+import { realGraphSuite } from './real-graph-suite.js';
+import { rosRunEnvironment } from './ros-env.js';
 
 /**
- * The contract suites against a bridge running `--backend ros`, started with its ROS nodes by
- * test/ros/run-contract.ts (`npm run test:ros`), which passes the bridge's URL.
+ * The contract suites (the same assertions as the simulation's) and what only the real path shows,
+ * against a ROS 2 graph of real nodes: the reference tour store and demo chat, two bridges with
+ * `--backend ros` and the test's own rclnodejs node (test/ros/graph.ts). Started by
+ * test/ros/run-contract.ts (`npm run test:ros`), which checks that ROS 2 and rclnodejs can run here.
  */
-const baseUrl = process.env['TOUR_BRIDGE_CONTRACT_URL'];
-
-if (baseUrl === undefined) {
+if (process.env['TOUR_BRIDGE_ROS_CONTRACT'] !== '1') {
   describe('rclnodejs contract', () => {
-    it('runs from npm run test:ros, which starts the ROS nodes and the bridge', (context) => {
-      context.skip('TOUR_BRIDGE_CONTRACT_URL is not set');
+    it('runs from npm run test:ros, which checks for ROS 2 first', (context) => {
+      context.skip('TOUR_BRIDGE_ROS_CONTRACT is not set: run npm run test:ros');
     });
   });
 } else {
-  tourApiContract(() => ({ baseUrl }));
-  wsConversationContract(() => ({ wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws` }));
+  // The test process runs a ROS node too (the probe): the same environment as the children.
+  Object.assign(process.env, rosRunEnvironment(process.env));
+  let graph: RosGraph | undefined;
+  const current = (): RosGraph => {
+    if (graph === undefined) throw new Error('the ROS graph did not start');
+    return graph;
+  };
+  before(async () => {
+    graph = await startRosGraph(process.env);
+  });
+  after(async () => {
+    await graph?.stop();
+  });
+
+  tourApiContract(() => ({ baseUrl: current().bridge.baseUrl }));
+  wsConversationContract(() => ({ wsUrl: current().bridge.wsUrl }));
+  realGraphSuite(current);
 }

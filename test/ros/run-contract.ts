@@ -1,40 +1,34 @@
 /**
  * `npm run test:ros`: the contract suites (tour API and /ws conversation, the same assertions as the
- * simulation's) against real ROS 2 nodes through rclnodejs: the reference tour store and demo chat
- * nodes and the bridge with `--backend ros`, each its own process. Skips, saying why in one line, where
- * ROS 2 is not sourced or rclnodejs cannot load. In the container it is the acceptance test:
- * `docker compose run --rm bridge npm run test:ros`.
+ * simulation's) and the checks only a real graph allows (test/ros/real-graph-suite.ts), against real
+ * ROS 2 nodes through rclnodejs: the reference tour store and demo chat nodes, bridges with
+ * `--backend ros`, each its own process, and the test's own rclnodejs node (test/ros/graph.ts).
+ * Skips, saying why in one line, where ROS 2 is not sourced or rclnodejs cannot load. Discovery stays
+ * on this host and the run gets a ROS domain of its own unless the caller set ROS_DOMAIN_ID,
+ * ROS_AUTOMATIC_DISCOVERY_RANGE or CYCLONEDDS_URI (test/ros/ros-env.ts). In the container it is the
+ * acceptance test: `docker compose run --rm bridge npm run test:ros`.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { randomInt } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startChild, type Child } from './processes.js';
+import { describeRosEnvironment, rosRunEnvironment } from './ros-env.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = [process.execPath, '--import', 'tsx'];
 
-/** Bounds of every wait. The first start on a machine may generate rclnodejs's message bindings. */
 const LIMITS = {
+  /** Importing rclnodejs; a first import on a machine may build or generate bindings. */
   loadRclnodejsMs: 120_000,
-  listeningMs: 180_000,
-  graphReadyMs: 60_000,
-  suiteMs: 10 * 60_000,
-  restartMs: 60_000,
+  /** The whole test run, graph start-up included. */
+  suiteMs: 15 * 60_000,
+  /** After SIGTERM to the test process group, before SIGKILL. */
+  stopGraceMs: 10_000,
 } as const;
 
-/**
- * CycloneDDS on the loopback interface only, without multicast, with 127.0.0.1 as its only peer:
- * unicast discovery between the processes of this run and nothing else on the network.
- */
-const CYCLONEDDS_LOOPBACK =
-  '<CycloneDDS><Domain Id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces>' +
-  '<AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex>' +
-  '<MaxAutoParticipantIndex>32</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers>' +
-  '</Discovery></Domain></CycloneDDS>';
+/** Lines of each process's log printed when the run fails. */
+const LOG_TAIL_LINES = 60;
 
 function skip(reason: string): never {
   process.stdout.write(`rclnodejs contract suite SKIPPED: ${reason}\n`);
@@ -78,157 +72,145 @@ const checkEnvironment = (): void => {
   }
 };
 
-/** DDS on loopback and a domain of our own, unless the caller chose otherwise. */
-const runEnvironment = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  env['ROS_AUTOMATIC_DISCOVERY_RANGE'] ??= 'LOCALHOST';
-  // 0–101: the domain IDs safe on every platform (ROS 2 "The ROS_DOMAIN_ID").
-  env['ROS_DOMAIN_ID'] ??= String(randomInt(0, 102));
-  env['CYCLONEDDS_URI'] ??= CYCLONEDDS_LOOPBACK;
-  return env;
-};
-
-const fetchJson = async (url: string): Promise<{ status: number; json: unknown }> => {
-  const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-  const text = await response.text();
-  try {
-    return { status: response.status, json: JSON.parse(text) };
-  } catch {
-    return { status: response.status, json: text };
+/** The counts at the end of a TAP report (`# tests 30` …). */
+const tapCounts = (tap: string): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const match of tap.matchAll(
+    /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$/gm,
+  )) {
+    counts[match[1] ?? ''] = Number(match[2]);
   }
+  return counts;
 };
 
-/** Polls until `check` holds, every 500 ms, for at most `timeoutMs`. */
-const pollUntil = async (what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  let lastError = '';
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(
-    `${what} did not happen within ${timeoutMs} ms${lastError === '' ? '' : ` (${lastError})`}`,
-  );
-};
+/** The latency lines the suite reports as diagnostics (`# latency GET /tour/{name} …`). */
+const tapLatencies = (tap: string): string[] =>
+  [...tap.matchAll(/^\s*# latency (.*)$/gm)].map((match) => match[1] ?? '');
 
-const runSuite = (baseUrl: string, env: NodeJS.ProcessEnv): Promise<number> =>
+const tail = (text: string, lines: number): string => text.trimEnd().split('\n').slice(-lines).join('\n');
+
+/**
+ * Runs the test file in a process group of its own, so that a time-out or an interrupt stops it
+ * together with every ROS node and bridge it started. Resolves with its exit code.
+ */
+const runTests = (
+  env: NodeJS.ProcessEnv,
+  logDir: string,
+  tapFile: string,
+): Promise<{ code: number; interrupted: NodeJS.Signals | undefined }> =>
   new Promise((resolve) => {
     const suite = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=1', 'test/ros/ros-contract.test.ts'],
-      { cwd: REPO, env: { ...env, TOUR_BRIDGE_CONTRACT_URL: baseUrl }, stdio: 'inherit' },
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-concurrency=1',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tapFile}`,
+        'test/ros/ros-contract.test.ts',
+      ],
+      {
+        cwd: REPO,
+        env: { ...env, TOUR_BRIDGE_ROS_CONTRACT: '1', TOUR_BRIDGE_ROS_LOG_DIR: logDir },
+        stdio: 'inherit',
+        detached: true,
+      },
     );
-    const timer = setTimeout(() => suite.kill('SIGKILL'), LIMITS.suiteMs);
-    suite.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code ?? 1);
+    const pid = suite.pid;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stopGroup = (why: string) => {
+      if (pid === undefined || suite.exitCode !== null || suite.signalCode !== null) return;
+      process.stderr.write(`rclnodejs contract suite: stopping the test run (${why})\n`);
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      killTimer ??= setTimeout(() => {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, LIMITS.stopGraceMs);
+    };
+    const deadline = setTimeout(() => {
+      stopGroup(`over ${LIMITS.suiteMs / 60_000} min`);
+    }, LIMITS.suiteMs);
+    let interrupted: NodeJS.Signals | undefined;
+    const interrupt = (signal: NodeJS.Signals) => {
+      interrupted = signal;
+      stopGroup(signal);
+    };
+    process.on('SIGINT', interrupt);
+    process.on('SIGTERM', interrupt);
+    suite.once('exit', (code, signal) => {
+      clearTimeout(deadline);
+      process.off('SIGINT', interrupt);
+      process.off('SIGTERM', interrupt);
+      // Whatever the test process left behind in its group goes too.
+      if (pid !== undefined) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // nothing left
+        }
+      }
+      if (killTimer !== undefined) clearTimeout(killTimer);
+      resolve({ code: code ?? (signal === null ? 1 : 128), interrupted });
     });
   });
 
-/** A change acknowledged by the tour store survives its SIGKILL and restart, through ROS end to end. */
-const checkDurability = async (
-  baseUrl: string,
-  restartStore: () => Child,
-  storeChild: Child,
-): Promise<void> => {
-  const name = `durable-${randomInt(1_000_000)}`;
-  const created = await fetch(`${baseUrl}/tour`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tour_name: name, map_name: 'after-crash', steps: [{ description: 'kept' }] }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (created.status !== 201) throw new Error(`creating ${name} answered ${created.status}`);
-  storeChild.process.kill('SIGKILL');
-  await storeChild.stop(1_000);
-  restartStore();
-  await pollUntil(`GET /tour/${name} after the tour store restarted`, LIMITS.restartMs, async () => {
-    const got = await fetchJson(`${baseUrl}/tour/${encodeURIComponent(name)}`);
-    return got.status === 200 && (got.json as { map_name?: string }).map_name === 'after-crash';
-  });
-};
-
 const main = async (): Promise<void> => {
   checkEnvironment();
-  const env = runEnvironment();
-  process.stdout.write(
-    `rclnodejs contract suite: ROS_DISTRO=${env['ROS_DISTRO'] ?? '?'}, ` +
-      `RMW_IMPLEMENTATION=${env['RMW_IMPLEMENTATION'] ?? '(default)'}, ROS_DOMAIN_ID=${env['ROS_DOMAIN_ID'] ?? ''}, ` +
-      `ROS_AUTOMATIC_DISCOVERY_RANGE=${env['ROS_AUTOMATIC_DISCOVERY_RANGE'] ?? ''}\n`,
-  );
-  const scratch = await mkdtemp(join(tmpdir(), 'tour-bridge-test-ros-'));
-  const storeFile = join(scratch, 'tours.json');
-  const children: Child[] = [];
-  const start = (name: string, argv: readonly string[]): Child => {
-    const child = startChild(name, argv, { cwd: REPO, env });
-    children.push(child);
-    return child;
-  };
-  const startStore = () =>
-    start('tour-store', [
-      ...TSX,
-      'src/nodes/main.ts',
-      'tour-store',
-      '--file',
-      storeFile,
-      '--log_level',
-      'warn',
-    ]);
-
-  let failed = false;
-  const interrupt = () => {
-    failed = true;
-    void Promise.all(children.map((child) => child.stop())).then(() => process.exit(130));
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const env = rosRunEnvironment(process.env);
+  process.stdout.write(`rclnodejs contract suite: ${describeRosEnvironment(env)}\n`);
+  const logDir = await mkdtemp(join(tmpdir(), 'tour-bridge-test-ros-logs-'));
+  const tapFile = join(logDir, 'results.tap');
+  let code = 1;
   try {
-    let store = startStore();
-    start('demo-chat', [...TSX, 'src/nodes/main.ts', 'demo-chat', '--log_level', 'warn']);
-    const bridge = start('bridge', [
-      ...TSX,
-      'src/server.ts',
-      '--backend',
-      'ros',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--log_level',
-      'info',
-    ]);
-    const listening = await bridge.waitFor(/"port":(\d+)/, 'listening line', LIMITS.listeningMs);
-    const baseUrl = `http://127.0.0.1:${listening[1] ?? ''}`;
-    await pollUntil(
-      'the bridge seeing a server for every service it calls',
-      LIMITS.graphReadyMs,
-      async () => {
-        const ready = await fetchJson(`${baseUrl}/ready`);
-        return ready.status === 200 && /every called service has a server/.test(JSON.stringify(ready.json));
-      },
-    );
-
-    const code = await runSuite(baseUrl, env);
-    if (code !== 0) throw new Error(`the contract suites failed (exit ${code})`);
-    await checkDurability(baseUrl, () => (store = startStore()), store);
-    process.stdout.write(
-      'rclnodejs contract suite PASSED (tour API, /ws conversation, tour store durability)\n',
-    );
-  } catch (error) {
-    failed = true;
-    process.stderr.write(
-      `rclnodejs contract suite FAILED: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    for (const child of children) process.stderr.write(`${child.recentOutput()}\n`);
+    const run = await runTests(env, logDir, tapFile);
+    if (run.interrupted !== undefined) {
+      process.stderr.write(`rclnodejs contract suite INTERRUPTED by ${run.interrupted}\n`);
+      code = 130;
+    } else {
+      code = await report(run.code, env, logDir, tapFile);
+    }
   } finally {
-    await Promise.all(children.map((child) => child.stop()));
-    await rm(scratch, { recursive: true, force: true });
+    await rm(logDir, { recursive: true, force: true });
   }
-  process.exit(failed ? 1 : 0);
+  process.exit(code);
+};
+
+/** Prints the outcome: PASSED with the latencies, or the processes' logs and FAILED. The exit code. */
+const report = async (
+  exitCode: number,
+  env: NodeJS.ProcessEnv,
+  logDir: string,
+  tapFile: string,
+): Promise<number> => {
+  const tap = await readFile(tapFile, 'utf8').catch(() => '');
+  const counts = tapCounts(tap);
+  const summary =
+    counts['tests'] === undefined
+      ? 'no test report'
+      : `${counts['tests']} tests, ${counts['pass'] ?? 0} passed, ${counts['fail'] ?? 0} failed, ` +
+        `${counts['skipped'] ?? 0} skipped`;
+  if (exitCode === 0 && (counts['fail'] ?? 0) === 0 && (counts['pass'] ?? 0) > 0) {
+    for (const line of tapLatencies(tap)) process.stdout.write(`latency: ${line}\n`);
+    process.stdout.write(`rclnodejs contract suite PASSED: ${summary} (${describeRosEnvironment(env)})\n`);
+    return 0;
+  }
+  const code = exitCode === 0 ? 1 : exitCode;
+  for (const file of (await readdir(logDir)).filter((name) => name.endsWith('.log')).sort()) {
+    const text = await readFile(join(logDir, file), 'utf8');
+    process.stderr.write(`--- last lines of ${file}\n${tail(text, LOG_TAIL_LINES)}\n`);
+  }
+  process.stderr.write(`rclnodejs contract suite FAILED (exit ${code}): ${summary}\n`);
+  return code;
 };
 
 void main();

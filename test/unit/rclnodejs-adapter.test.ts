@@ -16,6 +16,7 @@ import {
 } from '../../src/ros/rclnodejs/rclnodejs-loader.js';
 import { describeReadiness, rmwLabel } from '../../src/ros/rclnodejs/readiness.js';
 import { rclInitArgv } from '../../src/ros/rclnodejs/ros-args.js';
+import { createInFlightLimit, SERVICE_CALLS_IN_FLIGHT } from '../../src/ros/rclnodejs/in-flight-limit.js';
 import { callRosService, type ServiceClientLike } from '../../src/ros/rclnodejs/service-call.js';
 import {
   bytesFromWire,
@@ -309,6 +310,132 @@ describe('service calls', () => {
       firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, lifetime.signal)),
       RosServiceUnavailableError,
     );
+  });
+});
+
+/** A client whose calls stay pending until answered one by one, in any order. */
+class PendingClient<Req, Res> implements ServiceClientLike<Req, Res> {
+  available = true;
+  readonly sent: Req[] = [];
+  readonly pending: { request: Req; resolve: (response: Res) => void; signal: AbortSignal }[] = [];
+
+  isServiceServerAvailable(): boolean {
+    return this.available;
+  }
+
+  sendRequestAsync(request: Req, options: { signal: AbortSignal }): Promise<Res> {
+    this.sent.push(request);
+    return new Promise<Res>((resolve, reject) => {
+      this.pending.push({ request, resolve, signal: options.signal });
+      options.signal.addEventListener('abort', () => {
+        reject(Object.assign(new Error('Service request was aborted'), { name: 'AbortError' }));
+      });
+    });
+  }
+
+  answerOldest(response: Res): void {
+    const oldest = this.pending.shift();
+    assert.ok(oldest, 'no call is pending');
+    oldest.resolve(response);
+  }
+}
+
+const outcome = (message: string) => ({ success: true, outcome: 0, message });
+
+// Found with `npm run test:ros`: bursts of concurrent calls lost requests or answers in the RMW's
+// keep-last-10 service queues (100 concurrent GET /tour/{name}: 80 answered 504 on a real graph).
+describe('calls outstanding per service', () => {
+  const deleteCall = (
+    client: PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>,
+    name: string,
+    limit: ReturnType<typeof createInFlightLimit>,
+    lifetime = new AbortController().signal,
+  ) => callRosService('tour_delete', client, { tour_name: name }, lifetime, limit);
+
+  it('sends at most the limit at once (10, the services QoS depth); the others wait and go in order', async () => {
+    assert.equal(SERVICE_CALLS_IN_FLIGHT, 10);
+    const limit = createInFlightLimit(SERVICE_CALLS_IN_FLIGHT);
+    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
+    const names = Array.from({ length: 13 }, (_, index) => `t${index}`);
+    const results = Promise.all(names.map((name) => firstValueFrom(deleteCall(client, name, limit))));
+    assert.deepEqual(
+      client.sent.map((request) => request.tour_name),
+      names.slice(0, 10),
+    );
+    assert.deepEqual([limit.running, limit.waiting], [10, 3]);
+    for (const name of names) {
+      client.answerOldest(outcome(`deleted ${name}`));
+      await tick();
+    }
+    assert.deepEqual(
+      (await results).map((response) => response.message),
+      names.map((name) => `deleted ${name}`),
+    );
+    assert.deepEqual(
+      client.sent.map((request) => request.tour_name),
+      names,
+    );
+    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
+  });
+
+  it('sends nothing for a waiting call that is abandoned; abandoning a running call frees its place', async () => {
+    const limit = createInFlightLimit(1);
+    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
+    const running = deleteCall(client, 'a', limit).subscribe();
+    const waiting = deleteCall(client, 'b', limit).subscribe();
+    const next = firstValueFrom(deleteCall(client, 'c', limit));
+    waiting.unsubscribe();
+    assert.deepEqual([limit.running, limit.waiting], [1, 1]);
+    running.unsubscribe();
+    assert.equal(client.pending[0]?.signal.aborted, true, 'the running call is abandoned');
+    assert.deepEqual(
+      client.sent.map((request) => request.tour_name),
+      ['a', 'c'],
+    );
+    client.pending.shift();
+    client.answerOldest(outcome('deleted c'));
+    assert.equal((await next).message, 'deleted c');
+    await tick();
+    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
+  });
+
+  it('answers a missing server at once, even behind a full queue, and checks again after a wait', async () => {
+    const limit = createInFlightLimit(1);
+    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
+    const first = firstValueFrom(deleteCall(client, 'a', limit));
+    const second = firstValueFrom(deleteCall(client, 'b', limit));
+    client.available = false;
+    await assert.rejects(firstValueFrom(deleteCall(client, 'c', limit)), RosServiceUnavailableError);
+    // The server went away while 'b' waited: 'b' is refused when its turn comes, not sent.
+    client.answerOldest(outcome('deleted a'));
+    assert.equal((await first).message, 'deleted a');
+    await assert.rejects(second, RosServiceUnavailableError);
+    assert.deepEqual(
+      client.sent.map((request) => request.tour_name),
+      ['a'],
+    );
+    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
+  });
+
+  it('fails waiting calls too when the backend closes', async () => {
+    const lifetime = new AbortController();
+    const limit = createInFlightLimit(1);
+    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
+    const running = firstValueFrom(deleteCall(client, 'a', limit, lifetime.signal));
+    const waiting = firstValueFrom(deleteCall(client, 'b', limit, lifetime.signal));
+    lifetime.abort();
+    await assert.rejects(running, RosCallFailedError);
+    await assert.rejects(waiting, RosServiceUnavailableError);
+    assert.deepEqual(
+      client.sent.map((request) => request.tour_name),
+      ['a'],
+    );
+    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
+  });
+
+  it('refuses a limit that is not a positive whole number', () => {
+    assert.throws(() => createInFlightLimit(0), RangeError);
+    assert.throws(() => createInFlightLimit(1.5), RangeError);
   });
 });
 

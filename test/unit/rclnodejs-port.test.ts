@@ -46,6 +46,8 @@ class FakeClient {
     readonly type: string,
     readonly name: string,
     readonly options: unknown,
+    /** What rclnodejs's `serviceName` getter would read from rcl: the name after remapping. */
+    readonly serviceName?: string,
   ) {}
   isServiceServerAvailable(): boolean {
     return this.available;
@@ -86,15 +88,31 @@ class FakeNode {
     return `/${this.nodeName}`;
   }
   createClient(type: string, name: string, options: unknown): FakeClient {
-    const client = new FakeClient(type, name, options);
+    const client = new FakeClient(type, name, options, this.context.remaps?.[name]);
     this.clients.push(client);
     return client;
   }
-  createSubscription(type: string, topic: string, options: { qos: FakeQoS }, callback: Callback): void {
+  // rclnodejs returns the entity, whose `topic` / `serviceName` getters read the remapped name from rcl;
+  // without remaps the stand-in returns nothing, as an rclnodejs without those getters would.
+  createSubscription(
+    type: string,
+    topic: string,
+    options: { qos: FakeQoS },
+    callback: Callback,
+  ): { topic: string } | undefined {
     this.subscriptions.push({ type, topic, options, callback });
+    const remapped = this.context.remaps?.[topic];
+    return remapped === undefined ? undefined : { topic: remapped };
   }
-  createService(type: string, name: string, options: unknown, callback: Callback): void {
+  createService(
+    type: string,
+    name: string,
+    options: unknown,
+    callback: Callback,
+  ): { serviceName: string } | undefined {
     this.services.push({ type, name, options, callback });
+    const remapped = this.context.remaps?.[name];
+    return remapped === undefined ? undefined : { serviceName: remapped };
   }
   spin(timeout: number): void {
     this.spinTimeout = timeout;
@@ -107,25 +125,35 @@ class FakeNode {
 class FakeContext {
   readonly nodes: FakeNode[] = [];
   shutdowns = 0;
+  /** Remapping rules of rcl_init (`--ros-args -r from:=to`), by the name the entity was created with. */
+  constructor(readonly remaps?: Readonly<Record<string, string>>) {}
   shutdown(): void {
     this.shutdowns++;
     for (const node of this.nodes) node.destroy();
   }
 }
 
-const setup = () => {
-  const context = new FakeContext();
+const setup = (remaps?: Readonly<Record<string, string>>) => {
+  const context = new FakeContext(remaps);
   // The stand-in covers only what the port uses; the cast is the price of not loading rclnodejs.
   const rcl = { Node: FakeNode, QoS: FakeQoS } as unknown as Rclnodejs;
+  const logs: Record<string, unknown>[] = [];
   const port = createRclnodejsPort({
     rcl,
     context: context as unknown as Parameters<typeof createRclnodejsPort>[0]['context'],
-    logger: pino({ level: 'silent' }),
+    logger: pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          logs.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      },
+    ),
     rmw: 'rmw_zenoh_cpp',
   });
   const node = context.nodes[0];
   assert.ok(node);
-  return { port, context, node };
+  return { port, context, node, logs };
 };
 
 class FakeResponse {
@@ -233,6 +261,60 @@ describe('rclnodejs port wiring', () => {
         .filter((name) => name !== '/tour_list')
         .join(', ')}`,
     });
+  });
+
+  it('keeps at most 10 calls of one service outstanding, each service on its own', async () => {
+    const { port, node } = setup();
+    const tourGet = node.clients[3];
+    const tourList = node.clients[2];
+    assert.ok(tourGet && tourList);
+    tourGet.available = true;
+    tourList.available = true;
+    const calls = Array.from({ length: 11 }, (_, index) =>
+      port.call('tour_get', { tour_name: `t${index}` }).subscribe({ error: () => undefined }),
+    );
+    const list = port.call('tour_list', {}).subscribe({ error: () => undefined });
+    assert.equal(tourGet.requests.length, 10);
+    assert.equal(tourList.requests.length, 1);
+    calls[0]?.unsubscribe();
+    await Promise.resolve();
+    assert.equal(tourGet.requests.length, 11, 'the waiting call goes once a place frees');
+    for (const call of calls) call.unsubscribe();
+    list.unsubscribe();
+    await port.close();
+  });
+
+  // Found on a real graph (npm run test:ros): a bridge started with `--ros-args -r /tour_get:=/x/tour_get`
+  // said "no server yet for /tour_get" while the operator had to look for /x/tour_get.
+  it('names remapped services and topics by their names on the graph in readiness and the log', () => {
+    const { port, logs } = setup({
+      '/tour_get': '/robot1/tour_get',
+      '/chat': '/robot1/chat',
+      '/play_audio': '/kiosk1/play_audio',
+      '/microphone/set_enabled': '/kiosk1/microphone/set_enabled',
+    });
+    assert.equal(
+      port.readiness().detail,
+      'ROS node /tour_bridge spinning on rmw_zenoh_cpp; no server yet for /robot1/chat, /clear_history, ' +
+        '/tour_list, /robot1/tour_get, /tour_create, /tour_update, /tour_delete',
+    );
+    const spinning = logs.find((line) => line['msg'] === 'ROS node spinning');
+    assert.deepEqual(
+      [spinning?.['services'], spinning?.['subscribes'], spinning?.['provides']],
+      [
+        [
+          '/robot1/chat',
+          '/clear_history',
+          '/tour_list',
+          '/robot1/tour_get',
+          '/tour_create',
+          '/tour_update',
+          '/tour_delete',
+        ],
+        '/kiosk1/play_audio',
+        '/kiosk1/microphone/set_enabled',
+      ],
+    );
   });
 
   it('closes once: fails waiting calls, completes the streams, shuts the context down', async () => {

@@ -14,6 +14,7 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../ros-port.js';
+import { createInFlightLimit, SERVICE_CALLS_IN_FLIGHT, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from './rclnodejs-loader.js';
 import { describeReadiness } from './readiness.js';
@@ -48,6 +49,20 @@ export const playAudioQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
     rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
     rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
   );
+
+/**
+ * The name rcl gave an entity: its fully qualified name with remapping (`--ros-args -r`) applied, as
+ * rclnodejs reads it back (rcl_client_get_service_name, rcl_subscription_get_topic_name, …). The
+ * given name when it cannot be read.
+ */
+const resolvedName = (read: () => unknown, given: string): string => {
+  try {
+    const name = read();
+    return typeof name === 'string' && name !== '' ? name : given;
+  } catch {
+    return given;
+  }
+};
 
 /** Services use rmw's services profile (reliable, volatile), as rclcpp and rclpy do, so any server matches. */
 const serviceQos = (rcl: Rclnodejs) => rcl.QoS.profileServicesDefault;
@@ -95,8 +110,11 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
   const node = new rcl.Node(ROS_NODE_NAME, '', context);
   const nodeName = node.getFullyQualifiedName();
   const clients = createClients(rcl, node);
+  const limits = Object.fromEntries(
+    ROS_SERVICE_KEYS.map((key) => [key, createInFlightLimit(SERVICE_CALLS_IN_FLIGHT)]),
+  ) as Record<RosServiceKey, InFlightLimit>;
 
-  node.createSubscription(
+  const subscription = node.createSubscription(
     ROS_PLAY_AUDIO_TOPIC.type,
     ROS_PLAY_AUDIO_TOPIC.name,
     { qos: playAudioQos(rcl), enableTypedArray: true },
@@ -124,7 +142,7 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
     isClosed: () => lifetime.signal.aborted,
     logger,
   });
-  node.createService(
+  const microphoneService = node.createService(
     ROS_MICROPHONE_SERVICE.type,
     ROS_MICROPHONE_SERVICE.name,
     { qos: serviceQos(rcl) },
@@ -137,6 +155,14 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
     },
   );
 
+  // The names on the graph, after remapping: what `ros2 service list` shows and an operator looks for.
+  const serviceNames = Object.fromEntries(
+    ROS_SERVICE_KEYS.map((key) => [
+      key,
+      resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
+    ]),
+  ) as Record<RosServiceKey, string>;
+
   // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
   // pending async handle keeps the process alive until close().
   node.spin(SPIN_WAIT_MS);
@@ -145,9 +171,9 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
     {
       node: nodeName,
       rmw,
-      services: ROS_SERVICE_KEYS.map((key) => ROS_SERVICES[key].name),
-      subscribes: ROS_PLAY_AUDIO_TOPIC.name,
-      provides: ROS_MICROPHONE_SERVICE.name,
+      services: ROS_SERVICE_KEYS.map((key) => serviceNames[key]),
+      subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
+      provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
     },
     'ROS node spinning',
   );
@@ -159,7 +185,7 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
       } catch {
         return true;
       }
-    }).map((key) => ROS_SERVICES[key].name);
+    }).map((key) => serviceNames[key]);
 
   // Synchronous underneath (rclnodejs destroys and shuts down synchronously); a promise for the port's contract.
   const closeNow = (): Promise<void> => {
@@ -183,7 +209,7 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
     backend: 'ros',
     description: `ROS 2 (${distro}) via rclnodejs, node ${nodeName} on ${rmw}`,
     call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
-      return callRosService(service, clients[service], request, lifetime.signal);
+      return callRosService(service, clients[service], request, lifetime.signal, limits[service]);
     },
     playAudio$: playAudio.asObservable(),
     microphoneRequests$: microphoneRequests.asObservable(),

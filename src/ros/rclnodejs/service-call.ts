@@ -7,10 +7,13 @@ import {
   type RosServiceKey,
 } from '../ros-port.js';
 import { firstLine } from './error-text.js';
+import type { InFlightLimit } from './in-flight-limit.js';
 import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE, type WireRequest, type WireResponse } from './wire.js';
 
 /** The part of an rclnodejs Client a call needs; tests pass a fake. */
 export interface ServiceClientLike<Request, Response> {
+  /** The service's name on the graph, remapping applied (rclnodejs reads it from rcl). */
+  readonly serviceName?: string;
   isServiceServerAvailable(): boolean;
   sendRequestAsync(request: Request, options: { signal: AbortSignal }): Promise<Response>;
 }
@@ -19,73 +22,110 @@ export type RosServiceClients = {
   readonly [K in RosServiceKey]: ServiceClientLike<WireRequest<K>, WireResponse<K>>;
 };
 
+/** No limit: every call is sent at once. */
+const UNLIMITED: InFlightLimit = {
+  enter: (start) => {
+    start();
+    return () => undefined;
+  },
+  running: 0,
+  waiting: 0,
+};
+
 /**
  * One service call as a cold observable: nothing is sent until subscription, and unsubscribing
  * abandons the call. `backendLifetime` aborts when the port closes, which fails calls still waiting
- * (their answers could no longer arrive: the node is gone).
+ * (their answers could no longer arrive: the node is gone). `limit` bounds the calls of this service
+ * outstanding at once (./in-flight-limit.ts); a call beyond it waits in order before it is sent, its
+ * caller's time-out running meanwhile.
  */
 export const callRosService = <K extends RosServiceKey>(
   service: K,
   client: ServiceClientLike<WireRequest<K>, WireResponse<K>>,
   request: RosRequest<K>,
   backendLifetime: AbortSignal,
+  limit: InFlightLimit = UNLIMITED,
 ): Observable<RosResponse<K>> =>
   new Observable<RosResponse<K>>((subscriber) => {
     const failed = (detail: string, cause: unknown) => new RosCallFailedError(service, detail, { cause });
+    /** A graph query: is a server matched right now (no waiting). Errors the subscriber when not. */
+    const serverMatched = (): boolean => {
+      let available: boolean;
+      try {
+        available = client.isServiceServerAvailable();
+      } catch (error) {
+        subscriber.error(failed(firstLine(error), error));
+        return false;
+      }
+      if (!available) subscriber.error(new RosServiceUnavailableError(service));
+      return available;
+    };
 
     if (backendLifetime.aborted) {
       subscriber.error(new RosServiceUnavailableError(service));
       return undefined;
     }
-    let available: boolean;
+    // Checked before waiting for a place too: a missing server is answered at once, not after a queue.
+    if (!serverMatched()) return undefined;
     let wireRequest: WireRequest<K>;
     try {
-      // A graph query: answers "is a server matched right now", without waiting.
-      available = client.isServiceServerAvailable();
       wireRequest = REQUEST_TO_WIRE[service](request);
     } catch (error) {
       subscriber.error(failed(firstLine(error), error));
       return undefined;
     }
-    if (!available) {
-      subscriber.error(new RosServiceUnavailableError(service));
-      return undefined;
-    }
 
     const abandon = new AbortController();
-    const signal = AbortSignal.any([abandon.signal, backendLifetime]);
-    let pending: Promise<WireResponse<K>>;
-    try {
-      // rclnodejs serialises the request here (a too-long bounded sequence rejects the promise) and
-      // rejects with its AbortError when the signal fires, dropping the callback for a late answer.
-      pending = client.sendRequestAsync(wireRequest, { signal });
-    } catch (error) {
-      subscriber.error(failed(firstLine(error), error));
-      return undefined;
-    }
-    pending.then(
-      (response) => {
-        let converted: RosResponse<K>;
-        try {
-          converted = RESPONSE_FROM_WIRE[service](response);
-        } catch (error) {
-          subscriber.error(failed(`unexpected response: ${firstLine(error)}`, error));
-          return;
-        }
-        subscriber.next(converted);
-        subscriber.complete();
-      },
-      (error: unknown) => {
-        // Abandoned by the subscriber: nobody is listening, and the rejection is handled here.
-        if (abandon.signal.aborted) return;
-        subscriber.error(
-          backendLifetime.aborted
-            ? failed('the ROS backend closed before the answer arrived', error)
-            : failed(firstLine(error), error),
-        );
-      },
-    );
+    let waited = false;
+    let sending = false;
+    const send = (): void => {
+      sending = true;
+      if (backendLifetime.aborted) {
+        subscriber.error(new RosServiceUnavailableError(service));
+        return;
+      }
+      // After a wait in the queue the server may have gone meanwhile.
+      if (waited && !serverMatched()) return;
+      const signal = AbortSignal.any([abandon.signal, backendLifetime]);
+      let pending: Promise<WireResponse<K>>;
+      try {
+        // rclnodejs serialises the request here (a too-long bounded sequence rejects the promise) and
+        // rejects with its AbortError when the signal fires, dropping the callback for a late answer.
+        pending = client.sendRequestAsync(wireRequest, { signal });
+      } catch (error) {
+        subscriber.error(failed(firstLine(error), error));
+        return;
+      }
+      pending.then(
+        (response) => {
+          // The answer is in: the place goes to the next call before this one is processed.
+          leave();
+          let converted: RosResponse<K>;
+          try {
+            converted = RESPONSE_FROM_WIRE[service](response);
+          } catch (error) {
+            subscriber.error(failed(`unexpected response: ${firstLine(error)}`, error));
+            return;
+          }
+          subscriber.next(converted);
+          subscriber.complete();
+        },
+        (error: unknown) => {
+          leave();
+          // Abandoned by the subscriber: nobody is listening, and the rejection is handled here.
+          if (abandon.signal.aborted) return;
+          subscriber.error(
+            backendLifetime.aborted
+              ? failed('the ROS backend closed before the answer arrived', error)
+              : failed(firstLine(error), error),
+          );
+        },
+      );
+    };
+    const leave = limit.enter(send);
+    waited = !sending;
     return () => {
       abandon.abort();
+      leave();
     };
   });

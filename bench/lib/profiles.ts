@@ -1,0 +1,251 @@
+/** How long and how hard each mode measures. `full` is what docs/performance.md reports. */
+export interface BenchProfile {
+  readonly mode: 'full' | 'quick' | 'smoke';
+  readonly http: {
+    readonly getConnections: readonly number[];
+    readonly writeConnections: readonly number[];
+    /** Whole seconds: wrk takes no fractions. */
+    readonly seconds: number;
+    /** One unmeasured wrk run per server and scenario, at 16 connections, before the measured ones. */
+    readonly warmupSeconds: number;
+    /** Measured runs per configuration, servers interleaved; the median is reported. */
+    readonly repeats: number;
+    readonly threads: number;
+  };
+  readonly chat: {
+    readonly frameBytes: readonly number[];
+    readonly sessions: readonly number[];
+    /** Unmeasured round trips per session before measuring (per frame size). */
+    readonly warmupRoundTrips: (frameBytes: number) => number;
+    /** Measured round trips per session at most; `maxMs` bounds the run too. */
+    readonly roundTrips: number;
+    readonly maxMs: number;
+    /** Client processes for the largest session count (1 session always uses 1). */
+    readonly processes: number;
+  };
+  readonly fanout: {
+    readonly sessions: readonly number[];
+    readonly audioBytes: number;
+    readonly warmupRounds: number;
+    readonly repeats: number;
+    /** Pause between rounds so each one starts on an idle server. */
+    readonly gapMs: number;
+    readonly processes: number;
+  };
+  readonly memory: {
+    readonly sessions: number;
+    readonly settleMs: number;
+  };
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
+  full: {
+    mode: 'full',
+    http: {
+      getConnections: [1, 16, 128],
+      writeConnections: [1, 16, 128],
+      seconds: 5,
+      warmupSeconds: 3,
+      repeats: 3,
+      threads: 1,
+    },
+    chat: {
+      frameBytes: [32 * KiB, MiB],
+      sessions: [1, 32],
+      warmupRoundTrips: (bytes) => (bytes >= MiB ? 20 : 300),
+      roundTrips: 100_000,
+      maxMs: 5_000,
+      processes: 2,
+    },
+    fanout: {
+      sessions: [100, 1000],
+      audioBytes: 32 * KiB,
+      warmupRounds: 3,
+      // p99 of 200 rounds is the 2nd-worst round, not the single worst one.
+      repeats: 200,
+      gapMs: 50,
+      processes: 4,
+    },
+    memory: { sessions: 1000, settleMs: 1_500 },
+  },
+  quick: {
+    mode: 'quick',
+    http: {
+      getConnections: [1, 16, 128],
+      writeConnections: [1, 16, 128],
+      seconds: 1,
+      warmupSeconds: 1,
+      repeats: 1,
+      threads: 1,
+    },
+    chat: {
+      frameBytes: [32 * KiB, MiB],
+      sessions: [1, 32],
+      warmupRoundTrips: (bytes) => (bytes >= MiB ? 5 : 100),
+      roundTrips: 100_000,
+      maxMs: 800,
+      processes: 2,
+    },
+    fanout: {
+      sessions: [100, 1000],
+      audioBytes: 32 * KiB,
+      warmupRounds: 2,
+      repeats: 20,
+      gapMs: 30,
+      processes: 4,
+    },
+    memory: { sessions: 1000, settleMs: 800 },
+  },
+  smoke: {
+    mode: 'smoke',
+    http: {
+      getConnections: [16],
+      writeConnections: [16],
+      seconds: 1,
+      warmupSeconds: 0,
+      repeats: 1,
+      threads: 1,
+    },
+    chat: {
+      frameBytes: [32 * KiB, MiB],
+      sessions: [1, 4],
+      warmupRoundTrips: () => 2,
+      roundTrips: 10,
+      maxMs: 2_000,
+      processes: 2,
+    },
+    fanout: {
+      sessions: [10, 40],
+      audioBytes: 32 * KiB,
+      warmupRounds: 1,
+      repeats: 3,
+      gapMs: 10,
+      processes: 2,
+    },
+    memory: { sessions: 40, settleMs: 100 },
+  },
+};
+
+export type ScenarioName = 'get' | 'write' | 'chat' | 'fanout' | 'memory';
+export const SCENARIOS: readonly ScenarioName[] = ['memory', 'fanout', 'get', 'write', 'chat'];
+
+export interface BenchArgs {
+  readonly profile: BenchProfile;
+  readonly out: string;
+  /** Run the service from src/ through tsx instead of building dist/ (smoke test). */
+  readonly fromSource: boolean;
+  readonly only: ReadonlySet<ScenarioName>;
+  /** Install wrk with apt-get when missing (root on Debian). */
+  readonly installWrk: boolean;
+  /** Fail instead of skipping the HTTP scenarios when wrk is missing. */
+  readonly requireWrk: boolean;
+  /** Start the bridge under `node --cpu-prof`, writing the profile into this directory. */
+  readonly cpuProfDir: string | undefined;
+  /** Another build of the service to measure (its server.js), e.g. an older one for a before/after. */
+  readonly service: string | undefined;
+  /** A second build measured alongside (interleaved) as the baseline of a before/after comparison. */
+  readonly compare: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory]
+                      [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
+                      [--compare <file>]
+  (default)       full run, about 4 minutes; writes bench/results.json
+  --quick         short run, under a minute; writes bench/results-quick.json
+  --smoke         seconds; proves the harness works (the smoke test runs it); writes bench/results-smoke.json
+  --only          run only these scenarios
+  --from-source   run the service from src/ through tsx instead of building dist/
+  --no-install    never apt-get install wrk (the HTTP scenarios are skipped without it)
+  --require-wrk   fail when wrk is missing instead of skipping the HTTP scenarios
+  --cpu-prof DIR  run the bridge under node --cpu-prof, profile written to DIR when it stops
+  --service FILE  measure this build of the service (its dist/src/server.js) instead of building this tree
+  --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline`;
+
+export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv): BenchArgs | string => {
+  let mode: BenchProfile['mode'] = 'full';
+  let out: string | undefined;
+  let fromSource = false;
+  let only = new Set<ScenarioName>(SCENARIOS);
+  let installWrk = true;
+  let requireWrk = env['TOUR_BRIDGE_REQUIRE_WRK'] === '1';
+  let cpuProfDir: string | undefined;
+  let service: string | undefined;
+  let compare: string | undefined;
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index];
+    const value = () => {
+      const next = argv[index + 1];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      index += 1;
+      return next;
+    };
+    try {
+      switch (arg) {
+        case '--quick':
+          mode = 'quick';
+          break;
+        case '--smoke':
+          mode = 'smoke';
+          break;
+        case '--full':
+          mode = 'full';
+          break;
+        case '--out':
+          out = value();
+          break;
+        case '--from-source':
+          fromSource = true;
+          break;
+        case '--no-install':
+          installWrk = false;
+          break;
+        case '--require-wrk':
+          requireWrk = true;
+          break;
+        case '--cpu-prof':
+          cpuProfDir = value();
+          break;
+        case '--service':
+          service = value();
+          break;
+        case '--compare':
+          compare = value();
+          break;
+        case '--only': {
+          const names = value().split(',');
+          const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+          if (unknown.length > 0)
+            return `unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`;
+          only = new Set(names as ScenarioName[]);
+          break;
+        }
+        case '--help':
+        case '-h':
+          return USAGE;
+        default:
+          return `unknown option ${arg}\n${USAGE}`;
+      }
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+  const defaultOut = {
+    full: 'bench/results.json',
+    quick: 'bench/results-quick.json',
+    smoke: 'bench/results-smoke.json',
+  };
+  return {
+    profile: PROFILES[mode],
+    out: out ?? defaultOut[mode],
+    fromSource,
+    only,
+    installWrk,
+    requireWrk,
+    cpuProfDir,
+    service,
+    compare,
+  };
+};

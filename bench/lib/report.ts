@@ -1,0 +1,386 @@
+import type { BenchResults, Skipped, TargetCheck } from './results.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const formatBytes = (bytes: number): string => {
+  if (!Number.isFinite(bytes)) return 'n/a';
+  if (Math.abs(bytes) >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  if (Math.abs(bytes) >= KiB) return `${(bytes / KiB).toFixed(1)} KiB`;
+  return `${Math.round(bytes)} B`;
+};
+
+const ms = (value: number): string => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : 'n/a');
+const num = (value: number): string =>
+  Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a';
+const x = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}×` : 'n/a');
+const pct = (value: number): string => (Number.isFinite(value) ? `${Math.round(value)}%` : 'n/a');
+const pcts = (values: readonly number[]): string => values.map(pct).join('/');
+const signed = (value: number): string =>
+  Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${ms(value)}` : 'n/a';
+
+/** A plain-text table; also valid Markdown (so docs/performance.md can take it as it is). */
+export const table = (headers: readonly string[], rows: readonly (readonly string[])[]): string => {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+};
+
+const isSkipped = (value: object): value is Skipped => 'skipped' in value;
+
+/** The whole report as Markdown: machine, then one table per scenario, then the targets. */
+export const renderReport = (results: BenchResults): string => {
+  const { machine, scenarios } = results;
+  const out: string[] = [];
+  out.push(
+    `tour-bridge bench, ${results.mode} run, ${results.startedAt} (${Math.round(results.durationS)} s)`,
+    '',
+    `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${formatBytes(machine.memoryBytes)} RAM, ${machine.kernel} (${machine.os}); ` +
+      `Node ${machine.node}; ${machine.uws}; wrk ${machine.wrk ?? 'absent'}`,
+    `Quiet: load ${results.quiet.before.loadAverage1m.toFixed(2)} before, ${results.quiet.after.loadAverage1m.toFixed(2)} after; ` +
+      `other heavy processes: ${[...new Set([...results.quiet.before.heavyProcesses, ...results.quiet.after.heavyProcesses])].join(', ') || 'none'}`,
+    '',
+  );
+
+  const get = scenarios.httpGet;
+  if (get !== undefined) {
+    out.push('1. GET /tour/welcome (wrk, keep-alive; latency in ms)', '');
+    if (isSkipped(get)) out.push(`skipped: ${get.skipped}`, '');
+    else {
+      out.push(
+        table(
+          [
+            'conns',
+            'bridge req/s',
+            'p50',
+            'p99',
+            'bare uWS req/s',
+            'p50',
+            'p99',
+            'node:http req/s',
+            'p50',
+            'p99',
+            'bridge÷bare',
+            'bridge÷node',
+            'CPU bridge/wrk',
+            'CPU µs/req bridge/bare/node',
+          ],
+          get.rows.map((row) => [
+            String(row.connections),
+            num(row.bridge.rps),
+            ms(row.bridge.p50),
+            ms(row.bridge.p99),
+            num(row.bareUws.rps),
+            ms(row.bareUws.p50),
+            ms(row.bareUws.p99),
+            num(row.nodeHttpWs.rps),
+            ms(row.nodeHttpWs.p50),
+            ms(row.nodeHttpWs.p99),
+            x(row.rpsRatio.toBareUws),
+            x(row.rpsRatio.toNodeHttpWs),
+            `${pct(row.bridge.serverCpuPercent)}/${pct(row.bridge.wrkCpuPercent)}`,
+            [row.bridge, row.bareUws, row.nodeHttpWs]
+              .map((f) => f.serverCpuUsPerRequest.toFixed(1))
+              .join('/'),
+          ]),
+        ),
+        '',
+      );
+    }
+  }
+
+  const write = scenarios.httpWrite;
+  if (write !== undefined) {
+    out.push('2. POST /tour then DELETE /tour/{name} (wrk; each DELETE follows its POST’s 201)', '');
+    if (isSkipped(write)) out.push(`skipped: ${write.skipped}`, '');
+    else {
+      out.push(
+        table(
+          ['conns', 'req/s', 'p50', 'p99', 'POST', 'DELETE', 'non-2xx', 'CPU bridge/wrk', 'CPU µs/req'],
+          write.rows.map((row) => [
+            String(row.connections),
+            num(row.bridge.rps),
+            ms(row.bridge.p50),
+            ms(row.bridge.p99),
+            num(row.bridge.posts),
+            num(row.bridge.deletes),
+            num(row.bridge.errors),
+            `${pct(row.bridge.serverCpuPercent)}/${pct(row.bridge.wrkCpuPercent)}`,
+            row.bridge.serverCpuUsPerRequest.toFixed(1),
+          ]),
+        ),
+        '',
+      );
+    }
+  }
+
+  const chat = scenarios.chat;
+  if (chat !== undefined) {
+    out.push('3. Chat round trip over /ws: binary frame out → metadata + binary answer in (ms)', '');
+    out.push(
+      table(
+        [
+          'frame',
+          'sessions',
+          'bridge p50',
+          'p99',
+          'bare uWS p50',
+          'p99',
+          'node ws p50',
+          'p99',
+          'overhead p99 vs bare',
+          'p99 ÷bare',
+          'p99 ÷node',
+          'CPU bridge/client',
+        ],
+        chat.rows.map((row) => [
+          formatBytes(row.frameBytes),
+          String(row.sessions),
+          ms(row.bridge.p50),
+          ms(row.bridge.p99),
+          ms(row.bareUws.p50),
+          ms(row.bareUws.p99),
+          ms(row.nodeHttpWs.p50),
+          ms(row.nodeHttpWs.p99),
+          signed(row.overhead.p99VsBareUws),
+          x(row.p99Ratio.toBareUws),
+          x(row.p99Ratio.toNodeHttpWs),
+          `${pct(row.bridge.serverCpuPercent)}/${pcts(row.bridge.clientCpuPercent)}`,
+        ]),
+      ),
+      '',
+    );
+  }
+
+  const fanout = scenarios.fanout;
+  if (fanout !== undefined) {
+    out.push('4. Fan-out of one /play_audio message (POST /sim/play_audio) to every session (ms)', '');
+    out.push(
+      table(
+        [
+          'sessions',
+          'audio',
+          'rounds',
+          'last p50',
+          'last p99',
+          'first p50',
+          'POST answered p50',
+          'p99',
+          'incomplete',
+          'CPU bridge/clients',
+        ],
+        fanout.rows.map((row) => [
+          String(row.sessions),
+          formatBytes(row.audioBytes),
+          String(row.rounds),
+          ms(row.last.p50),
+          ms(row.last.p99),
+          ms(row.first.p50),
+          ms(row.postResponse.p50),
+          ms(row.postResponse.p99),
+          String(row.incompleteRounds),
+          `${pct(row.serverCpuPercent)}/${pcts(row.clientCpuPercent)}`,
+        ]),
+      ),
+      '',
+    );
+  }
+
+  const memory = scenarios.memory;
+  if (memory !== undefined) {
+    out.push('5. Memory of the bridge (VmRSS)', '');
+    out.push(
+      table(
+        ['idle', `${memory.sessions} idle sessions`, 'per session', 'after fan-out', 'after scenarios 1–3'],
+        [
+          [
+            formatBytes(memory.idleRssBytes),
+            formatBytes(memory.withSessionsRssBytes),
+            formatBytes(memory.perSessionBytes),
+            memory.afterFanoutRssBytes === undefined ? 'n/a' : formatBytes(memory.afterFanoutRssBytes),
+            memory.afterAllRssBytes === undefined ? 'n/a' : formatBytes(memory.afterAllRssBytes),
+          ],
+        ],
+      ),
+      '',
+    );
+  }
+
+  const comparison = renderComparison(results);
+  if (comparison !== '') out.push(comparison, '');
+
+  if (results.targets.length > 0) {
+    out.push('Targets', '');
+    out.push(
+      table(
+        ['target', 'measured', 'met'],
+        results.targets.map((check) => [check.target, check.value, check.met ? 'yes' : 'NO']),
+      ),
+      '',
+    );
+  }
+  return out.join('\n');
+};
+
+const change = (after: number, before: number): string =>
+  Number.isFinite(after) && Number.isFinite(before) && before !== 0
+    ? `${after >= before ? '+' : ''}${Math.round(((after - before) / before) * 100)}%`
+    : 'n/a';
+
+/** With `--compare`: the baseline build next to this one, figure by figure (same run, interleaved). */
+const renderComparison = (results: BenchResults): string => {
+  const { scenarios } = results;
+  const rows: string[][] = [];
+  const get = scenarios.httpGet;
+  if (get !== undefined && !isSkipped(get)) {
+    for (const row of get.rows) {
+      if (row.baseline === undefined) continue;
+      const before = row.baseline;
+      rows.push(
+        [
+          `GET c=${row.connections} req/s`,
+          num(before.rps),
+          num(row.bridge.rps),
+          change(row.bridge.rps, before.rps),
+        ],
+        [
+          `GET c=${row.connections} p99 ms`,
+          ms(before.p99),
+          ms(row.bridge.p99),
+          change(row.bridge.p99, before.p99),
+        ],
+        [
+          `GET c=${row.connections} CPU µs/req`,
+          before.serverCpuUsPerRequest.toFixed(1),
+          row.bridge.serverCpuUsPerRequest.toFixed(1),
+          change(row.bridge.serverCpuUsPerRequest, before.serverCpuUsPerRequest),
+        ],
+      );
+    }
+  }
+  const write = scenarios.httpWrite;
+  if (write !== undefined && !isSkipped(write)) {
+    for (const row of write.rows) {
+      if (row.baseline === undefined) continue;
+      const before = row.baseline;
+      rows.push(
+        [
+          `POST/DELETE c=${row.connections} req/s`,
+          num(before.rps),
+          num(row.bridge.rps),
+          change(row.bridge.rps, before.rps),
+        ],
+        [
+          `POST/DELETE c=${row.connections} CPU µs/req`,
+          before.serverCpuUsPerRequest.toFixed(1),
+          row.bridge.serverCpuUsPerRequest.toFixed(1),
+          change(row.bridge.serverCpuUsPerRequest, before.serverCpuUsPerRequest),
+        ],
+      );
+    }
+  }
+  for (const row of scenarios.chat?.rows ?? []) {
+    if (row.baseline === undefined) continue;
+    const label = `chat ${formatBytes(row.frameBytes)} × ${row.sessions}`;
+    rows.push(
+      [`${label} p50 ms`, ms(row.baseline.p50), ms(row.bridge.p50), change(row.bridge.p50, row.baseline.p50)],
+      [`${label} p99 ms`, ms(row.baseline.p99), ms(row.bridge.p99), change(row.bridge.p99, row.baseline.p99)],
+      [
+        `${label} CPU µs/round trip`,
+        row.baseline.serverCpuUsPerRoundTrip.toFixed(1),
+        row.bridge.serverCpuUsPerRoundTrip.toFixed(1),
+        change(row.bridge.serverCpuUsPerRoundTrip, row.baseline.serverCpuUsPerRoundTrip),
+      ],
+    );
+  }
+  for (const row of scenarios.fanout?.rows ?? []) {
+    const before = scenarios.baseline?.fanout?.rows.find((other) => other.sessions === row.sessions);
+    if (before === undefined) continue;
+    rows.push(
+      [
+        `fan-out ${row.sessions} last p50 ms`,
+        ms(before.last.p50),
+        ms(row.last.p50),
+        change(row.last.p50, before.last.p50),
+      ],
+      [
+        `fan-out ${row.sessions} last p99 ms`,
+        ms(before.last.p99),
+        ms(row.last.p99),
+        change(row.last.p99, before.last.p99),
+      ],
+    );
+  }
+  const memory = scenarios.memory;
+  const memoryBefore = scenarios.baseline?.memory;
+  if (memory !== undefined && memoryBefore !== undefined) {
+    rows.push(
+      [
+        'idle RSS',
+        formatBytes(memoryBefore.idleRssBytes),
+        formatBytes(memory.idleRssBytes),
+        change(memory.idleRssBytes, memoryBefore.idleRssBytes),
+      ],
+      [
+        'RSS per idle session',
+        formatBytes(memoryBefore.perSessionBytes),
+        formatBytes(memory.perSessionBytes),
+        change(memory.perSessionBytes, memoryBefore.perSessionBytes),
+      ],
+    );
+  }
+  if (rows.length === 0) return '';
+  return [
+    `Before → after: the --compare build (${String(results.settings['compare'])}) and this one, same run, interleaved`,
+    '',
+    table(['figure', 'before', 'after', 'change'], rows),
+  ].join('\n');
+};
+
+/** The issue's targets, checked against this run's numbers (only those this run measured). */
+export const checkTargets = (results: Omit<BenchResults, 'targets'>): TargetCheck[] => {
+  const checks: TargetCheck[] = [];
+  const get = results.scenarios.httpGet;
+  const at16 =
+    get !== undefined && !isSkipped(get) ? get.rows.find((row) => row.connections === 16) : undefined;
+  if (at16 !== undefined) {
+    checks.push({
+      target: 'GET at 16 connections ≥ 60% of bare uWS',
+      value: `${Math.round(at16.rpsRatio.toBareUws * 100)}% (${num(at16.bridge.rps)} vs ${num(at16.bareUws.rps)} req/s)`,
+      met: at16.rpsRatio.toBareUws >= 0.6,
+    });
+    checks.push({
+      target: 'GET at 16 connections ≥ 1.5× node:http',
+      value: `${x(at16.rpsRatio.toNodeHttpWs)} (${num(at16.bridge.rps)} vs ${num(at16.nodeHttpWs.rps)} req/s)`,
+      met: at16.rpsRatio.toNodeHttpWs >= 1.5,
+    });
+  }
+  for (const row of results.scenarios.chat?.rows ?? []) {
+    if (row.frameBytes !== 32 * KiB) continue;
+    checks.push({
+      target: `chat 32 KiB, ${row.sessions} session${row.sessions === 1 ? '' : 's'}: p99 overhead vs bare uWS < 1 ms`,
+      value: `${signed(row.overhead.p99VsBareUws)} ms (p99 ${ms(row.bridge.p99)} vs ${ms(row.bareUws.p99)})`,
+      met: row.overhead.p99VsBareUws < 1,
+    });
+  }
+  const fanout1000 = results.scenarios.fanout?.rows.find((row) => row.sessions === 1000);
+  if (fanout1000 !== undefined) {
+    checks.push({
+      target: 'fan-out 32 KiB to 1,000 sessions: p99 < 50 ms',
+      value: `${ms(fanout1000.last.p99)} ms (p50 ${ms(fanout1000.last.p50)}, ${fanout1000.rounds} rounds)`,
+      met: fanout1000.last.p99 < 50 && fanout1000.incompleteRounds === 0,
+    });
+  }
+  const memory = results.scenarios.memory;
+  if (memory !== undefined && memory.sessions >= 1000) {
+    checks.push({
+      target: 'memory per idle session < 40 KiB',
+      value: formatBytes(memory.perSessionBytes),
+      met: memory.perSessionBytes < 40 * KiB,
+    });
+  }
+  return checks;
+};

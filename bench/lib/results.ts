@@ -1,0 +1,124 @@
+import type { MachineDescription, QuietCheck } from './machine.js';
+import type { LatencySummary } from './stats.js';
+
+/** The shape of bench/results.json. Latencies in milliseconds, sizes in bytes, CPU in % of one core. */
+
+export interface HttpFigures {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Every measured run: rps, p50, p99 — the figures above are their medians. */
+  readonly runs: readonly { rps: number; p50: number; p99: number }[];
+  readonly serverCpuPercent: number;
+  /** Server CPU time per request (µs): the efficiency figure, steadier than req/s on a shared VM. */
+  readonly serverCpuUsPerRequest: number;
+  readonly wrkCpuPercent: number;
+  readonly errors: number;
+  readonly statuses: Readonly<Record<string, number>>;
+}
+
+export interface HttpGetRow {
+  readonly connections: number;
+  readonly bridge: HttpFigures;
+  readonly bareUws: HttpFigures;
+  readonly nodeHttpWs: HttpFigures;
+  /** With `--compare`: another build of the bridge, measured interleaved with this one. */
+  readonly baseline?: HttpFigures;
+  /** bridge rps ÷ peer rps */
+  readonly rpsRatio: { readonly toBareUws: number; readonly toNodeHttpWs: number };
+}
+
+export interface HttpWriteRow {
+  readonly connections: number;
+  readonly bridge: HttpWriteFigures;
+  readonly baseline?: HttpWriteFigures;
+}
+
+export type HttpWriteFigures = HttpFigures & { readonly posts: number; readonly deletes: number };
+
+export interface ChatFigures extends LatencySummary {
+  readonly roundTripsPerS: number;
+  readonly serverCpuPercent: number;
+  /** Server CPU time per round trip (µs). */
+  readonly serverCpuUsPerRoundTrip: number;
+  readonly clientCpuPercent: readonly number[];
+  readonly errors: readonly string[];
+}
+
+export interface ChatRow {
+  readonly frameBytes: number;
+  readonly sessions: number;
+  readonly bridge: ChatFigures;
+  readonly bareUws: ChatFigures;
+  readonly nodeHttpWs: ChatFigures;
+  readonly baseline?: ChatFigures;
+  /** bridge minus peer, p50 and p99 */
+  readonly overhead: {
+    readonly p50VsBareUws: number;
+    readonly p99VsBareUws: number;
+    readonly p50VsNodeHttpWs: number;
+    readonly p99VsNodeHttpWs: number;
+  };
+  /** bridge p99 ÷ peer p99 */
+  readonly p99Ratio: { readonly toBareUws: number; readonly toNodeHttpWs: number };
+}
+
+export interface FanoutRow {
+  readonly sessions: number;
+  readonly audioBytes: number;
+  readonly rounds: number;
+  /** From writing the POST /sim/play_audio request to the last session holding the complete pair. */
+  readonly last: LatencySummary;
+  /** ... to the first session holding it. */
+  readonly first: LatencySummary;
+  /** ... to the POST's own response. */
+  readonly postResponse: LatencySummary;
+  readonly incompleteRounds: number;
+  readonly problems: readonly string[];
+  readonly serverCpuPercent: number;
+  readonly clientCpuPercent: readonly number[];
+}
+
+export interface MemoryFigures {
+  readonly idleRssBytes: number;
+  readonly sessions: number;
+  readonly withSessionsRssBytes: number;
+  readonly perSessionBytes: number;
+  /** The same process after the fan-out rounds, its 1,000 sessions still open. */
+  readonly afterFanoutRssBytes?: number;
+  /** The (other, fresh) process that ran scenarios 1 to 3, at their end. */
+  readonly afterAllRssBytes?: number;
+}
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly value: string;
+  readonly met: boolean;
+}
+
+export interface Skipped {
+  readonly skipped: string;
+}
+
+export interface BenchResults {
+  readonly version: 1;
+  readonly mode: 'full' | 'quick' | 'smoke';
+  readonly startedAt: string;
+  readonly durationS: number;
+  readonly machine: MachineDescription;
+  readonly quiet: { readonly before: QuietCheck; readonly after: QuietCheck };
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly scenarios: {
+    readonly httpGet?: { readonly rows: readonly HttpGetRow[] } | Skipped;
+    readonly httpWrite?: { readonly rows: readonly HttpWriteRow[] } | Skipped;
+    readonly chat?: { readonly rows: readonly ChatRow[] };
+    readonly fanout?: { readonly rows: readonly FanoutRow[] };
+    readonly memory?: MemoryFigures;
+    /** With `--compare`: fan-out and memory of the other build, on its own fresh process. */
+    readonly baseline?: {
+      readonly fanout?: { readonly rows: readonly FanoutRow[] };
+      readonly memory?: MemoryFigures;
+    };
+  };
+  readonly targets: readonly TargetCheck[];
+}

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { BenchResults } from '../../bench/lib/results.js';
+
+/**
+ * The benchmark harness in its `--smoke` mode (seconds): every scenario runs end to end against the real
+ * service (from src/, so no build is needed) with tiny sizes. Numbers are not checked, only that each
+ * scenario produced sane ones. wrk drives the HTTP scenarios: without it they are skipped (with the reason),
+ * unless TOUR_BRIDGE_REQUIRE_WRK=1 — set by CI (.ci/run installs wrk) — makes its absence a failure.
+ */
+
+const wrkPresent = spawnSync('wrk', ['-v']).error === undefined;
+const requireWrk = process.env['TOUR_BRIDGE_REQUIRE_WRK'] === '1';
+
+describe('bench harness (--smoke)', () => {
+  let results: BenchResults;
+  let directory: string;
+
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'tour-bridge-bench-'));
+    const out = join(directory, 'results.json');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--smoke', '--from-source', '--no-install', '--out', out],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      child.on('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    assert.equal(code, 0, `bench --smoke failed:\n${output.slice(-4_000)}`);
+    results = JSON.parse(readFileSync(out, 'utf8')) as BenchResults;
+  });
+
+  after(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('describes the machine it ran on', () => {
+    assert.equal(results.mode, 'smoke');
+    assert.ok(results.machine.cores > 0);
+    assert.ok(results.machine.memoryBytes > 0);
+    assert.match(results.machine.node, /^v\d+/);
+    assert.ok(results.machine.cpuModel.length > 0);
+  });
+
+  it('measures the memory of idle sessions', () => {
+    const memory = results.scenarios.memory;
+    assert.ok(memory !== undefined);
+    assert.ok(memory.idleRssBytes > 10 * 1024 * 1024, 'RSS read from /proc');
+    assert.ok(memory.withSessionsRssBytes > 0);
+    assert.ok(memory.afterFanoutRssBytes !== undefined && memory.afterAllRssBytes !== undefined);
+  });
+
+  it('fans one /play_audio message out to every session, every round', () => {
+    const rows = results.scenarios.fanout?.rows ?? [];
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.incompleteRounds, 0, JSON.stringify(row.problems));
+      assert.deepEqual(row.problems, []);
+      assert.equal(row.last.samples, row.rounds);
+      assert.ok(row.last.p50 > 0 && row.last.p99 >= row.last.p50);
+      assert.ok(row.first.p50 <= row.last.p50);
+    }
+  });
+
+  it('times chat round trips on the bridge and both peers', () => {
+    const rows = results.scenarios.chat?.rows ?? [];
+    assert.equal(rows.length, 4);
+    for (const row of rows) {
+      for (const figures of [row.bridge, row.bareUws, row.nodeHttpWs]) {
+        assert.deepEqual(figures.errors, []);
+        assert.ok(figures.samples >= row.sessions, `${row.frameBytes} B × ${row.sessions}: some round trips`);
+        assert.ok(figures.p50 > 0);
+        assert.ok(figures.clientCpuPercent.length > 0, 'the load client reports its CPU use');
+      }
+      assert.ok(Number.isFinite(row.overhead.p99VsBareUws));
+    }
+  });
+
+  it('drives GET and POST/DELETE with wrk', (context) => {
+    if (!wrkPresent && !requireWrk) {
+      context.skip(
+        'wrk is not installed: HTTP scenarios skipped (apt-get install wrk, or .ci/run installs it)',
+      );
+      return;
+    }
+    assert.ok(wrkPresent, 'TOUR_BRIDGE_REQUIRE_WRK=1 but wrk is not installed');
+    const get = results.scenarios.httpGet;
+    assert.ok(get !== undefined && 'rows' in get, JSON.stringify(get));
+    for (const row of get.rows) {
+      for (const figures of [row.bridge, row.bareUws, row.nodeHttpWs]) {
+        assert.ok(figures.rps > 0);
+        assert.equal(figures.errors, 0, JSON.stringify(figures.statuses));
+        assert.deepEqual(Object.keys(figures.statuses), ['200']);
+      }
+      assert.ok(row.rpsRatio.toBareUws > 0 && row.rpsRatio.toNodeHttpWs > 0);
+    }
+    const write = results.scenarios.httpWrite;
+    assert.ok(write !== undefined && 'rows' in write, JSON.stringify(write));
+    for (const row of write.rows) {
+      assert.equal(row.bridge.errors, 0, JSON.stringify(row.bridge.statuses));
+      assert.ok(row.bridge.posts > 0 && row.bridge.deletes > 0);
+      assert.deepEqual(Object.keys(row.bridge.statuses).sort(), ['200', '201']);
+    }
+  });
+
+  it('checks the targets it can', () => {
+    assert.ok(results.targets.length > 0);
+    for (const check of results.targets) assert.equal(typeof check.met, 'boolean');
+  });
+});

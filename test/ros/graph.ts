@@ -1,0 +1,238 @@
+import { randomInt } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KioskClient } from '../support/ws-client.js';
+import { startProbeNode, type ProbeNode } from './probe-node.js';
+import { startChild, type Child } from './processes.js';
+
+/**
+ * The ROS 2 graph of a contract run, every part a real ROS node in its own process except the probe
+ * (in the test process):
+ *   - tour-store: the reference tour store node on a file of the run's own;
+ *   - demo-chat: the reference demo chat node (echo /chat, /clear_history, a greeting on /play_audio);
+ *   - bridge: tour-bridge with `--backend ros`, default time-outs: what the contract suites run against;
+ *   - silent-bridge: a second tour-bridge whose /tour_get, /chat, /play_audio and
+ *     /microphone/set_enabled are remapped under a prefix of the run's own (`--ros-args -r`), with
+ *     short time-outs, so its /tour_get and /chat reach the probe's services that never answer;
+ *   - probe: publisher, microphone client and the silent services (test/ros/probe-node.ts).
+ */
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = [process.execPath, '--import', 'tsx'];
+
+/** Bounds of every wait. The first start on a machine may generate rclnodejs's message bindings. */
+export const GRAPH_LIMITS = {
+  listeningMs: 180_000,
+  graphReadyMs: 60_000,
+} as const;
+
+/** The silent bridge's time-outs: short, so a test waits for them, not for the defaults. */
+export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
+
+export interface Bridge {
+  readonly child: Child;
+  readonly baseUrl: string;
+  readonly wsUrl: string;
+}
+
+export interface RosGraph {
+  readonly bridge: Bridge;
+  readonly silentBridge: Bridge;
+  /** The prefix the silent bridge's remapped names are under, e.g. /tour_bridge_contract_123. */
+  readonly silentPrefix: string;
+  /** The silent bridge's /ready detail before the probe served its remapped /tour_get and /chat. */
+  readonly silentReadyBeforeProbe: string;
+  readonly probe: ProbeNode;
+  /** Connected before the demo chat started, so they are there for its greeting. */
+  readonly earlyKiosks: readonly [KioskClient, KioskClient];
+  readonly demoChat: Child;
+  /** The running tour store (replaced by restartStore). */
+  store(): Child;
+  /** Starts a new tour store process on the same file. */
+  restartStore(): Child;
+  readonly storeFile: string;
+  /**
+   * Stops everything (SIGTERM, SIGKILL after a grace period) and removes the scratch directory.
+   * Resolves with the exit code of each process that was still running (null: ended by a signal).
+   * Idempotent.
+   */
+  stop(): Promise<Record<string, number | null>>;
+}
+
+export const fetchJson = async (url: string): Promise<{ status: number; json: unknown }> => {
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  try {
+    return { status: response.status, json: JSON.parse(text) };
+  } catch {
+    return { status: response.status, json: text };
+  }
+};
+
+/** Polls until `check` holds, every 200 ms, for at most `timeoutMs`. */
+export const pollUntil = async (
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(
+    `${what} did not happen within ${timeoutMs} ms${lastError === '' ? '' : ` (${lastError})`}`,
+  );
+};
+
+/** /ready's detail once the bridge sees a server for every service it calls. */
+export const ALL_SERVERS = /every called service has a server/;
+
+export const readyDetail = async (baseUrl: string): Promise<{ status: number; detail: string }> => {
+  const ready = await fetchJson(`${baseUrl}/ready`);
+  const detail = (ready.json as { detail?: unknown }).detail;
+  return { status: ready.status, detail: typeof detail === 'string' ? detail : JSON.stringify(ready.json) };
+};
+
+export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> => {
+  const scratch = await mkdtemp(join(tmpdir(), 'tour-bridge-test-ros-'));
+  const logDir = env['TOUR_BRIDGE_ROS_LOG_DIR'] ?? join(scratch, 'logs');
+  await mkdir(logDir, { recursive: true });
+  const storeFile = join(scratch, 'tours.json');
+  const silentPrefix = `/tour_bridge_contract_${randomInt(1_000_000)}`;
+  const children: Child[] = [];
+  const kiosks: KioskClient[] = [];
+  let probe: ProbeNode | undefined;
+  let storeRuns = 0;
+
+  const start = (name: string, argv: readonly string[]): Child => {
+    const child = startChild(name, argv, { cwd: REPO, env, logFile: join(logDir, `${name}.log`) });
+    children.push(child);
+    return child;
+  };
+  const startStore = () => {
+    storeRuns += 1;
+    return start(`tour-store-${storeRuns}`, [
+      ...TSX,
+      'src/nodes/main.ts',
+      'tour-store',
+      '--file',
+      storeFile,
+      '--log_level',
+      'info',
+    ]);
+  };
+  const startBridge = async (name: string, extra: readonly string[]): Promise<Bridge> => {
+    const child = start(name, [
+      ...TSX,
+      'src/server.ts',
+      '--backend',
+      'ros',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--log_level',
+      'info',
+      ...extra,
+    ]);
+    const listening = await child.waitFor(/"port":(\d+)/, 'listening line', GRAPH_LIMITS.listeningMs);
+    const baseUrl = `http://127.0.0.1:${listening[1] ?? ''}`;
+    return { child, baseUrl, wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws` };
+  };
+
+  let stopping: Promise<Record<string, number | null>> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      for (const kiosk of kiosks) kiosk.close();
+      probe?.close();
+      const running = children.filter(
+        (child) => child.process.exitCode === null && child.process.signalCode === null,
+      );
+      const codes = await Promise.all(
+        running.map(async (child) => {
+          await child.stop();
+          return [child.name, await child.exited] as const;
+        }),
+      );
+      await rm(scratch, { recursive: true, force: true });
+      return Object.fromEntries(codes);
+    })());
+
+  try {
+    let store = startStore();
+    const bridge = await startBridge('bridge', []);
+    await pollUntil('the bridge spinning its ROS node', GRAPH_LIMITS.graphReadyMs, async () => {
+      return (await readyDetail(bridge.baseUrl)).status === 200;
+    });
+    // Two kiosks before the demo chat starts: its greeting goes out once it sees the bridge's subscription.
+    const early: KioskClient[] = [];
+    for (let index = 0; index < 2; index += 1) {
+      const kiosk = await KioskClient.connect(bridge.wsUrl);
+      kiosks.push(kiosk);
+      early.push(kiosk);
+      await kiosk.frameCount(1, 10_000);
+    }
+    const demoChat = start('demo-chat', [...TSX, 'src/nodes/main.ts', 'demo-chat', '--log_level', 'info']);
+    const remap = (name: string) => ['-r', `${name}:=${silentPrefix}${name}`];
+    const silentBridge = await startBridge('silent-bridge', [
+      '--ros_timeout_ms',
+      String(SILENT_TIMEOUTS.rosMs),
+      '--chat_timeout_ms',
+      String(SILENT_TIMEOUTS.chatMs),
+      '--ros-args',
+      '-r',
+      '__node:=tour_bridge_silent',
+      ...remap('/tour_get'),
+      ...remap('/chat'),
+      ...remap('/play_audio'),
+      ...remap('/microphone/set_enabled'),
+    ]);
+    let silentReadyBeforeProbe = '';
+    await pollUntil('the silent bridge spinning its ROS node', GRAPH_LIMITS.graphReadyMs, async () => {
+      const ready = await readyDetail(silentBridge.baseUrl);
+      silentReadyBeforeProbe = ready.detail;
+      return ready.status === 200;
+    });
+    probe = await startProbeNode(silentPrefix);
+    for (const each of [bridge, silentBridge]) {
+      await pollUntil(
+        `${each.child.name} seeing a server for every service it calls`,
+        GRAPH_LIMITS.graphReadyMs,
+        async () => {
+          const ready = await readyDetail(each.baseUrl);
+          return ready.status === 200 && ALL_SERVERS.test(ready.detail);
+        },
+      );
+    }
+    const [first, second] = early;
+    if (first === undefined || second === undefined) throw new Error('early kiosks missing');
+    const ready = probe;
+    return {
+      bridge,
+      silentBridge,
+      silentPrefix,
+      silentReadyBeforeProbe,
+      probe: ready,
+      earlyKiosks: [first, second],
+      demoChat,
+      store: () => store,
+      restartStore: () => (store = startStore()),
+      storeFile,
+      stop,
+    };
+  } catch (error) {
+    const output = children.map((child) => child.recentOutput()).join('\n');
+    await stop();
+    throw new Error(
+      `the ROS graph did not come up: ${error instanceof Error ? error.message : String(error)}\n${output}`,
+    );
+  }
+};
