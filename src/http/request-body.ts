@@ -2,13 +2,21 @@ import type { HttpResponse } from 'uWebSockets.js';
 
 export type BodyResult =
   | { readonly kind: 'complete'; readonly bytes: Buffer }
-  | { readonly kind: 'too-large' }
+  /** `drained`: the rest of the body was read and thrown away, so the connection can stay open. */
+  | { readonly kind: 'too-large'; readonly drained: boolean }
   | { readonly kind: 'aborted' };
 
 /**
+ * Most bytes of an oversized body read and thrown away before answering 413. Answering while the client
+ * is still sending and then closing makes many clients fail with EPIPE instead of reading the 413; past
+ * this bound the connection is closed anyway, so a client cannot make the server read forever.
+ */
+export const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
  * Collects a request body of at most `limit` bytes. uWebSockets.js reuses each chunk's memory after
- * the callback returns, so chunks are copied. Stops collecting (and reports too-large) as soon as the
- * limit is passed, so an oversized body never sits in memory.
+ * the callback returns, so chunks are copied. Past the limit nothing more is kept: the rest is read
+ * and discarded (up to DISCARD_LIMIT_BYTES), so an oversized body never sits in memory.
  */
 export const readRequestBody = (
   res: HttpResponse,
@@ -32,7 +40,8 @@ export const readRequestBody = (
       received += chunk.byteLength;
       if (received > limit) {
         chunks.length = 0;
-        settle({ kind: 'too-large' });
+        if (isLast) settle({ kind: 'too-large', drained: true });
+        else if (received > DISCARD_LIMIT_BYTES) settle({ kind: 'too-large', drained: false });
         return;
       }
       chunks.push(Buffer.from(new Uint8Array(chunk).slice()));

@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { problemReply, statusLine, type HttpReply } from './http-reply.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
 import { captureRequestHead, type RequestHead } from './request-head.js';
-import { readRequestBody } from './request-body.js';
+import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
 import type { Route } from './route.js';
 
 export interface RouterOptions {
@@ -128,6 +128,14 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
       }
       const early = checkJsonRequestHead(head, options.maxBodyBytes);
       if (early !== undefined) {
+        if (early.status === 413 && Number(head.contentLength) <= DISCARD_LIMIT_BYTES) {
+          // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
+          void readRequestBody(res, 0, (listener) => abortListeners.push(listener)).then((result) => {
+            if (result.kind === 'too-large') answer(early, !result.drained);
+            else if (result.kind === 'complete') answer(early);
+          });
+          return;
+        }
         // The body was not read: close the connection so its bytes are not taken for the next request.
         answer(early, true);
         return;
@@ -136,7 +144,7 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         (result) => {
           if (result.kind === 'aborted') return;
           if (result.kind === 'too-large') {
-            answer(tooLarge(options.maxBodyBytes), true);
+            answer(tooLarge(options.maxBodyBytes), !result.drained);
             return;
           }
           const parsed = parseJsonBody(result.bytes);

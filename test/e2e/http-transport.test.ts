@@ -6,6 +6,7 @@ import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ro
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request } from '../support/http.js';
 import { ScriptedPort } from '../support/scripted-port.js';
+import { startServerProcess } from '../support/server-process.js';
 import { startSimService, startTestService, type TestService } from '../support/test-service.js';
 
 describe('HTTP transport on the simulation', () => {
@@ -94,6 +95,33 @@ describe('HTTP transport on the simulation', () => {
       assertProblem(await request(small.baseUrl, 'POST', '/tour', { body }), 413);
     } finally {
       await small.stop();
+    }
+  });
+});
+
+describe('oversized bodies', () => {
+  it('every client reads its 413, none sees its upload cut off (EPIPE)', async () => {
+    const server = await startServerProcess();
+    try {
+      const huge = JSON.stringify({
+        tour_name: 'x',
+        map_name: 'm',
+        steps: [{ description: 'x'.repeat(2 * 1024 * 1024) }],
+      });
+      const outcomes: string[] = [];
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        try {
+          outcomes.push(String((await request(server.baseUrl, 'POST', '/tour', { body: huge })).status));
+        } catch (error) {
+          outcomes.push(error instanceof Error ? `${error.message}: ${String(error.cause)}` : String(error));
+        }
+      }
+      assert.deepEqual(
+        outcomes,
+        Array.from({ length: 20 }, () => '413'),
+      );
+    } finally {
+      await server.stop();
     }
   });
 });
