@@ -80,7 +80,9 @@ const isPublicRoute = (route: Route): boolean =>
 /** A bounded label for request metrics: the first path segment when it is one of ours. */
 const KNOWN_SEGMENTS = new Set(['tour', 'sim', 'health', 'ready', 'metrics', 'openapi.json', 'admin', 'ws']);
 const routeLabel = (url: string): string => {
-  const segment = url.split('/')[1] ?? '';
+  // indexOf rather than split: this runs once per request (it showed in the GET profile).
+  const end = url.indexOf('/', 1);
+  const segment = url.slice(1, end === -1 ? undefined : end);
   if (segment === '') return '/';
   return KNOWN_SEGMENTS.has(segment) ? `/${segment}` : 'other';
 };
