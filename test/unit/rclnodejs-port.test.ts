@@ -16,6 +16,7 @@ import {
 import type { Rclnodejs } from '../../src/ros/rclnodejs/rclnodejs-loader.js';
 import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
 import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
+import { FakeQoS } from '../support/fake-qos.js';
 
 /*
  * The port's wiring against a stand-in for the few rclnodejs classes it touches (rclnodejs itself
@@ -24,19 +25,6 @@ import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js'
  */
 
 type Callback = (...args: unknown[]) => unknown;
-
-class FakeQoS {
-  static readonly HistoryPolicy = { RMW_QOS_POLICY_HISTORY_KEEP_LAST: 1 };
-  static readonly ReliabilityPolicy = { RMW_QOS_POLICY_RELIABILITY_RELIABLE: 1 };
-  static readonly DurabilityPolicy = { RMW_QOS_POLICY_DURABILITY_VOLATILE: 2 };
-  static readonly profileServicesDefault = 'qos_profile_services_default';
-  constructor(
-    readonly history: number,
-    readonly depth: number,
-    readonly reliability: number,
-    readonly durability: number,
-  ) {}
-}
 
 class FakeClient {
   available = false;

@@ -11,6 +11,7 @@ import { serveTourStore } from '../../src/nodes/tour-store-node.js';
 import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/ros-port.js';
 import { openDurableTourStore } from '../../src/tours/durable-tour-store.js';
 import { TOUR_SERVICE_KEYS } from '../../src/tours/tour-rules.js';
+import { FakeQoS } from '../support/fake-qos.js';
 
 /*
  * The reference nodes' wiring against a stand-in for the few rclnodejs calls they make (rclnodejs
@@ -19,19 +20,6 @@ import { TOUR_SERVICE_KEYS } from '../../src/tours/tour-rules.js';
  */
 
 type Handler = (request: unknown, response: { send(answer: unknown): void }) => unknown;
-
-class FakeQoS {
-  static readonly HistoryPolicy = { RMW_QOS_POLICY_HISTORY_KEEP_LAST: 1 };
-  static readonly ReliabilityPolicy = { RMW_QOS_POLICY_RELIABILITY_RELIABLE: 1 };
-  static readonly DurabilityPolicy = { RMW_QOS_POLICY_DURABILITY_VOLATILE: 2 };
-  static readonly profileServicesDefault = 'qos_profile_services_default';
-  constructor(
-    readonly history: number,
-    readonly depth: number,
-    readonly reliability: number,
-    readonly durability: number,
-  ) {}
-}
 
 class FakePublisher {
   subscribers = 0;
