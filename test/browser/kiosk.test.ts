@@ -57,7 +57,8 @@ describe('kiosk page', () => {
     const wav = parseWav(sent);
     assert.deepEqual([wav.format, wav.channels, wav.sampleRate, wav.bitsPerSample], [1, 1, 16_000, 16]);
     const seconds = wav.samples.length / 16_000;
-    assert.ok(seconds > 0.9 && seconds < 1.6, `recorded ${seconds} s for a 1.2 s press`);
+    // The upper bound is loose: a loaded CI machine can hold the button a little past 1.2 s.
+    assert.ok(seconds > 0.9 && seconds < 2.2, `recorded ${seconds} s for a 1.2 s press`);
     // The fake microphone beeps: the recording must carry it, not silence.
     const peak = wav.samples.reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
     assert.ok(peak > 1_000, `peak ${peak}`);
@@ -68,7 +69,11 @@ describe('kiosk page', () => {
     assert.equal(played.audioBytes, sent.byteLength);
     // Played for as long as it lasts: decoded and rendered, not skipped.
     const playedMs = played.endedAt! - played.startedAt;
-    assert.ok(Math.abs(playedMs - seconds * 1000) < 400, `played ${playedMs} ms of ${seconds * 1000} ms`);
+    // Not cut short; the `ended` event may come late on a loaded machine, so the upper margin is wider.
+    assert.ok(
+      playedMs > seconds * 1000 - 300 && playedMs < seconds * 1000 + 1_000,
+      `played ${playedMs} ms of ${seconds * 1000} ms`,
+    );
     assert.equal(await page.locator('#speech-text').textContent(), played.text);
     assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'happy');
   });
@@ -112,10 +117,11 @@ describe('kiosk page', () => {
       assert.ok(current.messageId > previous.messageId);
       assert.ok(current.startedAt >= previous.endedAt!, `message ${index + 1} started before ${index} ended`);
     }
-    // Each lasted as long as its 300 ms of audio: "ended" is the audio's end, so no two played at once.
+    // Each lasted at least its 300 ms of audio: "ended" is the audio's end, so no two played at once. The
+    // upper bound only catches a stuck queue; `ended` can come late on a loaded machine.
     for (const [index, played] of burst.entries()) {
       const ms = played.endedAt! - played.startedAt;
-      assert.ok(ms > 250 && ms < 600, `message ${index + 1} played for ${ms} ms`);
+      assert.ok(ms > 250 && ms < 1_200, `message ${index + 1} played for ${ms} ms`);
     }
     assert.ok(burst.every((p) => p.outcome === 'played'));
     assert.deepEqual(state.dropped, []);
