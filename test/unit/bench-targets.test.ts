@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkTargets } from '../../bench/lib/report.js';
+import type {
+  BenchResults,
+  ChatFigures,
+  ChatRow,
+  FanoutRow,
+  HttpFigures,
+  HttpGetRow,
+} from '../../bench/lib/results.js';
+import type { LatencySummary } from '../../bench/lib/stats.js';
+
+/** The issue's targets as `bench` judges them: each threshold on both sides, and only what a run measured. */
+
+const KiB = 1024;
+
+const http = (rps: number): HttpFigures => ({
+  rps,
+  p50: 0.1,
+  p99: 1,
+  runs: [{ rps, p50: 0.1, p99: 1 }],
+  serverCpuPercent: 100,
+  serverCpuUsPerRequest: 10,
+  wrkCpuPercent: 50,
+  errors: 0,
+  statuses: { '200': 1 },
+});
+
+const getRow = (connections: number, bridge: number, bare: number, node: number): HttpGetRow => ({
+  connections,
+  bridge: http(bridge),
+  bareUws: http(bare),
+  nodeHttpWs: http(node),
+  rpsRatio: { toBareUws: bridge / bare, toNodeHttpWs: bridge / node },
+});
+
+const latency = (p50: number, p99: number): LatencySummary => ({
+  samples: 100,
+  p50,
+  p99,
+  max: p99,
+  mean: p50,
+});
+
+const chat = (p99: number): ChatFigures => ({
+  ...latency(0.1, p99),
+  roundTripsPerS: 1000,
+  serverCpuPercent: 50,
+  serverCpuUsPerRoundTrip: 50,
+  clientCpuPercent: [10],
+  errors: [],
+});
+
+const chatRow = (frameBytes: number, sessions: number, bridgeP99: number, bareP99: number): ChatRow => ({
+  frameBytes,
+  sessions,
+  bridge: chat(bridgeP99),
+  bareUws: chat(bareP99),
+  nodeHttpWs: chat(bareP99),
+  overhead: {
+    p50VsBareUws: 0,
+    p99VsBareUws: bridgeP99 - bareP99,
+    p50VsNodeHttpWs: 0,
+    p99VsNodeHttpWs: bridgeP99 - bareP99,
+  },
+  p99Ratio: { toBareUws: bridgeP99 / bareP99, toNodeHttpWs: bridgeP99 / bareP99 },
+});
+
+const fanoutRow = (sessions: number, p99: number, incompleteRounds = 0): FanoutRow => ({
+  sessions,
+  audioBytes: 32 * KiB,
+  rounds: 200,
+  last: latency(p99 / 2, p99),
+  first: latency(0.5, 1),
+  postResponse: latency(p99 / 2, p99),
+  incompleteRounds,
+  problems: [],
+  serverCpuPercent: 20,
+  clientCpuPercent: [5],
+});
+
+type Scenarios = BenchResults['scenarios'];
+
+const resultsWith = (scenarios: Scenarios): Omit<BenchResults, 'targets'> => ({
+  version: 1,
+  mode: 'full',
+  startedAt: '2026-11-21T00:00:00.000Z',
+  durationS: 1,
+  machine: {} as BenchResults['machine'],
+  quiet: {} as BenchResults['quiet'],
+  settings: {},
+  scenarios,
+});
+
+const verdicts = (scenarios: Scenarios) =>
+  Object.fromEntries(checkTargets(resultsWith(scenarios)).map((check) => [check.target, check.met]));
+
+describe('bench targets', () => {
+  it('judges nothing that was not measured', () => {
+    assert.deepEqual(checkTargets(resultsWith({})), []);
+    assert.deepEqual(checkTargets(resultsWith({ httpGet: { skipped: 'no wrk' } })), []);
+    // Only 16 connections, 32 KiB frames, 1,000 sessions count.
+    assert.deepEqual(
+      checkTargets(
+        resultsWith({
+          httpGet: { rows: [getRow(128, 1, 1, 1)] },
+          chat: { rows: [chatRow(1024 * KiB, 1, 5, 1)] },
+          fanout: { rows: [fanoutRow(100, 10)] },
+          memory: {
+            idleRssBytes: 1,
+            sessions: 40,
+            withSessionsRssBytes: 2,
+            perSessionBytes: 1,
+          },
+        }),
+      ),
+      [],
+    );
+  });
+
+  it('GET at 16 connections: 60 % of bare uWS and 1.5× node:http, met at the threshold and not below', () => {
+    assert.deepEqual(verdicts({ httpGet: { rows: [getRow(16, 60_000, 100_000, 40_000)] } }), {
+      'GET at 16 connections ≥ 60% of bare uWS': true,
+      'GET at 16 connections ≥ 1.5× node:http': true,
+    });
+    assert.deepEqual(verdicts({ httpGet: { rows: [getRow(16, 59_000, 100_000, 40_000)] } }), {
+      'GET at 16 connections ≥ 60% of bare uWS': false,
+      'GET at 16 connections ≥ 1.5× node:http': false,
+    });
+  });
+
+  it('chat 32 KiB: p99 overhead over bare uWS under 1 ms, for every session count measured', () => {
+    assert.deepEqual(
+      verdicts({ chat: { rows: [chatRow(32 * KiB, 1, 1.9, 1), chatRow(32 * KiB, 32, 2, 1)] } }),
+      {
+        'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 1 ms': true,
+        'chat 32 KiB, 32 sessions: p99 overhead vs bare uWS < 1 ms': false,
+      },
+    );
+  });
+
+  it('fan-out to 1,000 sessions: p99 under 50 ms and every round complete', () => {
+    const target = 'fan-out 32 KiB to 1,000 sessions: p99 < 50 ms';
+    assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 49.9)] } })[target], true);
+    assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 50)] } })[target], false);
+    assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 10, 1)] } })[target], false);
+  });
+
+  it('memory: under 40 KiB per idle session, judged only with 1,000 sessions', () => {
+    const memory = (perSessionBytes: number) => ({
+      memory: { idleRssBytes: 1, sessions: 1000, withSessionsRssBytes: 2, perSessionBytes },
+    });
+    const target = 'memory per idle session < 40 KiB';
+    assert.equal(verdicts(memory(40 * KiB - 1))[target], true);
+    assert.equal(verdicts(memory(40 * KiB))[target], false);
+  });
+});
