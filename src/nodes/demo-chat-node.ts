@@ -82,7 +82,12 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
     (_request, response) => {
       historyClears += 1;
       deps.logger.info({ historyClears }, '/clear_history: the echo keeps no history; acknowledged');
-      response.send({});
+      // rclnodejs calls this synchronously from its spin loop: a throw here would escape into it.
+      try {
+        response.send({});
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'could not answer a /clear_history call');
+      }
     },
   );
   const publisher = deps.node.createPublisher<'tour_guide_interfaces/msg/PlayAudio'>(
@@ -101,7 +106,13 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
       while (!signal.aborted && !deps.isClosed()) {
         if (subscriptionCount(publisher) > 0) {
           const greeting = greetingMessage();
-          publisher.publish(playAudioToWire(greeting));
+          // The node may be shutting down under us; a greeting is a courtesy, never a reason to crash.
+          try {
+            publisher.publish(playAudioToWire(greeting));
+          } catch (error) {
+            deps.logger.warn({ err: error }, 'could not publish the greeting on /play_audio');
+            return false;
+          }
           deps.logger.info({ text: greeting.text }, 'published the greeting on /play_audio');
           return true;
         }

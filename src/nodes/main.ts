@@ -61,7 +61,9 @@ const runDemoChat = async (options: NodeOptions, log: Logger, signal: AbortSigna
   });
   host.spin();
   log.info({ node: host.nodeName, rmw: host.rmw }, 'demo chat serving /chat and /clear_history');
-  void chat.greet(host.closing);
+  chat.greet(host.closing).catch((error: unknown) => {
+    log.warn({ err: error }, 'the greeting failed');
+  });
   return { host };
 };
 

@@ -209,6 +209,33 @@ describe('the reference demo chat node', () => {
     assert.deepEqual(node.publishers[0]?.published, []);
   });
 
+  it('survives a publisher and a responder that throw (a node shutting down under it)', async () => {
+    const node = new FakeNode();
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+    const chat = serveDemoChat({ rcl: fakeRcl, node: asChatNode(node), logger, isClosed: () => false });
+    const publisher = node.publishers[0]!;
+    publisher.subscribers = 1;
+    publisher.publish = () => {
+      throw new Error('publisher is destroyed');
+    };
+    assert.equal(await chat.greet(new AbortController().signal, { pollMs: 10, maxWaitMs: 50 }), false);
+    assert.doesNotThrow(() =>
+      node.services.get('/clear_history')?.handler(
+        {},
+        {
+          send: () => {
+            throw new Error('service is destroyed');
+          },
+        },
+      ),
+    );
+    assert.equal(chat.historyClears, 1);
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[0]!, /could not publish the greeting/);
+    assert.match(warnings[1]!, /could not answer a \/clear_history call/);
+  });
+
   it('greets with a valid WAV tone: RIFF/WAVE, PCM mono 16 kHz 16-bit, sizes consistent', () => {
     const wav = Buffer.from(greetingTone());
     assert.equal(wav.toString('ascii', 0, 4), 'RIFF');
