@@ -2,7 +2,7 @@ import type { us_listen_socket } from 'uWebSockets.js';
 import { createConversationHub, type ConversationHub } from './actors/conversation-hub.js';
 import type { Options } from './cli/options.js';
 import { parseAllowedOrigins, type AccessPolicy } from './http/access-policy.js';
-import { jsonReply } from './http/http-reply.js';
+import { jsonReply, problemReply } from './http/http-reply.js';
 import { guardRoutes } from './http/route-guard.js';
 import { createBridgeMetrics, type BridgeMetrics } from './metrics/bridge-metrics.js';
 import { instrumentPort } from './metrics/instrumented-port.js';
@@ -16,7 +16,7 @@ import { createTourRoutes } from './http/routes/tour-routes.js';
 import { installRoutes } from './http/uws-router.js';
 import { uWS } from './http/uws-build.js';
 import type { Logger } from './log/logger.js';
-import type { RosPort } from './ros/ros-port.js';
+import { serviceNamesOf, type RosPort } from './ros/ros-port.js';
 import type { SimControl } from './ros/sim/sim-backend.js';
 import { SERVICE_VERSION } from './version.js';
 import type { ConversationLimits } from './ws/protocol.js';
@@ -58,9 +58,14 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   clearHistoryTimeoutMs: options.ros_timeout_ms,
   maxSessions: options.max_sessions,
   maxSendBufferBytes: options.send_buffer_bytes,
+  maxQueuedAudioBytes: options.queued_audio_bytes,
 });
 
 const DRAIN_POLL_MS = 10;
+
+const SHUTTING_DOWN = problemReply('shutting-down', 'the service is stopping; retry on its restart', {
+  headers: { 'retry-after': '1' },
+});
 
 export const accessPolicy = (options: Options): AccessPolicy => ({
   token: options.auth_token === '' ? undefined : options.auth_token,
@@ -102,9 +107,12 @@ export const startService = async ({
   const app = uWS.App();
   const policy = accessPolicy(options);
   // The gauges are the hub's, read at scrape time; the hub, which needs the instrumented port, comes next.
-  const gaugeSource = { read: () => ({ liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 }) };
+  const gaugeSource = {
+    read: () => ({ liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0, queuedAudioBytes: 0 }),
+  };
   const metrics = createBridgeMetrics(() => gaugeSource.read());
-  const rosPort = instrumentPort(port, metrics);
+  // Counts the calls; the names the errors give are the backend's own (after ROS remapping).
+  const rosPort = Object.assign(instrumentPort(port, metrics), { serviceName: serviceNamesOf(port) });
   const hub = createConversationHub({
     port: rosPort,
     limits: conversationLimits(options),
@@ -122,7 +130,12 @@ export const startService = async ({
   );
   const routes: Route[] = [
     ...createHealthRoutes(port),
-    ...createTourRoutes({ port: rosPort, rosTimeoutMs: options.ros_timeout_ms }),
+    ...createTourRoutes({
+      port: rosPort,
+      rosTimeoutMs: options.ros_timeout_ms,
+      // One gauge for every ROS call, the sessions' and these (tour_bridge_ros_calls_in_flight).
+      inFlight: hub.gauges.inFlightRosCalls,
+    }),
     {
       method: 'GET',
       pattern: '/openapi.json',
@@ -140,8 +153,11 @@ export const startService = async ({
     ...(sim === undefined ? [] : createSimRoutes(sim)),
     ...createStaticRoutes(site),
   ];
+  // Set when a graceful stop begins: keep-alive connections may still send requests, which start nothing.
+  let stopBegun = false;
   installRoutes(app, guardRoutes(routes, policy, isPublicRoute), {
     maxBodyBytes: options.max_body_bytes,
+    refuse: () => (stopBegun ? SHUTTING_DOWN : undefined),
     log,
     onStarted: () => {
       inFlightRequests += 1;
@@ -169,6 +185,7 @@ export const startService = async ({
 
   let stopping: Promise<void> | undefined;
   const stop = async (drainMs: number) => {
+    stopBegun = true;
     uWS.us_listen_socket_close(listenSocket);
     hub.close();
     const deadline = Date.now() + drainMs;

@@ -3,6 +3,7 @@ import type { RosPort } from '../ros/ros-port.js';
 import { createMessageIdAllocator, type MessageIdAllocator } from '../streams/message-ids.js';
 import { driveMicrophone, microphoneView } from '../streams/microphone-requests.js';
 import { playAudioPairs } from '../streams/play-audio-fanout.js';
+import type { RosCaller } from '../streams/ros-call.js';
 import {
   createConversationGauges,
   readGauges,
@@ -22,7 +23,7 @@ import { startSessionActor, type SessionActor, type SessionInput } from './sessi
 export type HubStreamSource = 'play_audio' | 'microphone_requests';
 
 export interface ConversationHubOptions {
-  readonly port: Pick<RosPort, 'call' | 'playAudio$' | 'microphoneRequests$'>;
+  readonly port: RosCaller & Pick<RosPort, 'playAudio$' | 'microphoneRequests$'>;
   readonly limits?: Partial<ConversationLimits>;
   /** Time-outs and resubscription delays run on it; defaults to asyncScheduler. */
   readonly scheduler?: SchedulerLike;

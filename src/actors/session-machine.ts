@@ -1,10 +1,10 @@
 import { Subject, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import { assign, createActor, enqueueActions, fromCallback, sendTo, setup, type ActorRefFrom } from 'xstate';
-import type { RosPort } from '../ros/ros-port.js';
 import { chatQueue, type ConversationRequest } from '../streams/chat-queue.js';
 import type { MessageIdAllocator } from '../streams/message-ids.js';
 import type { MicrophoneView } from '../streams/microphone-requests.js';
-import { trackSubscription, type ConversationGauges } from '../streams/resource-gauges.js';
+import { byteBudget, trackSubscription, type ConversationGauges } from '../streams/resource-gauges.js';
+import type { RosCaller } from '../streams/ros-call.js';
 import {
   closeFrame,
   errorFrame,
@@ -23,7 +23,7 @@ import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT, type ConversationLimits } f
 
 /** What a session uses of the process; shared by all sessions. */
 export interface SessionDeps {
-  readonly port: Pick<RosPort, 'call'>;
+  readonly port: RosCaller;
   readonly messageIds: MessageIdAllocator;
   readonly playAudioPairs$: Observable<AudioPairFrame>;
   readonly microphone: MicrophoneView;
@@ -105,6 +105,8 @@ const streamsLogic = fromCallback<ConversationRequestEvent, SessionInput>(({ inp
             scheduler: input.scheduler,
             limits: input.limits,
             inFlightRosCalls: gauges.inFlightRosCalls,
+            // The gauge is the hub's, shared by every session: the limit holds for the process.
+            audioBudget: byteBudget(gauges.queuedAudioBytes, input.limits.maxQueuedAudioBytes),
             ...(input.onCallAbandoned === undefined ? {} : { onCallAbandoned: input.onCallAbandoned }),
           }),
           trackSubscription(gauges.openSubscriptions),

@@ -63,6 +63,22 @@ export const OPTION_SPECS = {
     integer(1, 600_000),
   ),
   chat_timeout_ms: option('chat_timeout_ms', '60000', 'Time-out of one /chat call', integer(1, 3_600_000)),
+  /*
+   * Why 10: the services QoS profile (rmw's `rmw_qos_profile_services_default`, which rclcpp, rclpy and
+   * this bridge use) keeps the last 10 samples: a server's request queue and a client's response queue
+   * each hold 10 unread messages, and every RMW drops the oldest beyond that (DDS keep-last history;
+   * rmw_zenoh's query and reply queues likewise). A burst of more concurrent calls loses requests or
+   * answers silently, each ending as a time-out: `npm run test:ros` saw 100 concurrent GET /tour/{name}
+   * answer 80 times 504. With at most this many calls outstanding per service neither queue overflows,
+   * whatever the server's RMW; the rest wait in order in the bridge (src/ros/rclnodejs/in-flight-limit.ts).
+   * Raising it is only safe when the servers' and the bridge's queues are deeper.
+   */
+  ros_calls_in_flight: option(
+    'ros_calls_in_flight',
+    '10',
+    'ros backend only (no effect on sim): calls to one ROS service sent and not yet answered at once; more wait in order in the bridge. The default is the depth of the services QoS profile (10 requests kept at a server, 10 answers at a client), beyond which a burst loses calls',
+    integer(1, 1000),
+  ),
   max_body_bytes: option('max_body_bytes', String(MIB), 'Largest HTTP request body', integer(1, 64 * MIB)),
   max_audio_frame_bytes: option(
     'max_audio_frame_bytes',
@@ -93,6 +109,12 @@ export const OPTION_SPECS = {
     String(16 * MIB),
     'Per-session cap of bytes waiting to be sent to a slow kiosk (backpressure policy in docs/protocol.md)',
     integer(64 * KIB, 1024 * MIB),
+  ),
+  queued_audio_bytes: option(
+    'queued_audio_bytes',
+    String(256 * MIB),
+    'Process-wide cap of kiosk audio bytes held by the /chat calls of all sessions, running or waiting; an audio frame past it gets "busy". Must be at least --max_audio_frame_bytes',
+    integer(1, 64 * 1024 * MIB),
   ),
   shutdown_timeout_ms: option(
     'shutdown_timeout_ms',
@@ -188,6 +210,15 @@ const validate = (
   return { message: `${source} ${reason} (got ${JSON.stringify(display)})` };
 };
 
+/** Options valid one by one that contradict each other: each rule names both flags, or passes. */
+const OPTION_RELATIONS: readonly ((options: Options) => string | undefined)[] = [
+  (options) =>
+    options.queued_audio_bytes < options.max_audio_frame_bytes
+      ? `--queued_audio_bytes (${options.queued_audio_bytes}) must be at least --max_audio_frame_bytes ` +
+        `(${options.max_audio_frame_bytes}): frames of the largest allowed size would always be refused as busy`
+      : undefined,
+];
+
 /** Parses argv (without node and script) and the environment. Never throws, never exits. */
 export const parseCommandLine = (
   argv: readonly string[],
@@ -229,5 +260,10 @@ export const parseCommandLine = (
     if ('message' in checked) return { kind: 'error', message: checked.message };
     options[name] = checked.value;
   }
-  return { kind: 'run', options: options as Options };
+  const parsed = options as Options;
+  for (const rule of OPTION_RELATIONS) {
+    const message = rule(parsed);
+    if (message !== undefined) return { kind: 'error', message };
+  }
+  return { kind: 'run', options: parsed };
 };

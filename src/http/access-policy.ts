@@ -52,6 +52,14 @@ export const checkOrigin = (policy: AccessPolicy, origin: string): OriginCheck =
   return policy.allowedOrigins.has(origin) ? 'allowed' : 'forbidden';
 };
 
+/**
+ * Whether a browser's Origin is the request's own (`http(s)://<Host>`): the service's own pages. Those are
+ * not cross-origin requests, whatever the allow-list; browsers send Origin on same-origin POST, PUT,
+ * DELETE and WebSocket upgrades too.
+ */
+export const isSameOrigin = (origin: string, host: string): boolean =>
+  origin !== '' && host !== '' && (origin === `http://${host}` || origin === `https://${host}`);
+
 /** Response headers that let an allowed browser origin read the answer. */
 export const corsHeaders = (policy: AccessPolicy, origin: string): Record<string, string> =>
   policy.allowedOrigins !== undefined && origin !== '' && policy.allowedOrigins.has(origin)
@@ -79,9 +87,18 @@ export type WsAccess =
  */
 export const checkWebSocketAccess = (
   policy: AccessPolicy,
-  request: { readonly origin: string; readonly protocols: string; readonly query: string },
+  request: {
+    readonly origin: string;
+    readonly protocols: string;
+    readonly query: string;
+    /** The Host header: an Origin equal to `http(s)://<host>` is the service's own page. */
+    readonly host?: string;
+  },
 ): WsAccess => {
-  if (checkOrigin(policy, request.origin) === 'forbidden') {
+  if (
+    !isSameOrigin(request.origin, request.host ?? '') &&
+    checkOrigin(policy, request.origin) === 'forbidden'
+  ) {
     return { ok: false, status: 403, reason: `origin ${request.origin} is not allowed` };
   }
   const offered = request.protocols

@@ -32,6 +32,7 @@ export const PROBLEM_TYPES = {
   'ros-call-failed': { status: 502, title: 'ROS service failed' },
   'ros-unavailable': { status: 503, title: 'ROS service unavailable' },
   'not-ready': { status: 503, title: 'Not ready' },
+  'shutting-down': { status: 503, title: 'Shutting down' },
   'ros-timeout': { status: 504, title: 'ROS service timed out' },
 } as const satisfies Record<string, { status: number; title: string }>;
 export type ProblemType = keyof typeof PROBLEM_TYPES;

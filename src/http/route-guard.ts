@@ -2,6 +2,7 @@ import {
   checkOrigin,
   corsHeaders,
   httpAuthorized,
+  isSameOrigin,
   preflightHeaders,
   type AccessPolicy,
 } from './access-policy.js';
@@ -15,11 +16,8 @@ import type { HttpMethod, Route } from './route.js';
  */
 
 /** A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin. */
-const isSameOrigin = (head: RequestHead): boolean =>
-  head.origin === `http://${head.host}` || head.origin === `https://${head.host}`;
-
 const originForbidden = (policy: AccessPolicy, head: RequestHead): boolean =>
-  !isSameOrigin(head) && checkOrigin(policy, head.origin) === 'forbidden';
+  !isSameOrigin(head.origin, head.host) && checkOrigin(policy, head.origin) === 'forbidden';
 
 const withHeaders = (reply: HttpReply, headers: Record<string, string>): HttpReply =>
   Object.keys(headers).length === 0 ? reply : { ...reply, headers: { ...reply.headers, ...headers } };

@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.js';
+import type { ClientPresence } from './client-presence.js';
 import type { HttpReply } from './http-reply.js';
 import type { RequestHead } from './request-head.js';
 
@@ -10,6 +11,11 @@ export interface RouteContext {
   readonly body: unknown;
   /** Carries the request id on every line. */
   readonly log: Logger;
+  /**
+   * Gone when the client leaves before the answer (uWS `onAborted`, also when a graceful stop closes the
+   * connection). Work done for the request (a ROS call) must end with it.
+   */
+  readonly client: ClientPresence;
 }
 
 export interface Route {

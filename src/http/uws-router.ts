@@ -1,5 +1,6 @@
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from '../log/logger.js';
+import { ClientPresence } from './client-presence.js';
 import { problemReply, statusLine, type HttpReply } from './http-reply.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
 import { captureRequestHead, type RequestHead } from './request-head.js';
@@ -12,6 +13,11 @@ export interface RouterOptions {
   /** Called when a routed request starts, and once when it ends (answered or abandoned by the client). */
   readonly onStarted?: (head: RequestHead) => void;
   readonly onAnswered?: (head: RequestHead, status: number, elapsedMs: number) => void;
+  /**
+   * Asked before a routed request runs: a reply here is written at once and the connection closed, and
+   * the route never runs (used while the service stops, so keep-alive connections start no new work).
+   */
+  readonly refuse?: () => HttpReply | undefined;
 }
 
 const countParams = (pattern: string): number =>
@@ -64,12 +70,12 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
       options.onStarted?.(head);
       // `done`: answered or abandoned; after it, `res` must not be touched.
       let done = false;
-      const abortListeners: (() => void)[] = [];
+      const client = new ClientPresence();
       const log = options.log.child({ reqId: head.requestId });
       res.onAborted(() => {
         if (done) return;
         done = true;
-        for (const listener of abortListeners) listener();
+        client.leave();
         options.onAnswered?.(head, 499, performance.now() - started);
         log.debug({ method: head.method, url: head.url }, 'client went away before the answer');
       });
@@ -89,6 +95,12 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         else log.debug(line, 'request');
       };
 
+      const refused = options.refuse?.();
+      if (refused !== undefined) {
+        answer(refused, true);
+        return;
+      }
+
       const route = methods.get(head.method);
       if (route === undefined) {
         answer(
@@ -105,7 +117,7 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
 
       const run = (body: unknown) => {
         Promise.resolve()
-          .then(() => route.handle({ head, body, log }))
+          .then(() => route.handle({ head, body, log, client }))
           .then(
             (reply) => {
               answer(reply);
@@ -130,7 +142,7 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
       if (early !== undefined) {
         if (early.status === 413 && Number(head.contentLength) <= DISCARD_LIMIT_BYTES) {
           // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
-          void readRequestBody(res, 0, (listener) => abortListeners.push(listener)).then((result) => {
+          void readRequestBody(res, 0, (listener) => client.onGone(listener)).then((result) => {
             if (result.kind === 'too-large') answer(early, !result.drained);
             else if (result.kind === 'complete') answer(early);
           });
@@ -140,7 +152,7 @@ export const installRoutes = (app: TemplatedApp, routes: readonly Route[], optio
         answer(early, true);
         return;
       }
-      void readRequestBody(res, options.maxBodyBytes, (listener) => abortListeners.push(listener)).then(
+      void readRequestBody(res, options.maxBodyBytes, (listener) => client.onGone(listener)).then(
         (result) => {
           if (result.kind === 'aborted') return;
           if (result.kind === 'too-large') {

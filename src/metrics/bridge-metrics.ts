@@ -22,6 +22,7 @@ export interface LiveGauges {
   readonly liveSessions: number;
   readonly openSubscriptions: number;
   readonly inFlightRosCalls: number;
+  readonly queuedAudioBytes: number;
 }
 
 const PREFIX = 'tour_bridge_';
@@ -48,6 +49,11 @@ export const createBridgeMetrics = (readGauges: () => LiveGauges): BridgeMetrics
     'ros_calls_in_flight',
     'ROS service calls sent and not yet answered or abandoned',
     (g) => g.inFlightRosCalls,
+  );
+  gauge(
+    'ws_queued_audio_bytes',
+    'Kiosk audio bytes held by the /chat calls of all sessions, running or waiting (capped by --queued_audio_bytes)',
+    (g) => g.queuedAudioBytes,
   );
 
   // prom-client's labelled inc() looked up and hashed the labels on every request: ~15% of a GET's CPU

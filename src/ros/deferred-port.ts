@@ -1,6 +1,7 @@
 import { BehaviorSubject, defer, EMPTY, NEVER, switchMap, throwError, type Observable } from 'rxjs';
 import type { PlayAudioMsg } from './ros-messages.js';
 import {
+  defaultServiceName,
   RosServiceUnavailableError,
   type BackendReadiness,
   type MicrophoneRequest,
@@ -8,6 +9,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
+  type RosServiceNames,
 } from './ros-port.js';
 
 /**
@@ -17,9 +19,12 @@ import {
  * blocks the event loop), and an orchestrator must still see the process alive meanwhile. So the
  * server listens on this port first: until a backend is attached, calls fail with
  * RosServiceUnavailableError (HTTP 503) and readiness names what start-up waits for. Once attached,
- * calls, readiness and both streams go to the backend. Subscriptions taken before attach switch over.
+ * calls, readiness, service names and both streams go to the backend. Subscriptions taken before attach
+ * switch over.
  */
 export interface DeferredRosPort extends RosPort {
+  /** The attached backend's names; the default names before (and for a backend without names). */
+  serviceName: RosServiceNames['serviceName'];
   /** What start-up waits for now; /ready shows it until a backend is attached. */
   setPending(detail: string): void;
   /** Hands everything to `port`. Once only; after close() the late port is closed instead. */
@@ -48,6 +53,10 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
   const state$ = new BehaviorSubject<State>({ kind: 'pending', detail: pendingDetail });
   const lifetime = new AbortController();
   let closing: Promise<void> | undefined;
+  // Kept past close(): a call refused after the backend closed still names the service as it called it.
+  let attachedNames: RosPort['serviceName'];
+  const serviceName = (service: RosServiceKey): string =>
+    attachedNames?.(service) ?? defaultServiceName(service);
 
   // Streams follow the state: nothing while pending, the backend's once attached, complete when closed.
   const follow = <T>(pick: (port: RosPort) => Observable<T>): Observable<T> =>
@@ -84,9 +93,10 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
         const state = state$.value;
         return state.kind === 'attached'
           ? state.port.call(service, request)
-          : throwError(() => new RosServiceUnavailableError(service));
+          : throwError(() => new RosServiceUnavailableError(service, serviceName(service)));
       });
     },
+    serviceName,
     playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
     microphoneRequests$: follow<MicrophoneRequest>((port) => port.microphoneRequests$),
     readiness: (): BackendReadiness => {
@@ -113,6 +123,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
         return;
       }
       if (state.kind === 'attached') throw new Error('a backend is already attached to this port');
+      attachedNames = port.serviceName?.bind(port);
       state$.next({ kind: 'attached', port });
     },
     fail: (detail) => {

@@ -28,6 +28,14 @@ export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
   return { port: createDeferredPort({ backend: 'ros', pendingDetail: 'starting the ROS 2 backend' }) };
 };
 
+export interface RosBackendSettings {
+  /** The command line's ROS arguments (after `--ros-args`). */
+  readonly rosArgs?: readonly string[];
+  /** `--ros_calls_in_flight`. */
+  readonly callsInFlight: number;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Creates the rclnodejs backend and attaches it to `port`. rclnodejs is imported only here and only
  * for `--backend ros`, so the simulation runs on machines without ROS 2. Progress (the router wait,
@@ -36,14 +44,14 @@ export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
 export const connectRosBackend = async (
   port: DeferredRosPort,
   log: Logger,
-  rosArgs: readonly string[] = [],
-  env: NodeJS.ProcessEnv = process.env,
+  { rosArgs = [], callsInFlight, env = process.env }: RosBackendSettings,
 ): Promise<void> => {
   const { createRclnodejsBackend } = await import('./rclnodejs/rclnodejs-backend.js');
   const backend = await createRclnodejsBackend({
     logger: log,
     rosArgs,
     env,
+    callsInFlight,
     signal: port.closing,
     onProgress: (detail) => {
       port.setPending(detail);

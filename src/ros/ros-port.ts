@@ -73,11 +73,35 @@ export interface BackendReadiness {
   readonly detail: string;
 }
 
+/** The default (un-remapped) name of a service: what the simulation uses and the API documents. */
+export const defaultServiceName = (service: RosServiceKey): string => ROS_SERVICES[service].name;
+
+/**
+ * Names a service as the port calls it on the graph: after ROS remapping (`--ros-args -r
+ * /tour_get:=/robot/tour_get`), the name an operator finds with `ros2 service list`, so error texts use it.
+ */
+export interface RosServiceNames {
+  serviceName(service: RosServiceKey): string;
+}
+
+/** The port's names on the graph, or the default names when it has none (the simulation, test doubles). */
+export const serviceNamesOf =
+  (port: Pick<RosPort, 'serviceName'>) =>
+  (service: RosServiceKey): string =>
+    port.serviceName?.(service) ?? defaultServiceName(service);
+
 export interface RosPort {
   /** Which implementation this is. `sim` is never chosen without being asked for. */
   readonly backend: 'ros' | 'sim';
   /** Human-readable label for logs and /ready. */
   readonly description: string;
+
+  /**
+   * See RosServiceNames. Optional: a port that cannot be remapped (the simulation, test doubles) uses
+   * the default names, and a decorator that only wraps calls may leave it out. Code that puts names in
+   * errors asks for RosServiceNames in its type, so wiring that drops the names does not compile.
+   */
+  serviceName?(service: RosServiceKey): string;
 
   /**
    * Calls a ROS service. The observable emits the one response and completes, or errors with
@@ -101,11 +125,20 @@ export interface RosPort {
   close(): Promise<void>;
 }
 
+/*
+ * The errors carry the service's key (for error codes and metrics) and its name on the graph (for the
+ * message, an operator's first clue): the port that knows the remapped name passes it; without one it
+ * is the default name.
+ */
+
 /** The service has no server on the graph (HTTP 503). */
 export class RosServiceUnavailableError extends Error {
   override readonly name = 'RosServiceUnavailableError';
-  constructor(readonly service: RosServiceKey) {
-    super(`ROS service ${ROS_SERVICES[service].name} is not available`);
+  constructor(
+    readonly service: RosServiceKey,
+    readonly serviceName: string = defaultServiceName(service),
+  ) {
+    super(`ROS service ${serviceName} is not available`);
   }
 }
 
@@ -115,19 +148,26 @@ export class RosTimeoutError extends Error {
   constructor(
     readonly service: RosServiceKey,
     readonly timeoutMs: number,
+    readonly serviceName: string = defaultServiceName(service),
   ) {
-    super(`ROS service ${ROS_SERVICES[service].name} did not answer within ${timeoutMs} ms`);
+    super(`ROS service ${serviceName} did not answer within ${timeoutMs} ms`);
   }
 }
 
 /** The call failed on the ROS side without a known outcome (HTTP 502). */
 export class RosCallFailedError extends Error {
   override readonly name = 'RosCallFailedError';
+  readonly serviceName: string;
   constructor(
     readonly service: RosServiceKey,
     detail: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; serviceName?: string },
   ) {
-    super(`ROS service ${ROS_SERVICES[service].name} failed: ${detail}`, options);
+    const serviceName = options?.serviceName ?? defaultServiceName(service);
+    super(
+      `ROS service ${serviceName} failed: ${detail}`,
+      options !== undefined && 'cause' in options ? { cause: options.cause } : undefined,
+    );
+    this.serviceName = serviceName;
   }
 }

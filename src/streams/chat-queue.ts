@@ -1,16 +1,11 @@
 import { map, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import {
-  RosCallFailedError,
-  RosServiceUnavailableError,
-  RosTimeoutError,
-  type RosPort,
-} from '../ros/ros-port.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
 import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../ws/frames.js';
-import type { ConversationLimits, ErrorCode } from '../ws/protocol.js';
-import { boundedSerialQueue, type QueueOutcome } from './bounded-serial-queue.js';
+import { busyMessage, type ConversationLimits, type ErrorCode } from '../ws/protocol.js';
+import { boundedSerialQueue, type QueueOutcome, type Reserve } from './bounded-serial-queue.js';
 import type { MessageIdAllocator } from './message-ids.js';
-import type { Gauge } from './resource-gauges.js';
-import { callWithTimeout } from './ros-call.js';
+import type { ByteBudget, Gauge } from './resource-gauges.js';
+import { callWithTimeout, type RosCaller } from './ros-call.js';
 
 /** A ROS call a session asks for. */
 export type ConversationRequest =
@@ -23,11 +18,17 @@ type ConversationAnswer =
   | { readonly service: 'clear_history' };
 
 export interface ChatQueueDeps {
-  readonly port: Pick<RosPort, 'call'>;
+  readonly port: RosCaller;
   readonly messageIds: MessageIdAllocator;
   readonly scheduler: SchedulerLike;
   readonly limits: Pick<ConversationLimits, 'maxWaitingCalls' | 'chatTimeoutMs' | 'clearHistoryTimeoutMs'>;
   readonly inFlightRosCalls?: Gauge;
+  /**
+   * Process-wide budget of audio bytes held by chat calls, running or waiting (`maxQueuedAudioBytes`). An
+   * audio frame that does not fit is answered with `busy`; its bytes are given back when its call is
+   * answered, fails or times out, or when the session ends. Default: no budget.
+   */
+  readonly audioBudget?: ByteBudget;
   /** A call was abandoned (the session stopped) before its answer came. */
   readonly onCallAbandoned?: (service: ConversationRequest['service']) => void;
 }
@@ -83,15 +84,30 @@ const toFrame = (
     case 'busy':
       return errorFrame(
         'busy',
-        `1 call running and ${deps.limits.maxWaitingCalls} waiting; ${outcome.item.service} dropped`,
+        busyMessage(
+          outcome.item.service,
+          outcome.reason === 'full'
+            ? { kind: 'queue', maxWaitingCalls: deps.limits.maxWaitingCalls }
+            : { kind: 'audio', maxQueuedAudioBytes: deps.audioBudget?.limit ?? 0 },
+        ),
       );
   }
 };
 
+const NOTHING_HELD = (): void => undefined;
+
+/** Audio takes its bytes from the budget; clear_history holds nothing. */
+const reserveAudio =
+  (budget: ByteBudget): Reserve<ConversationRequest> =>
+  (request) =>
+    request.service === 'chat' ? budget.take(request.audio.byteLength) : NOTHING_HELD;
+
 /**
  * The calls of one session: chat and clear_history share one bounded serial queue, so a clear_history issued
  * after some audio clears the history only once that audio has been answered. Each call has its own time-out,
- * counted from when it starts. Emits exactly one outbound frame per request: a pair, an ack or an error.
+ * counted from when the queue starts it, so it includes any wait inside the port (the rclnodejs adapter's
+ * per-service in-flight cap): the visitor waits for the whole of it. Emits exactly one outbound frame per
+ * request: a pair, an ack or an error.
  */
 export const chatQueue =
   (deps: ChatQueueDeps): OperatorFunction<ConversationRequest, OutboundFrame> =>
@@ -100,6 +116,7 @@ export const chatQueue =
       boundedSerialQueue(
         (request: ConversationRequest) => runRequest(deps, request),
         deps.limits.maxWaitingCalls,
+        deps.audioBudget === undefined ? undefined : reserveAudio(deps.audioBudget),
       ),
       map((outcome) => toFrame(deps, outcome)),
     );

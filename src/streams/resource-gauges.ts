@@ -6,11 +6,11 @@ export class Gauge {
   get value(): number {
     return this.#value;
   }
-  increment(): void {
-    this.#value += 1;
+  increment(by = 1): void {
+    this.#value += by;
   }
-  decrement(): void {
-    this.#value -= 1;
+  decrement(by = 1): void {
+    this.#value -= by;
   }
 }
 
@@ -22,24 +22,57 @@ export interface ConversationGauges {
   readonly openSubscriptions: Gauge;
   /** ROS service calls subscribed to and not yet answered, timed out or abandoned. */
   readonly inFlightRosCalls: Gauge;
+  /**
+   * Bytes of kiosk audio held by the /chat calls of all sessions, running or waiting in their queues;
+   * bounded by `maxQueuedAudioBytes` through `byteBudget`.
+   */
+  readonly queuedAudioBytes: Gauge;
 }
 
 export const createConversationGauges = (): ConversationGauges => ({
   liveSessions: new Gauge(),
   openSubscriptions: new Gauge(),
   inFlightRosCalls: new Gauge(),
+  queuedAudioBytes: new Gauge(),
 });
 
 export interface ConversationGaugeValues {
   readonly liveSessions: number;
   readonly openSubscriptions: number;
   readonly inFlightRosCalls: number;
+  readonly queuedAudioBytes: number;
 }
 
 export const readGauges = (gauges: ConversationGauges): ConversationGaugeValues => ({
   liveSessions: gauges.liveSessions.value,
   openSubscriptions: gauges.openSubscriptions.value,
   inFlightRosCalls: gauges.inFlightRosCalls.value,
+  queuedAudioBytes: gauges.queuedAudioBytes.value,
+});
+
+/** A cap on bytes held, shared by everyone who takes from it. */
+export interface ByteBudget {
+  readonly limit: number;
+  /**
+   * Takes `bytes` if they fit under the limit with what is already held. Returns the function that gives
+   * them back (idempotent), or undefined when they do not fit (nothing is taken).
+   */
+  take(bytes: number): (() => void) | undefined;
+}
+
+/** A budget of `limit` bytes counted in `gauge`: budgets over the same gauge share the limit. */
+export const byteBudget = (gauge: Gauge, limit: number): ByteBudget => ({
+  limit,
+  take: (bytes) => {
+    if (gauge.value + bytes > limit) return undefined;
+    gauge.increment(bytes);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      gauge.decrement(bytes);
+    };
+  },
 });
 
 /** Counts the subscription in `gauge` from subscribe until it ends, however it ends. */

@@ -5,8 +5,15 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
+  type RosServiceNames,
 } from '../ros/ros-port.js';
 import type { Gauge } from './resource-gauges.js';
+
+/**
+ * What a caller of ROS services needs: the calls, and the services' names on the graph for the
+ * time-out's message (RosTimeoutError is raised here, not by the port).
+ */
+export type RosCaller = Pick<RosPort, 'call'> & RosServiceNames;
 
 export interface RosCallOptions {
   readonly timeoutMs: number;
@@ -28,7 +35,7 @@ export interface RosCallOptions {
  * of the request path (docs/performance.md). test/unit/ros-call.marble.test.ts pins the behaviour.
  */
 export const callWithTimeout = <K extends RosServiceKey>(
-  port: Pick<RosPort, 'call'>,
+  port: RosCaller,
   service: K,
   request: RosRequest<K>,
   { timeoutMs, scheduler, inFlight, onAbandoned }: RosCallOptions,
@@ -69,7 +76,7 @@ export const callWithTimeout = <K extends RosServiceKey>(
         if (settled) return;
         settled = true;
         call?.unsubscribe();
-        subscriber.error(new RosTimeoutError(service, timeoutMs));
+        subscriber.error(new RosTimeoutError(service, timeoutMs, port.serviceName(service)));
       }, timeoutMs);
     }
     return () => {

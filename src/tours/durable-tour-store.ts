@@ -92,6 +92,20 @@ const failure = <K extends TourServiceKey>(service: K, message: string): RosResp
   }
 };
 
+/**
+ * The refusal of a change that would take the store past `maxTours` (outcome ERROR), or undefined. The
+ * simulation answers the same beyond the same limit.
+ */
+export const refusalBeyondMaxTours = <K extends TourServiceKey>(
+  service: K,
+  state: TourState,
+  next: TourState,
+  maxTours: number,
+): RosResponse<K> | undefined =>
+  next.size > maxTours && next.size > state.size
+    ? failure(service, `the tour store holds its maximum of ${maxTours} tours; delete one first`)
+    : undefined;
+
 const readState = async (
   file: string,
   maxFileBytes: number,
@@ -155,9 +169,8 @@ export const openDurableTourStore = async (
     const decision = decideTourService(state, service, request);
     if (decision.events.length === 0) return decision.response;
     const next = foldTourEvents(decision.events, state);
-    if (next.size > maxTours && next.size > state.size) {
-      return failure(service, `the tour store holds its maximum of ${maxTours} tours; delete one first`);
-    }
+    const refused = refusalBeyondMaxTours(service, state, next, maxTours);
+    if (refused !== undefined) return refused;
     const encoded = Buffer.from(encodeSnapshot(next), 'utf8');
     if (encoded.byteLength > maxFileBytes) {
       return failure(service, `the tour store would exceed its limit of ${maxFileBytes} bytes`);

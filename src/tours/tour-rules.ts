@@ -12,7 +12,7 @@ import {
 } from '../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../ros/ros-port.js';
 import { emptyTourMsg, tourFromMsg, tourToMsg } from '../ros/tour-conversion.js';
-import { issuePath, TourNameSchema, TourSchema, type Tour } from './tour-schema.js';
+import { issuePath, TourSchema, type Tour } from './tour-schema.js';
 
 /**
  * The rules of the tour store, shared by the simulated backend and the reference ROS node: one
@@ -73,21 +73,14 @@ const validTour = (
   return parsed.success ? { tour: parsed.output } : { problem: describeIssues(parsed.issues) };
 };
 
-const invalidName = (name: string): string | undefined => {
-  const parsed = v.safeParse(TourNameSchema, name);
-  return parsed.success ? undefined : describeIssues(parsed.issues);
-};
-
 export const decideTourList = (state: TourState): Decision<TourListResponseMsg> => ({
   response: { ...outcome(TourOutcome.OK, `${state.size} tour(s)`), tour_names: [...state.keys()] },
   events: [],
 });
 
+// Get and delete look the name up as it is: a name the store could not hold is simply not found (spec:
+// an unknown tour is 404), whatever the caller's own rules for names are.
 export const decideTourGet = (state: TourState, request: TourGetRequestMsg): Decision<TourGetResponseMsg> => {
-  const problem = invalidName(request.tour_name);
-  if (problem !== undefined) {
-    return { response: { ...outcome(TourOutcome.INVALID, problem), tour: emptyTourMsg() }, events: [] };
-  }
   const tour = state.get(request.tour_name);
   return tour === undefined
     ? {
@@ -139,8 +132,6 @@ export const decideTourDelete = (
   state: TourState,
   request: TourDeleteRequestMsg,
 ): Decision<TourOutcomeFields> => {
-  const problem = invalidName(request.tour_name);
-  if (problem !== undefined) return { response: outcome(TourOutcome.INVALID, problem), events: [] };
   if (!state.has(request.tour_name)) {
     return { response: outcome(TourOutcome.NOT_FOUND, `no tour named "${request.tour_name}"`), events: [] };
   }

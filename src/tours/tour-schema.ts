@@ -62,12 +62,33 @@ export const TourSchema = v.strictObject(
   },
   () => 'unknown field in tour',
 );
+/** The body of `PUT /tour/{tour_name}`: a tour that may leave out tour_name, since the path names it. */
+export const TourPathBodySchema = v.strictObject(
+  { ...TourSchema.entries, tour_name: v.optional(TourNameSchema) },
+  () => 'unknown field in tour',
+);
 /** A tour as the HTTP API reads it (optional fields may be absent). */
 export type TourInput = v.InferInput<typeof TourSchema>;
 /** A tour after validation: every field present, absent optionals are null. */
 export type Tour = v.InferOutput<typeof TourSchema>;
 
-export const TourNameListSchema = v.array(TourNameSchema);
+/**
+ * A tour as the tour service answers it. Tours are stored by ROS nodes, which may hold names and texts
+ * beyond TOUR_LIMITS (created by other nodes); the API passes them on as they are, so its answers are
+ * documented by this shape, not by TourSchema.
+ */
+export const StoredTourSchema = v.object({
+  tour_name: v.string(),
+  map_name: v.string(),
+  steps: v.array(
+    v.object({
+      description: v.string(),
+      destination: v.nullable(v.string()),
+      dialogue: v.nullable(v.string()),
+    }),
+  ),
+});
+export const StoredTourNameListSchema = v.array(v.string());
 
 /** Where in a value a validation issue sits, as a JSON-pointer-like dotted path (`steps.0.description`). */
 export const issuePath = (issue: v.BaseIssue<unknown>): string =>

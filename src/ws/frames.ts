@@ -30,13 +30,16 @@ export interface TextFrame {
 
 /**
  * An `audio` metadata frame and its binary frame. One item, so the transport writes both in one corked call
- * and nothing can come between them. Play-audio pairs are shared by every session: never mutate `binary`.
+ * and nothing can come between them. The binary frame is one WebSocket message written from `binary`: the
+ * whole frame, or the message-id header and the audio as two fragments (RFC 6455 §5.4; clients reassemble
+ * them), so a session's own answer is never copied behind its header. Play-audio pairs are shared by every
+ * session: never mutate their bytes.
  */
 export interface AudioPairFrame {
   readonly kind: 'pair';
   readonly messageId: MessageId;
   readonly meta: string;
-  readonly binary: Uint8Array;
+  readonly binary: readonly [frame: Uint8Array] | readonly [header: Uint8Array, audio: Uint8Array];
 }
 
 /** Ends the session with a WebSocket close frame. */
@@ -88,11 +91,18 @@ const assertMessageId = (messageId: number): void => {
   }
 };
 
-/** The server binary frame: big-endian message id, then the audio (copied once, into the frame). */
-export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
+/** The head of a server binary frame: the message id, big-endian. */
+export const encodeAudioHeader = (messageId: MessageId): Uint8Array => {
   assertMessageId(messageId);
+  const header = new Uint8Array(AUDIO_HEADER_BYTES);
+  new DataView(header.buffer).setUint32(0, messageId, false);
+  return header;
+};
+
+/** The server binary frame as a client receives it: big-endian message id, then the audio (copied). */
+export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
   const frame = new Uint8Array(AUDIO_HEADER_BYTES + audio.byteLength);
-  new DataView(frame.buffer).setUint32(0, messageId, false);
+  frame.set(encodeAudioHeader(messageId));
   frame.set(audio, AUDIO_HEADER_BYTES);
   return frame;
 };
@@ -112,16 +122,31 @@ export interface AudioContent {
   readonly audio: Uint8Array;
 }
 
+const audioMeta = (messageId: MessageId, content: AudioContent): string =>
+  serializeServerMessage({ type: 'audio', emotion: content.emotion, text: content.text, messageId });
+
+/**
+ * A pair for one session (a `/chat` answer): the audio goes out as it is, a fragment behind the header, not
+ * copied into a 4 + N byte frame. Under chat load those copies, outside the V8 heap, drove the garbage
+ * collector (docs/performance.md).
+ */
 export const encodeAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => ({
   kind: 'pair',
   messageId,
-  meta: serializeServerMessage({
-    type: 'audio',
-    emotion: content.emotion,
-    text: content.text,
-    messageId,
-  }),
-  binary: encodeAudioBinary(messageId, content.audio),
+  meta: audioMeta(messageId, content),
+  binary: [encodeAudioHeader(messageId), content.audio],
+});
+
+/**
+ * A pair written to many sessions (a `/play_audio` fan-out): the whole binary frame is built once, so each
+ * socket gets one write. A fragment costs a write of its own where uWebSockets.js cannot cork the socket
+ * (the simulation's fan-out runs inside an HTTP handler, which holds the cork).
+ */
+export const encodeSharedAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => ({
+  kind: 'pair',
+  messageId,
+  meta: audioMeta(messageId, content),
+  binary: [encodeAudioBinary(messageId, content.audio)],
 });
 
 /** Parses a server text frame, as a client (or a test) does. Throws on anything off-protocol. */

@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   },
   busy: {
     description:
-      'The session already has one call running and the maximum number waiting; the frame was dropped, not queued.',
+      'The session already has one call running and the maximum number waiting, or the audio queued by all sessions would exceed its process-wide limit; the frame was dropped, not queued.',
   },
   microphone_disabled: {
     description:
@@ -107,6 +107,7 @@ export interface ConversationLimits {
   readonly clearHistoryTimeoutMs: number;
   readonly maxSessions: number;
   readonly maxSendBufferBytes: number;
+  readonly maxQueuedAudioBytes: number;
 }
 
 export const DEFAULT_LIMITS: ConversationLimits = {
@@ -117,6 +118,7 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   clearHistoryTimeoutMs: 10_000,
   maxSessions: 1_000,
   maxSendBufferBytes: 16 * 1024 * 1024,
+  maxQueuedAudioBytes: 256 * 1024 * 1024,
 };
 
 export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
@@ -126,12 +128,29 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
     'Largest client binary (audio) frame, in bytes; a larger one closes the session with 1009. About 4 minutes of 16 kHz 16-bit mono audio.',
   maxWaitingCalls:
     'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
-  chatTimeoutMs: 'Time a /chat call may take once started, in milliseconds; then `chat_timeout`.',
+  chatTimeoutMs:
+    'Time a /chat call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
   clearHistoryTimeoutMs:
-    'Time a /clear_history call may take once started, in milliseconds; then `clear_history_timeout`.',
+    'Time a /clear_history call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `clear_history_timeout`.',
   maxSessions: 'Sessions held at once; one more is closed with 1013.',
   maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
+  maxQueuedAudioBytes:
+    'Audio bytes held by the /chat calls of all sessions together (running and waiting); an audio frame that would exceed it is answered with `busy`.',
 };
+
+/** Why a frame was answered with `busy`. */
+export type BusyCause =
+  | { readonly kind: 'queue'; readonly maxWaitingCalls: number }
+  | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
+
+/**
+ * The `message` of a `busy` error. The session's call queue (src/streams/chat-queue.ts) and the examples
+ * below both build it here, so the documented example is exactly what a kiosk receives.
+ */
+export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>
+  cause.kind === 'queue'
+    ? `1 call running and ${cause.maxWaitingCalls} waiting; ${service} dropped`
+    : `audio queued by all sessions would exceed ${cause.maxQueuedAudioBytes} bytes; ${service} dropped`;
 
 // ---------------------------------------------------------------------------------------------------------
 // Client → server
@@ -201,7 +220,8 @@ export const ServerMessageSchema = v.variant('type', [
 export type ServerMessage = v.InferOutput<typeof ServerMessageSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
-// Examples for the documentation; the protocol tests parse every one of them.
+// Examples for the documentation; the protocol tests parse every one of them. Messages the server builds
+// (busy) are built here by the very function the server uses, so the page cannot show a text never sent.
 
 export interface ExampleFrame {
   readonly direction: 'client→server' | 'server→client';
@@ -257,7 +277,24 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
   {
     direction: 'server→client',
     kind: 'text',
-    description: 'A recoverable error; the session stays open.',
-    frame: '{"type":"error","code":"busy","message":"1 call running and 4 waiting; frame dropped"}',
+    description: "A recoverable error; the session stays open. Here the session's queue was full.",
+    frame: JSON.stringify({
+      type: 'error',
+      code: 'busy',
+      message: busyMessage('chat', { kind: 'queue', maxWaitingCalls: DEFAULT_LIMITS.maxWaitingCalls }),
+    }),
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'The same code when the audio queued by all sessions is at its limit.',
+    frame: JSON.stringify({
+      type: 'error',
+      code: 'busy',
+      message: busyMessage('chat', {
+        kind: 'audio',
+        maxQueuedAudioBytes: DEFAULT_LIMITS.maxQueuedAudioBytes,
+      }),
+    }),
   },
 ];

@@ -37,7 +37,11 @@ export interface ConversationEndpoint {
 export const transportCeilingBytes = (largestFrameLimit: number): number =>
   Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
 
-/** Writes one data item. A pair goes out in one corked write, so nothing can come between its frames. */
+/**
+ * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
+ * binary frame is one WebSocket message, whole or as two fragments (header, then the audio, uncopied).
+ * Like `send`, the fragment calls buffer what the socket cannot take; the caller reads getBufferedAmount().
+ */
 const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
   if (frame.kind === 'text') {
     ws.send(frame.text, false);
@@ -45,7 +49,12 @@ const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, {
   }
   ws.cork(() => {
     ws.send(frame.meta, false);
-    ws.send(frame.binary, true);
+    if (frame.binary.length === 1) {
+      ws.send(frame.binary[0], true);
+    } else {
+      ws.sendFirstFragment(frame.binary[0], true);
+      ws.sendLastFragment(frame.binary[1]);
+    }
   });
 };
 
@@ -75,7 +84,7 @@ const frameCounters = (metrics: BridgeMetrics) => {
       outText.frames.inc();
       outText.bytes.inc(frame.meta.length);
       outBinary.frames.inc();
-      outBinary.bytes.inc(frame.binary.byteLength);
+      outBinary.bytes.inc(frame.binary.reduce((bytes, part) => bytes + part.byteLength, 0));
     },
   };
 };
@@ -115,6 +124,7 @@ export const installConversationEndpoint = (
         origin: req.getHeader('origin'),
         protocols: req.getHeader('sec-websocket-protocol'),
         query: req.getQuery(),
+        host: req.getHeader('host'),
       });
       if (!access.ok) {
         log.warn({ status: access.status, reason: access.reason }, 'WebSocket upgrade refused');

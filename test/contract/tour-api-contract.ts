@@ -170,16 +170,25 @@ export const tourApiContract = (target: () => ContractTarget): void => {
       assert.equal((await request(url(), 'GET', pathOf(name))).status, 200);
     });
 
-    it('answers 400 for malformed JSON and invalid names in the path', async () => {
+    it('answers 400 for malformed JSON and for paths that cannot name a tour at all', async () => {
       assertProblem(await request(url(), 'POST', '/tour', { body: '{"tour_name":' }), 400, 'malformed-json');
       assertProblem(
         await request(url(), 'POST', '/tour', { body: new Uint8Array([0xff, 0xfe]) }),
         400,
         'malformed-json',
       );
-      assertProblem(await request(url(), 'GET', `/tour/${'x'.repeat(129)}`), 400, 'invalid-tour-name');
       assertProblem(await request(url(), 'GET', '/tour/%E0%A4%A'), 400, 'invalid-tour-name');
-      assertProblem(await request(url(), 'DELETE', '/tour/tab%09name'), 400, 'invalid-tour-name');
+      assertProblem(await request(url(), 'DELETE', '/tour/%ZZ'), 400, 'invalid-tour-name');
+      assertProblem(await request(url(), 'GET', pathOf('nul\u0000name')), 400, 'invalid-tour-name');
+      assertProblem(await request(url(), 'GET', `/tour/${'x'.repeat(5000)}`), 400, 'invalid-tour-name');
+    });
+
+    it('lets the tour service decide other names in the path: unknown ones are 404 (spec rules 1, 4, 5)', async () => {
+      // Names our own schema would not create may still be held by other ROS nodes; these are not.
+      for (const name of [uniqueName('x'.repeat(129)), uniqueName('tab\tname'), uniqueName('bell\u0007')]) {
+        assertProblem(await request(url(), 'GET', pathOf(name)), 404, 'tour-not-found');
+        assertProblem(await request(url(), 'DELETE', pathOf(name)), 404, 'tour-not-found');
+      }
     });
 
     it('answers 415 for a missing or wrong content type', async () => {

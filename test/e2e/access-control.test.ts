@@ -96,6 +96,24 @@ describe('access control (token and origin allow-list on)', () => {
     byQuery.close();
   });
 
+  it('admits a WebSocket from its own page (same origin) whatever the allow-list; another origin gets 403', async () => {
+    const host = new URL(running.baseUrl).host;
+    for (const origin of [`http://${host}`, `https://${host}`]) {
+      const own = await KioskClient.connect(`${running.wsUrl}?token=${TOKEN}`, { headers: { origin } });
+      await own.frameCount(1);
+      own.close();
+    }
+    await assert.rejects(
+      KioskClient.connect(`${running.wsUrl}?token=${TOKEN}`, { headers: { origin: `http://evil.${host}` } }),
+      /403/,
+    );
+    // The same host on another port is another origin.
+    await assert.rejects(
+      KioskClient.connect(`${running.wsUrl}?token=${TOKEN}`, { headers: { origin: 'http://127.0.0.1:1' } }),
+      /403/,
+    );
+  });
+
   it('refuses a WebSocket without the token (401) or from another origin (403)', async () => {
     await assert.rejects(KioskClient.connect(running.wsUrl, { headers: { origin: ORIGIN } }), /401/);
     await assert.rejects(

@@ -40,6 +40,13 @@ describe('server process', () => {
     );
   });
 
+  it('exits 2 with one line for a ROS calls cap out of range', async () => {
+    const result = await runServer(['--ros_calls_in_flight', '0', '--backend', 'sim']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+    assert.match(result.stderr, /^tour-bridge: --ros_calls_in_flight must be a whole number from 1 to 1000/);
+  });
+
   it('exits 2 for an unknown flag', async () => {
     const result = await runServer(['--verbose']);
     assert.equal(result.code, 2);

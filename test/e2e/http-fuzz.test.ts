@@ -2,22 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { fuzzRuns } from '../support/fuzz-runs.js';
-import { request, type HttpResult } from '../support/http.js';
+import { observeAnswers, request, type HttpResult, type ObservedAnswer } from '../support/http.js';
 import {
   brokenArbitrary,
   validArbitrary,
   type Components,
   type JsonSchema,
 } from '../support/openapi-arbitrary.js';
+import { undocumentedAnswers, type OpenApiStatuses } from '../support/openapi-statuses.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 
 interface Operation {
   readonly requestBody?: { readonly content: Record<string, { readonly schema: JsonSchema }> };
   readonly responses: Record<string, unknown>;
 }
-interface OpenApi {
+interface OpenApi extends OpenApiStatuses {
   readonly paths: Record<string, Record<string, Operation | unknown[]>>;
-  readonly components: { readonly schemas: Components };
+  readonly components: { readonly schemas: Components; readonly responses?: Record<string, unknown> };
 }
 
 const DOCUMENTED_5XX = new Set([502, 503, 504]);
@@ -51,13 +52,18 @@ describe('HTTP API fuzz from the OpenAPI document (fast-check, sim backend)', ()
   let document: OpenApi;
   const rejections: unknown[] = [];
   const onRejection = (reason: unknown) => rejections.push(reason);
+  // Every answer the fuzz gets: each status must be one the document gives for that operation.
+  const answers: ObservedAnswer[] = [];
+  let stopObserving: () => void = () => undefined;
 
   before(async () => {
     process.on('unhandledRejection', onRejection);
     running = await startSimService({}, { max_body_bytes: '65536' });
     document = (await request(running.baseUrl, 'GET', '/openapi.json')).json as OpenApi;
+    stopObserving = observeAnswers((answer) => answers.push(answer));
   });
   after(async () => {
+    stopObserving();
     await running.stop();
     process.off('unhandledRejection', onRejection);
   });
@@ -130,6 +136,7 @@ describe('HTTP API fuzz from the OpenAPI document (fast-check, sim backend)', ()
     console.log(`slowest answer: ${slowest.toFixed(1)} ms`);
     // The process still answers normally after all of it.
     assert.equal((await request(running.baseUrl, 'GET', '/health')).status, 200);
+    assert.deepEqual(undocumentedAnswers(document, answers), [], 'statuses the OpenAPI document omits');
   });
 
   it('keeps the invariants for bodies at and around the size limit', async () => {
@@ -147,5 +154,6 @@ describe('HTTP API fuzz from the OpenAPI document (fast-check, sim backend)', ()
       }),
       { numRuns: fuzzRuns(20) },
     );
+    assert.deepEqual(undocumentedAnswers(document, answers), [], 'statuses the OpenAPI document omits');
   });
 });

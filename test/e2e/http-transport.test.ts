@@ -132,17 +132,23 @@ describe('HTTP answers to ROS-side failures (test double at the port)', () => {
     outcome: code,
     message,
   });
-  const port = new ScriptedPort({
-    tour_list: () => throwError(() => new RosServiceUnavailableError('tour_list')),
-    tour_get: () =>
-      timer(60_000).pipe(
-        map(() => ({ ...outcome(TourOutcome.OK), tour: { tour_name: '', map_name: '', steps: [] } })),
-      ),
-    tour_delete: () => throwError(() => new RosCallFailedError('tour_delete', 'node crashed')),
-    tour_create: (request) =>
-      of(request.tour.tour_name === 'odd' ? outcome(99, 'strange') : outcome(TourOutcome.ERROR, 'disk full')),
-    tour_update: () => of({ success: false, outcome: TourOutcome.OK, message: 'contradiction' }),
-  });
+  // /tour_get is remapped (`--ros-args -r /tour_get:=/robot1/tour_get`): errors name it so.
+  const port = new ScriptedPort(
+    {
+      tour_list: () => throwError(() => new RosServiceUnavailableError('tour_list')),
+      tour_get: () =>
+        timer(60_000).pipe(
+          map(() => ({ ...outcome(TourOutcome.OK), tour: { tour_name: '', map_name: '', steps: [] } })),
+        ),
+      tour_delete: () => throwError(() => new RosCallFailedError('tour_delete', 'node crashed')),
+      tour_create: (request) =>
+        of(
+          request.tour.tour_name === 'odd' ? outcome(99, 'strange') : outcome(TourOutcome.ERROR, 'disk full'),
+        ),
+      tour_update: () => of({ success: false, outcome: TourOutcome.OK, message: 'contradiction' }),
+    },
+    { tour_get: '/robot1/tour_get' },
+  );
   let running: TestService;
   before(async () => {
     running = await startTestService(port, { overrides: { ros_timeout_ms: '150' } });
@@ -157,11 +163,11 @@ describe('HTTP answers to ROS-side failures (test double at the port)', () => {
     assert.equal(result.headers.get('retry-after'), '1');
   });
 
-  it('504 after the configured time-out, and the abandoned call is released', async () => {
+  it('504 after the configured time-out, naming the service as remapped; the abandoned call is released', async () => {
     const before = port.activeCalls;
     const result = await request(running.baseUrl, 'GET', '/tour/slow');
     const body = assertProblem(result, 504, 'ros-timeout');
-    assert.match(String(body['detail']), /150 ms/);
+    assert.equal(body['detail'], 'ROS service /robot1/tour_get did not answer within 150 ms');
     assert.equal(port.activeCalls, before);
   });
 

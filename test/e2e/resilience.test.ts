@@ -191,6 +191,7 @@ describe('faults from kiosks', () => {
           liveSessions: 0,
           openSubscriptions: 0,
           inFlightRosCalls: 0,
+          queuedAudioBytes: 0,
         });
       }
       const survivor = await openKiosk(running);
@@ -290,6 +291,7 @@ describe('faults from kiosks', () => {
         liveSessions: 0,
         openSubscriptions: 0,
         inFlightRosCalls: 0,
+        queuedAudioBytes: 0,
       });
       // In its own process: the server's resident memory before and after 1,000 cycles, after 1,000 warm-up
       // cycles (V8 sizes its heap up to a plateau first; measured here: it then wanders within ±10 MiB).

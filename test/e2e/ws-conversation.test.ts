@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { wsConversationContract } from '../contract/ws-contract.js';
-import { sendJson } from '../support/http.js';
+import { request, sendJson } from '../support/http.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { KioskClient, pairAt } from '../support/ws-client.js';
 import type { SimBackend } from '../../src/ros/sim/sim-backend.js';
@@ -95,7 +95,12 @@ describe('/ws conversation on the simulation', () => {
 
   it('leaves no session, subscription or call behind after kiosks leave', async () => {
     const gauges = await settled(running);
-    assert.deepEqual(gauges, { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+    assert.deepEqual(gauges, {
+      liveSessions: 0,
+      openSubscriptions: 0,
+      inFlightRosCalls: 0,
+      queuedAudioBytes: 0,
+    });
   });
 });
 
@@ -157,6 +162,80 @@ describe('/ws limits and misuse', () => {
     }
   });
 
+  it('holds audio of all kiosks to --queued_audio_bytes: busy past it, kiosk stays, bytes back after every end', async () => {
+    const running = await startSimService(
+      { latencyMs: 400 },
+      { queued_audio_bytes: '3000', max_audio_frame_bytes: '3000', chat_timeout_ms: '1000' },
+    );
+    const held = () => running.service.hub.readGauges().queuedAudioBytes;
+    const heldReaches = async (bytes: number) => {
+      for (let attempt = 0; attempt < 300 && held() !== bytes; attempt += 1)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(held(), bytes);
+    };
+    try {
+      const first = await openKiosk(running);
+      const second = await openKiosk(running);
+      first.socket.send(Buffer.alloc(1000, 1));
+      first.socket.send(Buffer.alloc(1000, 2));
+      await heldReaches(2000);
+      second.socket.send(Buffer.alloc(1000, 3)); // 3000: fits exactly
+      second.socket.send(Buffer.alloc(1, 4)); // one byte more than the process holds: busy
+      await second.frameCount(2);
+      assert.deepEqual(second.texts()[1], {
+        type: 'error',
+        code: 'busy',
+        message: 'audio queued by all sessions would exceed 3000 bytes; chat dropped',
+      });
+      const metrics = await request(running.baseUrl, 'GET', '/metrics');
+      assert.match(metrics.text, /^tour_bridge_ws_queued_audio_bytes 3000$/m);
+
+      // Answered: every byte comes back, and both kiosks go on.
+      await first.frameCount(1 + 2 * 2);
+      await second.frameCount(2 + 2);
+      assert.equal(second.closeEvent, undefined, 'busy leaves the connection open');
+      await heldReaches(0);
+      second.socket.send(Buffer.alloc(3000, 5));
+      await second.frameCount(4 + 2);
+      assert.equal(pairAt(second.frames, 4).audio.byteLength, 3000);
+      await heldReaches(0);
+
+      // Timed out.
+      running.sim.faults.setUnresponsive('chat', true);
+      first.socket.send(Buffer.alloc(1000, 6));
+      await heldReaches(1000);
+      await first.frameCount(5 + 1, 5_000);
+      assert.equal(first.texts().at(-1)?.['code'], 'chat_timeout');
+      await heldReaches(0);
+
+      // Failed.
+      running.sim.faults.setUnresponsive('chat', false);
+      running.sim.faults.setUnavailable('chat', true);
+      first.socket.send(Buffer.alloc(1000, 7));
+      await first.frameCount(6 + 1);
+      assert.equal(first.texts().at(-1)?.['code'], 'chat_unavailable');
+      await heldReaches(0);
+
+      // The kiosk goes away with one call running and one waiting.
+      running.sim.faults.setUnavailable('chat', false);
+      running.sim.faults.setUnresponsive('chat', true);
+      second.socket.send(Buffer.alloc(1000, 8));
+      second.socket.send(Buffer.alloc(1000, 9));
+      await heldReaches(2000);
+      second.socket.terminate();
+      await heldReaches(0);
+      first.close();
+      assert.deepEqual(await settled(running), {
+        liveSessions: 0,
+        openSubscriptions: 0,
+        inFlightRosCalls: 0,
+        queuedAudioBytes: 0,
+      });
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('answers chat_timeout, drops the late answer and goes on in order', async () => {
     const running = await startSimService({ latencyMs: 300 }, { chat_timeout_ms: '100' });
     try {
@@ -191,7 +270,12 @@ describe('/ws limits and misuse', () => {
       assert.equal(running.service.hub.readGauges().inFlightRosCalls, 1);
       kiosk.socket.terminate();
       const gauges = await settled(running);
-      assert.deepEqual(gauges, { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+      assert.deepEqual(gauges, {
+        liveSessions: 0,
+        openSubscriptions: 0,
+        inFlightRosCalls: 0,
+        queuedAudioBytes: 0,
+      });
       // The service goes on serving others.
       const other = await openKiosk(running);
       other.socket.send(Buffer.alloc(4));

@@ -226,7 +226,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       }
     });
 
-    it('names remapped services by their resolved names (--ros-args -r) in /ready and the log', async () => {
+    it('names remapped services by their resolved names (--ros-args -r) in /ready, the log and errors', async () => {
       const { silentBridge, silentPrefix, silentReadyBeforeProbe } = graph();
       assert.match(silentReadyBeforeProbe, /^ROS node \/tour_bridge_silent spinning on /);
       assert.ok(
@@ -243,6 +243,17 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
         assert.ok(spinning[0].includes(`"${silentPrefix}${name}"`), `${name} in ${spinning[0]}`);
       }
       assert.ok(spinning[0].includes('"/tour_list"'), spinning[0]);
+      // The probe's silent /tour_get under the prefix takes the request and never answers: a 504 that
+      // names the service an operator finds on the graph, not the default /tour_get.
+      const timedOut = assertProblem(
+        await request(silentBridge.baseUrl, 'GET', `/tour/${uniqueName('remapped')}`),
+        504,
+        'ros-timeout',
+      );
+      assert.equal(
+        timedOut['detail'],
+        `ROS service ${silentPrefix}/tour_get did not answer within ${SILENT_TIMEOUTS.rosMs} ms`,
+      );
     });
 
     it('answers 504 when /tour_get takes the request and never answers, and goes on serving', async () => {
@@ -270,7 +281,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
     });
 
     it('answers chat_timeout over /ws when /chat never answers, in order, and keeps the session', async () => {
-      const { silentBridge, probe } = graph();
+      const { silentBridge, silentPrefix, probe } = graph();
       const taken = probe.silentRequests.chat;
       const kiosk = await openKiosk(silentBridge.wsUrl);
       kiosk.socket.send(Buffer.alloc(10, 1));
@@ -287,6 +298,11 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
         ],
       );
       assert.equal(probe.silentRequests.chat, taken + 2);
+      assert.equal(
+        kiosk.texts()[1]?.['message'],
+        `ROS service ${silentPrefix}/chat did not answer within ${SILENT_TIMEOUTS.chatMs} ms`,
+        'names the remapped /chat',
+      );
       kiosk.sendJson({ service: 'clear_history' });
       await kiosk.frameCount(4, FRAME_TIMEOUT_MS);
       assert.deepEqual(kiosk.texts()[3], { type: 'ack', service: 'clear_history' });

@@ -1,12 +1,14 @@
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
 import type { MicrophoneView } from '../../src/streams/microphone-requests.js';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
-import type {
-  MicrophoneRequest,
-  RosPort,
-  RosRequest,
-  RosResponse,
-  RosServiceKey,
+import {
+  defaultServiceName,
+  type MicrophoneRequest,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+  type RosServiceNames,
 } from '../../src/ros/ros-port.js';
 
 /** One subscription to `FakeConversationPort.call`, answerable by the test. */
@@ -18,13 +20,24 @@ export interface FakeCall {
   fail(error: unknown): void;
 }
 
-/** The ROS port seen by the conversation core, driven by the test through subjects. */
-export class FakeConversationPort implements Pick<RosPort, 'call' | 'playAudio$' | 'microphoneRequests$'> {
+/**
+ * The ROS port seen by the conversation core, driven by the test through subjects. Services are named
+ * as remapped in `names`, else by their default names.
+ */
+export class FakeConversationPort
+  implements Pick<RosPort, 'call' | 'playAudio$' | 'microphoneRequests$'>, RosServiceNames
+{
   readonly calls: FakeCall[] = [];
   readonly playAudio = new Subject<PlayAudioMsg>();
   readonly microphoneRequests = new Subject<MicrophoneRequest>();
   readonly playAudio$ = this.playAudio.asObservable();
   readonly microphoneRequests$ = this.microphoneRequests.asObservable();
+
+  constructor(private readonly names: Readonly<Partial<Record<RosServiceKey, string>>> = {}) {}
+
+  serviceName(service: RosServiceKey): string {
+    return this.names[service] ?? defaultServiceName(service);
+  }
 
   call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
     return new Observable<RosResponse<K>>((subscriber) => {

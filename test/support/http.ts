@@ -6,6 +6,20 @@ export interface HttpResult {
   readonly json: unknown;
 }
 
+export interface ObservedAnswer {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
+
+const observers = new Set<(answer: ObservedAnswer) => void>();
+
+/** Tells `observer` of every answer `request` gets until the returned function is called. */
+export const observeAnswers = (observer: (answer: ObservedAnswer) => void): (() => void) => {
+  observers.add(observer);
+  return () => observers.delete(observer);
+};
+
 export const request = async (
   baseUrl: string,
   method: string,
@@ -23,6 +37,7 @@ export const request = async (
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
+  for (const observer of observers) observer({ method, path, status: response.status });
   let json: unknown = undefined;
   try {
     json = JSON.parse(text);

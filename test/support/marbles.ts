@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { ChatRequestMsg } from '../../src/ros/ros-messages.js';
-import type { RosPort, RosRequest, RosResponse, RosServiceKey } from '../../src/ros/ros-port.js';
+import {
+  defaultServiceName,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from '../../src/ros/ros-port.js';
+import type { RosCaller } from '../../src/streams/ros-call.js';
 
 export const marbleScheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => {
@@ -11,11 +17,14 @@ export const marbleScheduler = (): TestScheduler =>
 
 /**
  * A port whose calls are observables picked by the test: chat calls by the first audio byte
- * (`'1'`, `'2'`, …), other services by their key.
+ * (`'1'`, `'2'`, …), other services by their key. Services are named as remapped in `names`, else
+ * by their default names.
  */
 export const scriptedPort = (
   script: Readonly<Record<string, Observable<unknown>>>,
-): Pick<RosPort, 'call'> => ({
+  names: Readonly<Partial<Record<RosServiceKey, string>>> = {},
+): RosCaller => ({
+  serviceName: (service) => names[service] ?? defaultServiceName(service),
   call: <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> => {
     const key = service === 'chat' ? String((request as ChatRequestMsg).audio[0]) : service;
     const call = script[key];

@@ -1,19 +1,21 @@
 import { NEVER, Observable, Subject } from 'rxjs';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
-import type {
-  BackendReadiness,
-  MicrophoneRequest,
-  RosPort,
-  RosRequest,
-  RosResponse,
-  RosServiceKey,
+import {
+  defaultServiceName,
+  type BackendReadiness,
+  type MicrophoneRequest,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
 } from '../../src/ros/ros-port.js';
 
 type Script = { [K in RosServiceKey]?: (request: RosRequest<K>) => Observable<RosResponse<K>> };
 
 /**
  * The test double of the ROS port: each service answers what the test scripts (default: never).
- * Counts subscriptions to calls so tests can prove abandoned calls are released.
+ * Counts subscriptions to calls so tests can prove abandoned calls are released. Services are named
+ * as remapped in `names`, else by their default names.
  */
 export class ScriptedPort implements RosPort {
   readonly backend = 'ros' as const;
@@ -27,7 +29,14 @@ export class ScriptedPort implements RosPort {
   ready: BackendReadiness = { ready: true, detail: 'scripted' };
   closed = false;
 
-  constructor(private readonly script: Script = {}) {}
+  constructor(
+    private readonly script: Script = {},
+    private readonly names: Readonly<Partial<Record<RosServiceKey, string>>> = {},
+  ) {}
+
+  serviceName(service: RosServiceKey): string {
+    return this.names[service] ?? defaultServiceName(service);
+  }
 
   call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
     const scripted = this.script[service] as

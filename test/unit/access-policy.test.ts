@@ -73,6 +73,17 @@ describe('access policy', () => {
     });
   });
 
+  it('admits a same-origin WebSocket upgrade (Origin = http(s)://Host) whatever the allow-list', () => {
+    const own = { protocols: 'bearer.s3cret-token', query: '', host: 'robot.local:7000' };
+    for (const origin of ['http://robot.local:7000', 'https://robot.local:7000']) {
+      assert.deepEqual(checkWebSocketAccess(locked, { ...own, origin }), { ok: true, protocol: undefined });
+    }
+    for (const origin of ['http://robot.local:7001', 'http://evil.example', 'ws://robot.local:7000']) {
+      assert.equal(checkWebSocketAccess(locked, { ...own, origin }).ok, false, origin);
+    }
+    assert.equal(checkWebSocketAccess(locked, { ...own, origin: 'http://', host: '' }).ok, false);
+  });
+
   it('answers CORS only for allowed origins', () => {
     assert.deepEqual(
       corsHeaders(locked, 'https://kiosk.local')['access-control-allow-origin'],

@@ -1,31 +1,36 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Observable } from 'rxjs';
-import {
-  RosCallFailedError,
-  RosServiceUnavailableError,
-  RosTimeoutError,
-  type RosPort,
-} from '../../src/ros/ros-port.js';
+import { map, type Observable } from 'rxjs';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
 import { chatQueue, type ConversationRequest } from '../../src/streams/chat-queue.js';
 import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { byteBudget, Gauge, type ByteBudget } from '../../src/streams/resource-gauges.js';
+import type { RosCaller } from '../../src/streams/ros-call.js';
 import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/ws/frames.js';
-import { ERROR_CODES } from '../../src/ws/protocol.js';
+import { DEFAULT_LIMITS, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/ws/protocol.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 
 const answer = (n: number) => ({ emotion: `emotion ${n}`, text: `text ${n}`, audio: audioOf(n, n) });
 const chat = (n: number): ConversationRequest => ({ service: 'chat', audio: audioOf(n) });
 const clear: ConversationRequest = { service: 'clear_history' };
+/** A chat request of `bytes` audio bytes, scripted by its first byte `n`. */
+const chatOf = (n: number, bytes: number): ConversationRequest => ({
+  service: 'chat',
+  audio: new Uint8Array(bytes).fill(n),
+});
 
 const queue = (
-  port: Pick<RosPort, 'call'>,
+  port: RosCaller,
   scheduler: Parameters<typeof chatQueue>[0]['scheduler'],
   limits: { maxWaitingCalls?: number; chatTimeoutMs?: number } = {},
+  audioBudget?: ByteBudget,
 ) =>
   chatQueue({
     port,
     messageIds: createMessageIdAllocator(),
     scheduler,
+    ...(audioBudget === undefined ? {} : { audioBudget }),
     limits: {
       maxWaitingCalls: limits.maxWaitingCalls ?? 4,
       chatTimeoutMs: limits.chatTimeoutMs ?? 1_000,
@@ -35,6 +40,8 @@ const queue = (
 
 const busyFrame = (maxWaiting: number, service: string) =>
   errorFrame('busy', `1 call running and ${maxWaiting} waiting; ${service} dropped`);
+const audioBusyFrame = (limit: number) =>
+  errorFrame('busy', `audio queued by all sessions would exceed ${limit} bytes; chat dropped`);
 
 describe('chatQueue (marbles)', () => {
   it('runs calls one at a time in arrival order and sends one pair per answer, ids in send order', () => {
@@ -55,6 +62,24 @@ describe('chatQueue (marbles)', () => {
       expectSubscriptions(a.subscriptions).toBe('-^----!');
       expectSubscriptions(b.subscriptions).toBe('------^-!');
       expectSubscriptions(c.subscriptions).toBe('--------^!');
+    });
+  });
+
+  it('names /chat in its error frames as the port calls it on the graph (remapped)', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const port = scriptedPort(
+        {
+          1: cold('-----------(r|)', { r: answer(1) }),
+          2: cold('-#', undefined, new RosServiceUnavailableError('chat', '/robot1/chat')),
+        },
+        { chat: '/robot1/chat' },
+      );
+      const requests = hot<ConversationRequest>('-ab', { a: chat(1), b: chat(2) });
+      expectObservable(requests.pipe(queue(port, scheduler, { chatTimeoutMs: 10 }))).toBe('-----------tu', {
+        t: errorFrame('chat_timeout', 'ROS service /robot1/chat did not answer within 10 ms'),
+        u: errorFrame('chat_unavailable', 'ROS service /robot1/chat is not available'),
+      });
     });
   });
 
@@ -185,6 +210,96 @@ describe('chatQueue (marbles)', () => {
       expectObservable(frames).toBe('----t', {
         t: errorFrame('clear_history_timeout', new RosTimeoutError('clear_history', 3).message),
       });
+    });
+  });
+  it('sends busy frames exactly as the protocol examples (and so docs/protocol.md) show them', () => {
+    const examples = EXAMPLE_FRAMES.filter((example) => example.frame.includes('"code":"busy"'));
+    assert.equal(examples.length, 2);
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      // Another part of the process already holds all but 5 bytes of the default budget.
+      const held = new Gauge();
+      held.increment(DEFAULT_LIMITS.maxQueuedAudioBytes - 5);
+      const budget = byteBudget(held, DEFAULT_LIMITS.maxQueuedAudioBytes);
+      const port = scriptedPort({ 1: cold('-') });
+      const texts = (requests: Observable<ConversationRequest>) =>
+        requests.pipe(
+          queue(port, scheduler, { maxWaitingCalls: DEFAULT_LIMITS.maxWaitingCalls }, budget),
+          map((frame) => (frame.kind === 'text' ? frame.text : frame.kind)),
+        );
+      // One session fills its queue (1 running, 4 waiting: the last 5 bytes); its 6th frame finds it full.
+      const first = hot<ConversationRequest>('-abcdef', {
+        a: chatOf(1, 1),
+        b: chatOf(1, 1),
+        c: chatOf(1, 1),
+        d: chatOf(1, 1),
+        e: chatOf(1, 1),
+        f: chatOf(1, 1),
+      });
+      // Another session has room in its queue, but the process has no room for its audio.
+      const second = hot<ConversationRequest>('--------g', { g: chatOf(1, 1) });
+      expectObservable(texts(first), '^---------!').toBe('------q', { q: examples[0]!.frame });
+      expectObservable(texts(second), '^---------!').toBe('--------b', { b: examples[1]!.frame });
+    });
+  });
+
+  it('refuses audio past the budget shared by sessions with busy, and frees the bytes as calls are answered', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const held = new Gauge();
+      const budget = byteBudget(held, 8);
+      const port = scriptedPort({
+        1: cold('-----(r|)', { r: answer(1) }),
+        2: cold('--(r|)', { r: answer(2) }),
+        3: cold('-(r|)', { r: answer(3) }),
+        4: cold('-(r|)', { r: answer(4) }),
+        clear_history: cold('-(r|)', { r: {} }),
+      });
+      // Session A: 4 + 4 bytes, one running and one waiting: the budget is full.
+      const a = hot<ConversationRequest>('-ab', { a: chatOf(1, 4), b: chatOf(2, 4) });
+      // Session B: 1 byte does not fit (busy, its queue stays empty); clear_history holds no audio; once A's
+      // calls are answered, 4 bytes fit again.
+      const b = hot<ConversationRequest>('---ck-----d', { c: chatOf(3, 1), k: clear, d: chatOf(4, 4) });
+      const probe = hot('--x----x-x--x').pipe(map(() => held.value));
+
+      expectObservable(a.pipe(queue(port, scheduler, {}, budget))).toBe('------x-y', {
+        x: encodeAudioPair(0, answer(1)),
+        y: encodeAudioPair(1, answer(2)),
+      });
+      expectObservable(b.pipe(queue(port, scheduler, {}, budget))).toBe('---b-k-----z', {
+        b: audioBusyFrame(8),
+        k: ackFrame('clear_history'),
+        z: encodeAudioPair(0, answer(4)),
+      });
+      expectObservable(probe).toBe('--p----q-r--s', { p: 8, q: 4, r: 0, s: 0 });
+    });
+  });
+
+  it('gives the bytes of a call back when it fails, times out, or the session unsubscribes', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const held = new Gauge();
+      const budget = byteBudget(held, 100);
+      const failed = new RosCallFailedError('chat', 'boom');
+      const never = cold('-');
+      const port = scriptedPort({ 1: cold('----#', undefined, failed), 2: never, 3: never });
+      const requests = hot<ConversationRequest>('-abc', {
+        a: chatOf(1, 10),
+        b: chatOf(2, 20),
+        c: chatOf(3, 30),
+      });
+      const probe = hot('----x-x-----x---x').pipe(map(() => held.value));
+
+      // a fails at 5; b then runs until its time-out at 10; c runs until the session leaves at 14.
+      expectObservable(
+        requests.pipe(queue(port, scheduler, { chatTimeoutMs: 5 }, budget)),
+        '^-------------!',
+      ).toBe('-----f----t', {
+        f: errorFrame('chat_failed', failed.message),
+        t: errorFrame('chat_timeout', new RosTimeoutError('chat', 5).message),
+      });
+      expectSubscriptions(never.subscriptions).toBe(['-----^----!', '----------^---!']);
+      expectObservable(probe).toBe('----p-q-----r---s', { p: 60, q: 50, r: 30, s: 0 });
     });
   });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { helpText, OPTION_SPECS, parseCommandLine } from '../../src/cli/options.js';
+import { conversationLimits } from '../../src/service.js';
+import { DEFAULT_LIMITS } from '../../src/ws/protocol.js';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {
   const parsed = parseCommandLine(argv, env);
@@ -48,6 +50,52 @@ describe('command line', () => {
     assert.match(error(['--port', '70000']), /--port must be a whole number from 0 to 65535/);
     assert.match(error(['--port', '12ab']), /--port must be a whole number/);
     assert.match(error([], { TOUR_BRIDGE_PORT: '-1' }), /TOUR_BRIDGE_PORT must be a whole number/);
+  });
+
+  it('takes --ros_calls_in_flight from 1 to 1000, default 10 (the services QoS depth)', () => {
+    assert.equal(run([]).ros_calls_in_flight, 10);
+    assert.equal(run(['--ros_calls_in_flight', '1']).ros_calls_in_flight, 1);
+    assert.equal(run(['--ros_calls_in_flight=1000']).ros_calls_in_flight, 1000);
+    assert.equal(run([], { TOUR_BRIDGE_ROS_CALLS_IN_FLIGHT: '4' }).ros_calls_in_flight, 4);
+    for (const bad of ['0', '1001', '2.5', '-3', 'ten', '']) {
+      assert.match(
+        error(['--ros_calls_in_flight', bad]),
+        /^--ros_calls_in_flight must be a whole number from 1 to 1000 \(got ".*"\)$/,
+        bad,
+      );
+    }
+    assert.match(
+      error([], { TOUR_BRIDGE_ROS_CALLS_IN_FLIGHT: '0' }),
+      /^TOUR_BRIDGE_ROS_CALLS_IN_FLIGHT must be a whole number from 1 to 1000/,
+    );
+    assert.match(helpText(), /--ros_calls_in_flight <value>\n {6}ros backend only \(no effect on sim\).*QoS/);
+  });
+
+  it('caps queued audio with --queued_audio_bytes, by default the protocol default of 256 MiB', () => {
+    assert.equal(run([]).queued_audio_bytes, DEFAULT_LIMITS.maxQueuedAudioBytes);
+    assert.equal(DEFAULT_LIMITS.maxQueuedAudioBytes, 256 * 1024 * 1024);
+    assert.equal(
+      conversationLimits(run(['--queued_audio_bytes', '3000', '--max_audio_frame_bytes', '3000']))
+        .maxQueuedAudioBytes,
+      3000,
+    );
+    assert.match(error(['--queued_audio_bytes', '0']), /--queued_audio_bytes must be a whole number from 1/);
+  });
+
+  it('refuses a queued-audio cap below the largest audio frame, naming both flags', () => {
+    assert.equal(
+      error(['--queued_audio_bytes', '3000']),
+      '--queued_audio_bytes (3000) must be at least --max_audio_frame_bytes (8388608): ' +
+        'frames of the largest allowed size would always be refused as busy',
+    );
+    assert.match(
+      error([], { TOUR_BRIDGE_QUEUED_AUDIO_BYTES: '1000', TOUR_BRIDGE_MAX_AUDIO_FRAME_BYTES: '1001' }),
+      /^--queued_audio_bytes \(1000\) must be at least --max_audio_frame_bytes \(1001\)/,
+    );
+    assert.equal(
+      run(['--queued_audio_bytes', '1001', '--max_audio_frame_bytes', '1001']).queued_audio_bytes,
+      1001,
+    );
   });
 
   it('rejects unknown flags, missing values and stray arguments', () => {

@@ -4,6 +4,7 @@ import { Observable, Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { createConversationHub } from '../../src/actors/conversation-hub.js';
 import { isMicrophoneEnabled, MICROPHONE_MESSAGES } from '../../src/actors/microphone-machine.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import { RosServiceUnavailableError } from '../../src/ros/ros-port.js';
 import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
 import type { OutboundFrame } from '../../src/ws/frames.js';
 import { audioOf, FakeConversationPort } from '../support/conversation-fakes.js';
@@ -113,15 +114,78 @@ describe('conversation hub', () => {
     const hub = createConversationHub({ port });
     const sessions = [collect(), collect(), collect()].map((client) => hub.openSession(client.send));
     sessions[0]?.send({ type: 'ws.binary', data: audioOf(1) });
-    assert.deepEqual(hub.readGauges(), { liveSessions: 3, openSubscriptions: 9, inFlightRosCalls: 1 });
+    assert.deepEqual(hub.readGauges(), {
+      liveSessions: 3,
+      openSubscriptions: 9,
+      inFlightRosCalls: 1,
+      queuedAudioBytes: 1,
+    });
     assert.equal(port.playAudio.observed, true);
 
     sessions[0]?.stop();
     sessions[1]?.send({ type: 'ws.closed' });
-    assert.deepEqual(hub.readGauges(), { liveSessions: 1, openSubscriptions: 3, inFlightRosCalls: 0 });
+    assert.deepEqual(hub.readGauges(), {
+      liveSessions: 1,
+      openSubscriptions: 3,
+      inFlightRosCalls: 0,
+      queuedAudioBytes: 0,
+    });
     sessions[2]?.stop();
-    assert.deepEqual(hub.readGauges(), { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+    assert.deepEqual(hub.readGauges(), {
+      liveSessions: 0,
+      openSubscriptions: 0,
+      inFlightRosCalls: 0,
+      queuedAudioBytes: 0,
+    });
     assert.equal(port.playAudio.observed, false, 'the topic is left when nobody listens');
+    hub.close();
+  });
+
+  it('holds queued audio of all sessions to maxQueuedAudioBytes: busy past it, bytes back on answer, failure, time-out and end', () => {
+    const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
+    const port = new FakeConversationPort();
+    const hub = createConversationHub({ port, scheduler, limits: { maxQueuedAudioBytes: 10 } });
+    const [a, b] = [collect(), collect()];
+    const first = hub.openSession(a.send)!;
+    const second = hub.openSession(b.send)!;
+    const audio = (bytes: number) => ({ type: 'ws.binary', data: new Uint8Array(bytes) }) as const;
+    const held = () => hub.readGauges().queuedAudioBytes;
+
+    first.send(audio(4)); // call 0, running
+    first.send(audio(4)); // waiting
+    second.send(audio(3)); // 11 > 10: refused, although its own queue is empty
+    assert.deepEqual(textsOf(b.frames).slice(1), [
+      {
+        type: 'error',
+        code: 'busy',
+        message: 'audio queued by all sessions would exceed 10 bytes; chat dropped',
+      },
+    ]);
+    assert.equal(second.getSnapshot().status, 'active', 'busy leaves the session open');
+    assert.equal(port.calls.length, 1, 'the refused frame never reached /chat');
+    assert.equal(held(), 8);
+    second.send(audio(2)); // fits exactly: call 1
+    assert.equal(held(), 10);
+
+    port.callAt(0).respond({ emotion: 'happy', text: 'one', audio: audioOf(1) }); // answered; call 2 starts
+    assert.equal(held(), 6);
+    port.callAt(1).fail(new RosServiceUnavailableError('chat')); // failed
+    assert.equal(held(), 4);
+    scheduler.flush(); // call 2 times out
+    assert.equal((textsOf(a.frames).at(-1) as { code?: string } | undefined)?.code, 'chat_timeout');
+    assert.equal(held(), 0);
+
+    first.send(audio(5));
+    second.send(audio(5));
+    assert.equal(held(), 10);
+    first.stop();
+    second.send({ type: 'ws.closed' });
+    assert.deepEqual(hub.readGauges(), {
+      liveSessions: 0,
+      openSubscriptions: 0,
+      inFlightRosCalls: 0,
+      queuedAudioBytes: 0,
+    });
     hub.close();
   });
 
@@ -134,7 +198,12 @@ describe('conversation hub', () => {
     for (const client of clients) {
       assert.deepEqual(client.frames.at(-1), { kind: 'close', code: 1001, reason: 'server shutting down' });
     }
-    assert.deepEqual(hub.readGauges(), { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 });
+    assert.deepEqual(hub.readGauges(), {
+      liveSessions: 0,
+      openSubscriptions: 0,
+      inFlightRosCalls: 0,
+      queuedAudioBytes: 0,
+    });
     assert.equal(port.microphoneRequests.observed, false);
     const refused = collect();
     assert.equal(hub.openSession(refused.send), undefined);
@@ -156,7 +225,12 @@ describe('conversation hub', () => {
     });
     const reported: unknown[] = [];
     const hub = createConversationHub({
-      port: { call: port.call.bind(port), microphoneRequests$: port.microphoneRequests$, playAudio$: flaky },
+      port: {
+        call: port.call.bind(port),
+        serviceName: port.serviceName.bind(port),
+        microphoneRequests$: port.microphoneRequests$,
+        playAudio$: flaky,
+      },
       scheduler,
       resubscribeDelayMs: 500,
       onStreamError: (source, error) => reported.push([source, (error as Error).message]),

@@ -4,6 +4,7 @@ import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
 import { createDeferredPort } from '../../src/ros/deferred-port.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError, type MicrophoneRequest } from '../../src/ros/ros-port.js';
+import { createSimBackend } from '../../src/ros/sim/sim-backend.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 
 const listResponse = { success: true, outcome: 0, message: '1 tour(s)', tour_names: ['welcome'] };
@@ -36,6 +37,28 @@ describe('the deferred ROS port', () => {
     assert.equal(port.description, backend.description);
     port.setPending('ignored once attached');
     assert.deepEqual(port.readiness(), { ready: true, detail: 'scripted' });
+  });
+
+  it('names services as the attached backend does (remapped), the default names before and without', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    assert.equal(port.serviceName('tour_get'), '/tour_get');
+    await assert.rejects(firstValueFrom(port.call('tour_get', { tour_name: 'x' })), {
+      message: 'ROS service /tour_get is not available',
+    });
+    port.attach(new ScriptedPort({}, { tour_get: '/robot1/tour_get' }));
+    assert.equal(port.serviceName('tour_get'), '/robot1/tour_get');
+    assert.equal(port.serviceName('tour_list'), '/tour_list');
+    await port.close();
+    // Refused after close, the service is still named as the backend called it.
+    assert.equal(port.serviceName('tour_get'), '/robot1/tour_get');
+    await assert.rejects(firstValueFrom(port.call('tour_get', { tour_name: 'x' })), {
+      message: 'ROS service /robot1/tour_get is not available',
+    });
+
+    const sim = createDeferredPort({ backend: 'sim', pendingDetail: 'starting' });
+    sim.attach(createSimBackend());
+    assert.equal(sim.serviceName('chat'), '/chat');
+    await sim.close();
   });
 
   it('decides at subscription: a call built before attach and subscribed after reaches the backend', async () => {

@@ -6,7 +6,7 @@ import { instrumentPort } from '../../src/metrics/instrumented-port.js';
 import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ros-port.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 
-const gauges = { liveSessions: 3, openSubscriptions: 9, inFlightRosCalls: 1 };
+const gauges = { liveSessions: 3, openSubscriptions: 9, inFlightRosCalls: 1, queuedAudioBytes: 4096 };
 
 describe('metrics', () => {
   it('renders live gauges and counters in the Prometheus text format', async () => {
@@ -17,6 +17,7 @@ describe('metrics', () => {
     assert.match(text, /^tour_bridge_ws_sessions 3$/m);
     assert.match(text, /^tour_bridge_stream_subscriptions 9$/m);
     assert.match(text, /^tour_bridge_ros_calls_in_flight 1$/m);
+    assert.match(text, /^tour_bridge_ws_queued_audio_bytes 4096$/m);
     assert.match(text, /^tour_bridge_ws_frames_total\{direction="in",kind="binary"\} 2$/m);
     assert.match(text, /^tour_bridge_ws_refused_frames_total\{reason="busy"\} 1$/m);
     assert.match(text, /^# TYPE tour_bridge_ros_call_seconds histogram$/m);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
 import { playAudioPairs } from '../../src/streams/play-audio-fanout.js';
-import { encodeAudioPair, type AudioPairFrame } from '../../src/ws/frames.js';
+import { encodeSharedAudioPair, type AudioPairFrame } from '../../src/ws/frames.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler } from '../support/marbles.js';
 
@@ -14,7 +14,7 @@ describe('playAudioPairs (marbles)', () => {
   it('gives every listener the same pairs with one id per message', () => {
     marbleScheduler().run(({ hot, expectObservable }) => {
       const pairs$ = playAudioPairs(hot('-a--b', { a, b }), createMessageIdAllocator(41));
-      const expected = { a: encodeAudioPair(41, a), b: encodeAudioPair(42, b) };
+      const expected = { a: encodeSharedAudioPair(41, a), b: encodeSharedAudioPair(42, b) };
       expectObservable(pairs$).toBe('-a--b', expected);
       expectObservable(pairs$).toBe('-a--b', expected);
       expectObservable(pairs$, '---^').toBe('----b', { b: expected.b });
@@ -46,8 +46,8 @@ describe('playAudioPairs (marbles)', () => {
     marbleScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const topic = hot('-a-b-a', { a, b });
       const pairs$ = playAudioPairs(topic, createMessageIdAllocator());
-      expectObservable(pairs$, '^--!').toBe('-a-', { a: encodeAudioPair(0, a) });
-      expectObservable(pairs$, '--^--!').toBe('---b-', { b: encodeAudioPair(1, b) });
+      expectObservable(pairs$, '^--!').toBe('-a-', { a: encodeSharedAudioPair(0, a) });
+      expectObservable(pairs$, '--^--!').toBe('---b-', { b: encodeSharedAudioPair(1, b) });
       expectSubscriptions(topic.subscriptions).toBe('^----!');
     });
   });

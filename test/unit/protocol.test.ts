@@ -7,6 +7,7 @@ import {
   decodeAudioBinary,
   encodeAudioBinary,
   encodeAudioPair,
+  encodeSharedAudioPair,
   errorFrame,
   parseClientText,
   parseServerMessage,
@@ -97,10 +98,22 @@ describe('binary audio frames', () => {
   });
 
   it('pairs metadata and binary under the same id', () => {
-    const pair = encodeAudioPair(5, { emotion: 'sad', text: 'bye', audio: Uint8Array.of(7) });
+    const audio = Uint8Array.of(7);
+    const pair = encodeAudioPair(5, { emotion: 'sad', text: 'bye', audio });
     assert.deepEqual(JSON.parse(pair.meta), { type: 'audio', emotion: 'sad', text: 'bye', messageId: 5 });
-    assert.equal(decodeAudioBinary(pair.binary)?.messageId, 5);
-    assert.equal(pair.binary.byteLength, AUDIO_HEADER_BYTES + 1);
+    const [header, fragment] = pair.binary;
+    assert.equal(decodeAudioBinary(header)?.messageId, 5);
+    assert.equal(header.byteLength, AUDIO_HEADER_BYTES);
+    assert.equal(fragment, audio, 'the audio itself, not a copy: the transport writes it after the header');
+  });
+
+  it('builds a shared pair (fan-out) as one whole binary frame with the same bytes', () => {
+    const content = { emotion: 'sad', text: 'bye', audio: Uint8Array.of(7) };
+    const shared = encodeSharedAudioPair(5, content);
+    assert.equal(shared.meta, encodeAudioPair(5, content).meta);
+    assert.equal(shared.binary.length, 1);
+    assert.deepEqual(Buffer.concat(shared.binary), Buffer.concat(encodeAudioPair(5, content).binary));
+    assert.deepEqual(Buffer.concat(shared.binary), Buffer.from(encodeAudioBinary(5, content.audio)));
   });
 });
 

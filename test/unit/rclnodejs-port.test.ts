@@ -121,7 +121,7 @@ class FakeContext {
   }
 }
 
-const setup = (remaps?: Readonly<Record<string, string>>) => {
+const setup = (remaps?: Readonly<Record<string, string>>, callsInFlight = 10) => {
   const context = new FakeContext(remaps);
   // The stand-in covers only what the port uses; the cast is the price of not loading rclnodejs.
   const rcl = { Node: FakeNode, QoS: FakeQoS } as unknown as Rclnodejs;
@@ -138,6 +138,7 @@ const setup = (remaps?: Readonly<Record<string, string>>) => {
       },
     ),
     rmw: 'rmw_zenoh_cpp',
+    callsInFlight,
   });
   const node = context.nodes[0];
   assert.ok(node);
@@ -272,6 +273,26 @@ describe('rclnodejs port wiring', () => {
     await port.close();
   });
 
+  it('keeps as many calls of one service outstanding as configured (--ros_calls_in_flight)', async () => {
+    const { port, node, logs } = setup(undefined, 3);
+    const tourGet = node.clients[3];
+    assert.ok(tourGet);
+    tourGet.available = true;
+    const calls = Array.from({ length: 5 }, (_, index) =>
+      port.call('tour_get', { tour_name: `t${index}` }).subscribe({ error: () => undefined }),
+    );
+    assert.deepEqual(
+      tourGet.requests,
+      ['t0', 't1', 't2'].map((name) => ({ tour_name: name })),
+    );
+    calls[1]?.unsubscribe();
+    assert.deepEqual(tourGet.requests.at(-1), { tour_name: 't3' }, 'the oldest waiting call takes the place');
+    assert.equal(tourGet.requests.length, 4);
+    assert.equal(logs.find((line) => line['msg'] === 'ROS node spinning')?.['callsInFlight'], 3);
+    for (const call of calls) call.unsubscribe();
+    await port.close();
+  });
+
   // Found on a real graph (npm run test:ros): a bridge started with `--ros-args -r /tour_get:=/x/tour_get`
   // said "no server yet for /tour_get" while the operator had to look for /x/tour_get.
   it('names remapped services and topics by their names on the graph in readiness and the log', () => {
@@ -303,6 +324,25 @@ describe('rclnodejs port wiring', () => {
         '/kiosk1/microphone/set_enabled',
       ],
     );
+  });
+
+  it('names remapped services by their names on the graph in call errors and serviceName', async () => {
+    const { port, node } = setup({ '/tour_get': '/robot1/tour_get' });
+    assert.equal(port.serviceName('tour_get'), '/robot1/tour_get');
+    assert.equal(port.serviceName('tour_list'), '/tour_list');
+    await assert.rejects(firstValueFrom(port.call('tour_get', { tour_name: 'x' })), {
+      name: 'RosServiceUnavailableError',
+      message: 'ROS service /robot1/tour_get is not available',
+    });
+    const tourGet = node.clients[3];
+    assert.ok(tourGet);
+    tourGet.available = true;
+    const waiting = firstValueFrom(port.call('tour_get', { tour_name: 'x' }));
+    await port.close();
+    await assert.rejects(waiting, {
+      name: 'RosCallFailedError',
+      message: 'ROS service /robot1/tour_get failed: the ROS backend closed before the answer arrived',
+    });
   });
 
   it('closes once: fails waiting calls, completes the streams, shuts the context down', async () => {
@@ -337,7 +377,11 @@ describe('createRclnodejsBackend', () => {
     { skip: process.env['AMENT_PREFIX_PATH'] ? 'a ROS 2 environment is sourced here' : false },
     async () => {
       await assert.rejects(
-        createRclnodejsBackend({ logger: pino({ level: 'silent' }), rosArgs: ['--ros-args'] }),
+        createRclnodejsBackend({
+          logger: pino({ level: 'silent' }),
+          rosArgs: ['--ros-args'],
+          callsInFlight: 10,
+        }),
         RclnodejsUnavailableError,
       );
     },

@@ -40,6 +40,24 @@ describe('callWithTimeout (marbles)', () => {
     });
   });
 
+  it('names the service in RosTimeoutError as the port calls it on the graph (remapped)', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const call = callWithTimeout(
+        scriptedPort(
+          { clear_history: cold('----------(r|)', { r: {} }) },
+          { clear_history: '/robot1/clear_history' },
+        ),
+        'clear_history',
+        {},
+        { timeoutMs: 4, scheduler },
+      );
+      const expected = new RosTimeoutError('clear_history', 4, '/robot1/clear_history');
+      assert.equal(expected.message, 'ROS service /robot1/clear_history did not answer within 4 ms');
+      expectObservable(call).toBe('----#', undefined, expected);
+    });
+  });
+
   it('passes port errors through unchanged', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, expectObservable }) => {

@@ -50,7 +50,11 @@ const summary = (frame: OutboundFrame): unknown => {
     case 'text':
       return JSON.parse(frame.text) as unknown;
     case 'pair':
-      return { meta: JSON.parse(frame.meta) as unknown, binary: decodeAudioBinary(frame.binary) };
+      // The binary frame as the client reassembles it from its fragments.
+      return {
+        meta: JSON.parse(frame.meta) as unknown,
+        binary: decodeAudioBinary(Uint8Array.from(Buffer.concat(frame.binary))),
+      };
     case 'close':
       return { close: frame.code, reason: frame.reason };
   }
@@ -64,7 +68,7 @@ const stateFrame = (enabled: boolean) => ({
   text: '',
   microphone: { enabled },
 });
-const noLeaks = { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0 };
+const noLeaks = { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0, queuedAudioBytes: 0 };
 
 describe('session machine', () => {
   it('sends the initial state, with the microphone state, before anything else', () => {
@@ -232,7 +236,12 @@ describe('session machine', () => {
       const { port, frames, gauges, microphone, playAudio, actor } = openSession();
       actor.send({ type: 'ws.binary', data: audioOf(1) });
       actor.send({ type: 'ws.binary', data: audioOf(2) });
-      assert.deepEqual(readGauges(gauges), { liveSessions: 1, openSubscriptions: 3, inFlightRosCalls: 1 });
+      assert.deepEqual(readGauges(gauges), {
+        liveSessions: 1,
+        openSubscriptions: 3,
+        inFlightRosCalls: 1,
+        queuedAudioBytes: 2,
+      });
       const sentBeforeStop = frames.length;
 
       end(actor);

@@ -59,14 +59,23 @@ describe('tour rules (shared by the simulation and the reference tour store)', (
     assert.equal(decideTourDelete(state, { tour_name: 'x' }).response.outcome, TourOutcome.NOT_FOUND);
   });
 
-  it('answers invalid for tours and names that break the schema (the ROS side validates too)', () => {
+  it('answers invalid for tours that break the schema (the ROS side validates too)', () => {
     const invalid = decideTourCreate(emptyTourState(), { tour: { ...tourToMsg(tour('x')), tour_name: '' } });
     assert.equal(invalid.response.outcome, TourOutcome.INVALID);
     assert.match(invalid.response.message, /tour_name/);
-    assert.equal(
-      decideTourGet(emptyTourState(), { tour_name: 'a\nb' }).response.outcome,
-      TourOutcome.INVALID,
-    );
+  });
+
+  it('answers not found for get and delete of any name it does not hold, valid or not (spec: 404)', () => {
+    for (const name of ['a\nb', '', 'x'.repeat(129)]) {
+      assert.equal(
+        decideTourGet(emptyTourState(), { tour_name: name }).response.outcome,
+        TourOutcome.NOT_FOUND,
+      );
+      assert.equal(
+        decideTourDelete(emptyTourState(), { tour_name: name }).response.outcome,
+        TourOutcome.NOT_FOUND,
+      );
+    }
   });
 
   it('lists names in creation order', () => {

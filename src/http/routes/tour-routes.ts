@@ -1,17 +1,21 @@
-import { asyncScheduler, firstValueFrom } from 'rxjs';
+import { asyncScheduler, type Observable } from 'rxjs';
 import * as v from 'valibot';
 import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
-import type { RosPort, RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
 import { tourFromMsg, tourToMsg } from '../../ros/tour-conversion.js';
-import { callWithTimeout } from '../../streams/ros-call.js';
-import { issuePath, TourNameSchema, TourSchema, type Tour } from '../../tours/tour-schema.js';
+import { callWithTimeout, type RosCaller } from '../../streams/ros-call.js';
+import type { Gauge } from '../../streams/resource-gauges.js';
+import { issuePath, TourPathBodySchema, TourSchema, type Tour } from '../../tours/tour-schema.js';
 import { jsonReply, problemReply, type HttpReply } from '../http-reply.js';
 import { rosErrorReply } from '../ros-error-reply.js';
+import type { ClientPresence } from '../client-presence.js';
 import type { Route } from '../route.js';
 
 export interface TourRoutesOptions {
-  readonly port: RosPort;
+  readonly port: RosCaller;
   readonly rosTimeoutMs: number;
+  /** Counts each tour call while it is outstanding (the `ros_calls_in_flight` gauge). */
+  readonly inFlight?: Gauge;
 }
 
 const SUCCESS = { success: true } as const;
@@ -20,23 +24,34 @@ type Checked<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly reply: HttpReply };
 
-/** A tour name from the path: percent-decoded, then held to the same rules as in a body. */
+/** Longest tour name taken from a path, in UTF-8 bytes: far above any name a tour store keeps. */
+export const PATH_TOUR_NAME_MAX_BYTES = 4096;
+
+const invalidPathName = (detail: string): Checked<string> => ({
+  ok: false,
+  reply: problemReply('invalid-tour-name', detail),
+});
+
+/**
+ * A tour name from the path, percent-decoded. Tours are stored by other ROS nodes, which may hold names our
+ * own schema would not create (longer, other characters): only what cannot be a name at all is refused
+ * here, and the tour service decides the rest (an unknown name: 404).
+ */
 const tourNameFromPath = (raw: string): Checked<string> => {
   let name: string;
   try {
     name = decodeURIComponent(raw);
   } catch {
-    return {
-      ok: false,
-      reply: problemReply('invalid-tour-name', 'the tour name in the path is not valid percent-encoding'),
-    };
+    return invalidPathName('the tour name in the path is not valid percent-encoding');
   }
-  const parsed = v.safeParse(TourNameSchema, name);
-  if (parsed.success) return { ok: true, value: parsed.output };
-  return {
-    ok: false,
-    reply: problemReply('invalid-tour-name', parsed.issues[0].message),
-  };
+  // ROS 2 strings end at the first NUL: the service would be asked about another name.
+  if (name.includes('\0')) return invalidPathName('a tour name cannot contain NUL (%00)');
+  if (Buffer.byteLength(name, 'utf8') > PATH_TOUR_NAME_MAX_BYTES) {
+    return invalidPathName(
+      `the tour name in the path is over ${PATH_TOUR_NAME_MAX_BYTES} bytes; no tour can have such a name`,
+    );
+  }
+  return { ok: true, value: name };
 };
 
 const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
@@ -83,28 +98,88 @@ const outcomeReply = (response: TourOutcomeFields, onSuccess: () => HttpReply): 
   }
 };
 
-export const createTourRoutes = ({ port, rosTimeoutMs }: TourRoutesOptions): Route[] => {
-  /** One port call bounded by the HTTP time-out; ROS failures become their documented replies. */
+/** Stands for the answer to a request whose client went away: the router never writes it. */
+const CLIENT_GONE: HttpReply = { status: 499 };
+const GONE: unique symbol = Symbol('client gone');
+
+/**
+ * The one response of a call, or its error; unsubscribed (the call abandoned in the port) when the client
+ * goes away, which settles with `gone` instead.
+ */
+const responseOf = <T>(source: Observable<T>, client: ClientPresence, gone: T): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    if (client.gone) {
+      resolve(gone);
+      return;
+    }
+    // Settled by the first of: the response, an error, completion without a response, the client leaving.
+    let settled = false;
+    let stopWatchingClient = (): void => undefined;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      stopWatchingClient();
+      return true;
+    };
+    const subscription = source.subscribe({
+      next: (value) => {
+        if (settle()) resolve(value);
+      },
+      error: (error: unknown) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the port's error, unchanged
+        if (settle()) reject(error);
+      },
+      complete: () => {
+        if (settle()) reject(new Error('the ROS call completed without a response'));
+      },
+    });
+    // Answered synchronously (a test double): nothing to watch.
+    if (subscription.closed) return;
+    stopWatchingClient = client.onGone(() => {
+      if (!settle()) return;
+      subscription.unsubscribe();
+      resolve(gone);
+    });
+  });
+
+export const createTourRoutes = ({ port, rosTimeoutMs, inFlight }: TourRoutesOptions): Route[] => {
+  const callOptions = {
+    timeoutMs: rosTimeoutMs,
+    scheduler: asyncScheduler,
+    ...(inFlight === undefined ? {} : { inFlight }),
+  };
+  /**
+   * One port call bounded by the HTTP time-out and by the client: when it goes away, the call is
+   * abandoned. ROS failures become their documented replies.
+   */
   const call = async <K extends RosServiceKey>(
+    client: ClientPresence,
     service: K,
     request: RosRequest<K>,
     onResponse: (response: RosResponse<K>) => HttpReply,
   ): Promise<HttpReply> => {
-    let response: RosResponse<K>;
+    let response: RosResponse<K> | typeof GONE;
     try {
-      response = await firstValueFrom(
-        callWithTimeout(port, service, request, { timeoutMs: rosTimeoutMs, scheduler: asyncScheduler }),
+      response = await responseOf<RosResponse<K> | typeof GONE>(
+        callWithTimeout(port, service, request, callOptions),
+        client,
+        GONE,
       );
     } catch (error) {
       const reply = rosErrorReply(error);
       if (reply === undefined) throw error;
       return reply;
     }
-    return onResponse(response);
+    return response === GONE ? CLIENT_GONE : onResponse(response);
   };
 
-  const writeTour = (service: 'tour_create' | 'tour_update', tour: Tour, status: number) =>
-    call(service, { tour: tourToMsg(tour) }, (response) =>
+  const writeTour = (
+    client: ClientPresence,
+    service: 'tour_create' | 'tour_update',
+    tour: Tour,
+    status: number,
+  ) =>
+    call(client, service, { tour: tourToMsg(tour) }, (response) =>
       outcomeReply(response, () => jsonReply(status, SUCCESS)),
     );
 
@@ -112,18 +187,18 @@ export const createTourRoutes = ({ port, rosTimeoutMs }: TourRoutesOptions): Rou
     {
       method: 'GET',
       pattern: '/tour',
-      handle: () =>
-        call('tour_list', {}, (response) =>
+      handle: ({ client }) =>
+        call(client, 'tour_list', {}, (response) =>
           outcomeReply(response, () => jsonReply(200, response.tour_names)),
         ),
     },
     {
       method: 'GET',
       pattern: '/tour/:tour_name',
-      handle: ({ head }) => {
+      handle: ({ head, client }) => {
         const name = tourNameFromPath(head.params[0] ?? '');
         if (!name.ok) return name.reply;
-        return call('tour_get', { tour_name: name.value }, (response) =>
+        return call(client, 'tour_get', { tour_name: name.value }, (response) =>
           outcomeReply(response, () => jsonReply(200, tourFromMsg(response.tour))),
         );
       },
@@ -132,25 +207,25 @@ export const createTourRoutes = ({ port, rosTimeoutMs }: TourRoutesOptions): Rou
       method: 'POST',
       pattern: '/tour',
       jsonBody: true,
-      handle: ({ body }) => {
+      handle: ({ body, client }) => {
         const tour = tourFromBody(body);
-        return tour.ok ? writeTour('tour_create', tour.value, 201) : tour.reply;
+        return tour.ok ? writeTour(client, 'tour_create', tour.value, 201) : tour.reply;
       },
     },
     {
       method: 'PUT',
       pattern: '/tour',
       jsonBody: true,
-      handle: ({ body }) => {
+      handle: ({ body, client }) => {
         const tour = tourFromBody(body);
-        return tour.ok ? writeTour('tour_update', tour.value, 200) : tour.reply;
+        return tour.ok ? writeTour(client, 'tour_update', tour.value, 200) : tour.reply;
       },
     },
     {
       method: 'PUT',
       pattern: '/tour/:tour_name',
       jsonBody: true,
-      handle: ({ head, body }) => {
+      handle: ({ head, body, client }) => {
         const name = tourNameFromPath(head.params[0] ?? '');
         if (!name.ok) return name.reply;
         // The path names the tour; a body may omit tour_name but must not name another tour.
@@ -165,17 +240,19 @@ export const createTourRoutes = ({ port, rosTimeoutMs }: TourRoutesOptions): Rou
             },
           );
         }
-        const tour = tourFromBody(isRecord(body) ? { ...body, tour_name: name.value } : body);
-        return tour.ok ? writeTour('tour_update', tour.value, 200) : tour.reply;
+        // The body keeps the strict schema; the name comes from the path, and the tour service decides it.
+        const parsed = v.safeParse(TourPathBodySchema, body, { abortPipeEarly: true });
+        if (!parsed.success) return validationFailed(parsed.issues);
+        return writeTour(client, 'tour_update', { ...parsed.output, tour_name: name.value }, 200);
       },
     },
     {
       method: 'DELETE',
       pattern: '/tour/:tour_name',
-      handle: ({ head }) => {
+      handle: ({ head, client }) => {
         const name = tourNameFromPath(head.params[0] ?? '');
         if (!name.ok) return name.reply;
-        return call('tour_delete', { tour_name: name.value }, (response) =>
+        return call(client, 'tour_delete', { tour_name: name.value }, (response) =>
           outcomeReply(response, () => jsonReply(200, SUCCESS)),
         );
       },

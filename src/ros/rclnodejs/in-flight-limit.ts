@@ -1,15 +1,8 @@
 /**
- * Calls to one ROS service that may be outstanding at once. The services QoS profile (rmw's
- * `rmw_qos_profile_services_default`, which rclcpp, rclpy and this bridge use) keeps the last 10
- * samples: a server's request queue and a client's response queue each hold 10 unread messages, and
- * every RMW drops the oldest beyond that (DDS keep-last history; rmw_zenoh's query and reply queues
- * likewise). A burst of more concurrent calls than that loses requests or answers silently, and each
- * lost one ends as a time-out. Found with `npm run test:ros`: 100 concurrent GET /tour/{name} on a real
- * graph answered 80 times 504. With at most this many calls outstanding per service, neither queue
- * can overflow, whatever the server's RMW, and further calls wait in order in the bridge.
+ * Bounds the calls to one ROS service outstanding at once, so a burst cannot overflow the RMW's
+ * keep-last service queues, where calls would be lost silently. The bound is `--ros_calls_in_flight`;
+ * src/cli/options.ts explains its default, the depth of the services QoS profile.
  */
-export const SERVICE_CALLS_IN_FLIGHT = 10;
-
 export interface InFlightLimit {
   /**
    * Runs `start` now if fewer than `limit` are running, or once a place frees, in arrival order.

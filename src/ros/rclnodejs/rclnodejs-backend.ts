@@ -1,4 +1,4 @@
-import type { RosPort } from '../ros-port.js';
+import type { RosPort, RosServiceNames } from '../ros-port.js';
 import { firstLine } from './error-text.js';
 import { createRclnodejsPort } from './rclnodejs-port.js';
 import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from './ros-init.js';
@@ -6,7 +6,10 @@ import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from './ros-i
 export { RclnodejsUnavailableError } from './rclnodejs-loader.js';
 export { RclnodejsSetupError } from './ros-init.js';
 
-export type RclnodejsBackendOptions = RosInitOptions;
+export interface RclnodejsBackendOptions extends RosInitOptions {
+  /** Calls to one service outstanding at once (`--ros_calls_in_flight`). */
+  readonly callsInFlight: number;
+}
 
 const isMissingInterface = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === 'MESSAGE_NOT_FOUND';
@@ -23,11 +26,13 @@ const describeSetupFailure = (error: unknown): string =>
  * Throws RclnodejsUnavailableError when rclnodejs cannot be loaded here, RclnodejsSetupError when it
  * loads but the node cannot be brought up, and the signal's reason when aborted.
  */
-export async function createRclnodejsBackend(options: RclnodejsBackendOptions): Promise<RosPort> {
+export async function createRclnodejsBackend(
+  options: RclnodejsBackendOptions,
+): Promise<RosPort & RosServiceNames> {
   const logger = options.logger.child({ component: 'ros' });
   const { rcl, context, rmw } = await initRclnodejs({ ...options, logger });
   try {
-    return createRclnodejsPort({ rcl, context, logger, rmw });
+    return createRclnodejsPort({ rcl, context, logger, rmw, callsInFlight: options.callsInFlight });
   } catch (error) {
     try {
       context.shutdown();

@@ -13,8 +13,9 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
+  type RosServiceNames,
 } from '../ros-port.js';
-import { createInFlightLimit, SERVICE_CALLS_IN_FLIGHT, type InFlightLimit } from './in-flight-limit.js';
+import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from './rclnodejs-loader.js';
 import { describeReadiness } from './readiness.js';
@@ -93,6 +94,8 @@ export interface RclnodejsPortOptions {
   readonly context: Context;
   readonly logger: Logger;
   readonly rmw: string;
+  /** Calls to one service outstanding at once (`--ros_calls_in_flight`); more wait in order. */
+  readonly callsInFlight: number;
 }
 
 /**
@@ -100,7 +103,13 @@ export interface RclnodejsPortOptions {
  * cannot be created (e.g. tour_guide_interfaces is not in the sourced workspace); the caller then
  * shuts the context down, which destroys whatever was created.
  */
-export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPortOptions): RosPort => {
+export const createRclnodejsPort = ({
+  rcl,
+  context,
+  logger,
+  rmw,
+  callsInFlight,
+}: RclnodejsPortOptions): RosPort & RosServiceNames => {
   const lifetime = new AbortController();
   const playAudio = new Subject<PlayAudioMsg>();
   const microphoneRequests = new Subject<MicrophoneRequest>();
@@ -111,8 +120,16 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
   const nodeName = node.getFullyQualifiedName();
   const clients = createClients(rcl, node);
   const limits = Object.fromEntries(
-    ROS_SERVICE_KEYS.map((key) => [key, createInFlightLimit(SERVICE_CALLS_IN_FLIGHT)]),
+    ROS_SERVICE_KEYS.map((key) => [key, createInFlightLimit(callsInFlight)]),
   ) as Record<RosServiceKey, InFlightLimit>;
+  // The names on the graph, after remapping: what `ros2 service list` shows and an operator looks for
+  // in /ready, the log and error messages.
+  const serviceNames = Object.fromEntries(
+    ROS_SERVICE_KEYS.map((key) => [
+      key,
+      resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
+    ]),
+  ) as Record<RosServiceKey, string>;
 
   const subscription = node.createSubscription(
     ROS_PLAY_AUDIO_TOPIC.type,
@@ -155,14 +172,6 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
     },
   );
 
-  // The names on the graph, after remapping: what `ros2 service list` shows and an operator looks for.
-  const serviceNames = Object.fromEntries(
-    ROS_SERVICE_KEYS.map((key) => [
-      key,
-      resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
-    ]),
-  ) as Record<RosServiceKey, string>;
-
   // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
   // pending async handle keeps the process alive until close().
   node.spin(SPIN_WAIT_MS);
@@ -172,6 +181,7 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
       node: nodeName,
       rmw,
       services: ROS_SERVICE_KEYS.map((key) => serviceNames[key]),
+      callsInFlight,
       subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
     },
@@ -209,8 +219,12 @@ export const createRclnodejsPort = ({ rcl, context, logger, rmw }: RclnodejsPort
     backend: 'ros',
     description: `ROS 2 (${distro}) via rclnodejs, node ${nodeName} on ${rmw}`,
     call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
-      return callRosService(service, clients[service], request, lifetime.signal, limits[service]);
+      return callRosService(service, clients[service], request, lifetime.signal, {
+        limit: limits[service],
+        serviceName: serviceNames[service],
+      });
     },
+    serviceName: (service) => serviceNames[service],
     playAudio$: playAudio.asObservable(),
     microphoneRequests$: microphoneRequests.asObservable(),
     readiness: () =>

@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs';
 import {
+  defaultServiceName,
   RosCallFailedError,
   RosServiceUnavailableError,
   type RosRequest,
@@ -32,22 +33,32 @@ const UNLIMITED: InFlightLimit = {
   waiting: 0,
 };
 
+export interface ServiceCallOptions {
+  /**
+   * Bounds the calls of this service outstanding at once (./in-flight-limit.ts); a call beyond it
+   * waits in order before it is sent, its caller's time-out running meanwhile. Default: no bound.
+   */
+  readonly limit?: InFlightLimit;
+  /** The service's name on the graph (remapping applied), for error messages. Default: the default name. */
+  readonly serviceName?: string;
+}
+
 /**
  * One service call as a cold observable: nothing is sent until subscription, and unsubscribing
  * abandons the call. `backendLifetime` aborts when the port closes, which fails calls still waiting
- * (their answers could no longer arrive: the node is gone). `limit` bounds the calls of this service
- * outstanding at once (./in-flight-limit.ts); a call beyond it waits in order before it is sent, its
- * caller's time-out running meanwhile.
+ * (their answers could no longer arrive: the node is gone).
  */
 export const callRosService = <K extends RosServiceKey>(
   service: K,
   client: ServiceClientLike<WireRequest<K>, WireResponse<K>>,
   request: RosRequest<K>,
   backendLifetime: AbortSignal,
-  limit: InFlightLimit = UNLIMITED,
+  { limit = UNLIMITED, serviceName = defaultServiceName(service) }: ServiceCallOptions = {},
 ): Observable<RosResponse<K>> =>
   new Observable<RosResponse<K>>((subscriber) => {
-    const failed = (detail: string, cause: unknown) => new RosCallFailedError(service, detail, { cause });
+    const failed = (detail: string, cause: unknown) =>
+      new RosCallFailedError(service, detail, { cause, serviceName });
+    const unavailable = () => new RosServiceUnavailableError(service, serviceName);
     /** A graph query: is a server matched right now (no waiting). Errors the subscriber when not. */
     const serverMatched = (): boolean => {
       let available: boolean;
@@ -57,12 +68,12 @@ export const callRosService = <K extends RosServiceKey>(
         subscriber.error(failed(firstLine(error), error));
         return false;
       }
-      if (!available) subscriber.error(new RosServiceUnavailableError(service));
+      if (!available) subscriber.error(unavailable());
       return available;
     };
 
     if (backendLifetime.aborted) {
-      subscriber.error(new RosServiceUnavailableError(service));
+      subscriber.error(unavailable());
       return undefined;
     }
     // Checked before waiting for a place too: a missing server is answered at once, not after a queue.
@@ -75,29 +86,42 @@ export const callRosService = <K extends RosServiceKey>(
       return undefined;
     }
 
-    const abandon = new AbortController();
+    // Aborted when the subscriber abandons the call or the backend closes. Not `AbortSignal.any` with the
+    // long-lived lifetime signal: on Node 20 every such combined signal stays reachable from it for good
+    // (nodejs/node#55351), about 5 KB per call, without bound. A listener removed when the call settles
+    // keeps nothing.
+    const cancel = new AbortController();
+    let abandoned = false;
+    const onBackendClosed = () => {
+      cancel.abort();
+    };
+    const stopWatchingBackend = () => {
+      backendLifetime.removeEventListener('abort', onBackendClosed);
+    };
     let waited = false;
     let sending = false;
     const send = (): void => {
       sending = true;
       if (backendLifetime.aborted) {
-        subscriber.error(new RosServiceUnavailableError(service));
+        subscriber.error(unavailable());
         return;
       }
       // After a wait in the queue the server may have gone meanwhile.
       if (waited && !serverMatched()) return;
-      const signal = AbortSignal.any([abandon.signal, backendLifetime]);
+      backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
       let pending: Promise<WireResponse<K>>;
       try {
         // rclnodejs serialises the request here (a too-long bounded sequence rejects the promise) and
         // rejects with its AbortError when the signal fires, dropping the callback for a late answer.
-        pending = client.sendRequestAsync(wireRequest, { signal });
+        pending = client.sendRequestAsync(wireRequest, { signal: cancel.signal });
       } catch (error) {
+        stopWatchingBackend();
         subscriber.error(failed(firstLine(error), error));
         return;
       }
       pending.then(
         (response) => {
+          stopWatchingBackend();
           // The answer is in: the place goes to the next call before this one is processed.
           leave();
           let converted: RosResponse<K>;
@@ -111,9 +135,10 @@ export const callRosService = <K extends RosServiceKey>(
           subscriber.complete();
         },
         (error: unknown) => {
+          stopWatchingBackend();
           leave();
           // Abandoned by the subscriber: nobody is listening, and the rejection is handled here.
-          if (abandon.signal.aborted) return;
+          if (abandoned) return;
           subscriber.error(
             backendLifetime.aborted
               ? failed('the ROS backend closed before the answer arrived', error)
@@ -125,7 +150,9 @@ export const callRosService = <K extends RosServiceKey>(
     const leave = limit.enter(send);
     waited = !sending;
     return () => {
-      abandon.abort();
+      abandoned = true;
+      stopWatchingBackend();
+      cancel.abort();
       leave();
     };
   });

@@ -2,13 +2,11 @@ import {
   asapScheduler,
   defer,
   map,
-  NEVER,
+  Observable,
   of,
   Subject,
   subscribeOn,
-  throwError,
   timer,
-  type Observable,
   type SchedulerLike,
 } from 'rxjs';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../ros-messages.js';
@@ -21,7 +19,8 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../ros-port.js';
-import { applyTourEvent, foldTourEvents, SAMPLE_TOUR, type TourState } from '../../tours/tour-rules.js';
+import { refusalBeyondMaxTours, TOUR_STORE_LIMITS } from '../../tours/durable-tour-store.js';
+import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from '../../tours/tour-rules.js';
 import type { Tour } from '../../tours/tour-schema.js';
 import { decideSimulatedService } from './sim-services.js';
 
@@ -30,6 +29,8 @@ export interface SimBackendOptions {
   readonly latencyMs?: number;
   readonly initialTours?: readonly Tour[];
   readonly scheduler?: SchedulerLike;
+  /** Most tours held, as the reference store (`TOUR_STORE_LIMITS.maxTours` by default). */
+  readonly maxTours?: number;
 }
 
 /** What only a simulation can do: play the robot's part for demos and tests (`/sim/*` routes). */
@@ -67,6 +68,7 @@ const NOT_LISTENING: SetBoolResponseMsg = {
 
 export const createSimBackend = (options: SimBackendOptions = {}): SimBackend => {
   const latencyMs = options.latencyMs ?? 0;
+  const maxTours = options.maxTours ?? TOUR_STORE_LIMITS.maxTours;
   const scheduler = options.scheduler;
   let tours: TourState = foldTourEvents(
     (options.initialTours ?? [SAMPLE_TOUR]).map((tour) => ({ type: 'tour.created', tour }) as const),
@@ -81,20 +83,50 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   // The simulated server decides when the request "arrives", after the latency, like a remote node.
   const serve = <K extends RosServiceKey>(service: K, request: RosRequest<K>): RosResponse<K> => {
     const decision = decideSimulatedService(tours, service, request);
-    for (const event of decision.events) tours = applyTourEvent(tours, event);
+    if (decision.events.length === 0) return decision.response;
+    // Only the tour services cause events. Beyond the store's limit, the store's own refusal.
+    const next = foldTourEvents(decision.events, tours);
+    const refused = refusalBeyondMaxTours(service as TourServiceKey, tours, next, maxTours);
+    if (refused !== undefined) return refused;
+    tours = next;
     return decision.response;
   };
 
-  const answer = <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> =>
+  // With a latency or a test scheduler, RxJS times the answer. Without (the default), it comes on the next
+  // microtask from one plain Observable: the operator chain (defer, of, subscribeOn(asapScheduler)) was a
+  // visible share of every HTTP request's CPU in the benchmark profile (docs/performance.md).
+  const answerScheduled = <K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+  ): Observable<RosResponse<K>> =>
     latencyMs > 0
       ? timer(latencyMs, scheduler).pipe(map(() => serve(service, request)))
       : defer(() => of(serve(service, request))).pipe(subscribeOn(scheduler ?? asapScheduler));
 
   const call = <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> =>
-    defer(() => {
-      if (unavailable.has(service)) return throwError(() => new RosServiceUnavailableError(service));
-      if (unresponsive.has(service)) return NEVER;
-      return answer(service, request);
+    new Observable<RosResponse<K>>((subscriber) => {
+      if (unavailable.has(service)) {
+        subscriber.error(new RosServiceUnavailableError(service));
+        return undefined;
+      }
+      if (unresponsive.has(service)) return undefined;
+      if (latencyMs > 0 || scheduler !== undefined)
+        return answerScheduled(service, request).subscribe(subscriber);
+      // A promise reaction rather than queueMicrotask, which wraps each callback in an AsyncResource.
+      void Promise.resolve().then(() => {
+        // Unsubscribed before the answer: the request never "arrives", as with a scheduled answer.
+        if (subscriber.closed) return;
+        let response: RosResponse<K>;
+        try {
+          response = serve(service, request);
+        } catch (error) {
+          subscriber.error(error);
+          return;
+        }
+        subscriber.next(response);
+        subscriber.complete();
+      });
+      return undefined;
     });
 
   const setMicrophone = (enabled: boolean): Promise<SetBoolResponseMsg> => {
