@@ -16,7 +16,7 @@ import { createTourRoutes } from './http/routes/tour-routes.js';
 import { installRoutes } from './http/uws-router.js';
 import { uWS } from './http/uws-build.js';
 import type { Logger } from './log/logger.js';
-import { serviceNamesOf, type RosPort } from './ros/ros-port.js';
+import type { RosPort } from './ros/ros-port.js';
 import type { SimControl } from './ros/sim/sim-backend.js';
 import { SERVICE_VERSION } from './version.js';
 import type { ConversationLimits } from './ws/protocol.js';
@@ -112,7 +112,7 @@ export const startService = async ({
   };
   const metrics = createBridgeMetrics(() => gaugeSource.read());
   // Counts the calls; the names the errors give are the backend's own (after ROS remapping).
-  const rosPort = Object.assign(instrumentPort(port, metrics), { serviceName: serviceNamesOf(port) });
+  const rosPort = instrumentPort(port, metrics);
   const hub = createConversationHub({
     port: rosPort,
     limits: conversationLimits(options),

@@ -74,16 +74,8 @@ export interface ChatOutcome {
   readonly errors: string[];
 }
 
-export interface ChatOptions {
-  readonly url: string;
-  readonly sessions: number;
-  readonly frameBytes: number;
-  readonly expectGreeting: boolean;
-  readonly warmupRoundTrips: number;
-  readonly roundTrips: number;
-  readonly maxMs: number;
-  readonly processes: number;
-}
+/** What each client process is told, plus how many processes share the sessions. */
+export type ChatOptions = Omit<ChatRunCommand, 'cmd'> & { readonly processes: number };
 
 /** Runs the chat round-trip load in `processes` client processes that start measuring together. */
 export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {

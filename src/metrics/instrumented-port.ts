@@ -1,7 +1,9 @@
 import { Observable } from 'rxjs';
 import {
   RosServiceUnavailableError,
+  serviceNamesOf,
   type RosPort,
+  type RosServiceNames,
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
@@ -12,7 +14,7 @@ import type { BridgeMetrics } from './bridge-metrics.js';
  * The ROS port with every call counted and timed: one decorator instead of counters scattered over the
  * callers. A call unsubscribed before its answer (time-out, kiosk gone) counts as `abandoned`.
  */
-export const instrumentPort = (port: RosPort, metrics: BridgeMetrics): RosPort => {
+export const instrumentPort = (port: RosPort, metrics: BridgeMetrics): RosPort & RosServiceNames => {
   // Label children bound once per service and outcome: a labelled inc() per call showed in the profile.
   const counters = new Map<string, { inc(): void }>();
   const timers = new Map<string, { observe(seconds: number): void }>();
@@ -36,6 +38,8 @@ export const instrumentPort = (port: RosPort, metrics: BridgeMetrics): RosPort =
   return {
     backend: port.backend,
     description: port.description,
+    // The names the wrapped port calls on the graph (remapped), which callers put in their errors.
+    serviceName: serviceNamesOf(port),
     playAudio$: port.playAudio$,
     microphoneRequests$: port.microphoneRequests$,
     readiness: () => port.readiness(),

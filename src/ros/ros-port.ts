@@ -98,7 +98,7 @@ export interface RosPort {
 
   /**
    * See RosServiceNames. Optional: a port that cannot be remapped (the simulation, test doubles) uses
-   * the default names, and a decorator that only wraps calls may leave it out. Code that puts names in
+   * the default names; decorators forward the wrapped port's (`serviceNamesOf`). Code that puts names in
    * errors asks for RosServiceNames in its type, so wiring that drops the names does not compile.
    */
   serviceName?(service: RosServiceKey): string;

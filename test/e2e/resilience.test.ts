@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { request, sendJson } from '../support/http.js';
 import { startServerProcess } from '../support/server-process.js';
+import { NO_LEAKS, settledGauges } from '../support/conversation-gauges.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { KioskClient, pairAt } from '../support/ws-client.js';
 import type { SimBackend } from '../../src/ros/sim/sim-backend.js';
@@ -15,16 +16,6 @@ const openKiosk = async (running: Running): Promise<KioskClient> => {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls (bounded) until the gauges show nothing held beyond `sessions` live sessions. */
-const released = async (running: Running, sessions = 0) => {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const gauges = running.service.hub.readGauges();
-    if (gauges.liveSessions === sessions && gauges.inFlightRosCalls === 0) return gauges;
-    await sleep(10);
-  }
-  return running.service.hub.readGauges();
-};
 
 const publish = (running: Running, text: string, audio = Buffer.from(text)) =>
   sendJson(running.baseUrl, 'POST', '/sim/play_audio', {
@@ -44,7 +35,7 @@ describe('faults from the ROS side (sim backend fault injection)', () => {
       kiosk.socket.send(Buffer.alloc(3));
       await kiosk.frameCount(2);
       assert.equal(kiosk.texts()[1]?.['code'], 'chat_timeout');
-      assert.equal((await released(running, 1)).inFlightRosCalls, 0);
+      assert.equal((await settledGauges(running, 1)).inFlightRosCalls, 0);
       running.sim.faults.setUnresponsive('tour_get', false);
       running.sim.faults.setUnresponsive('chat', false);
       assert.equal((await request(running.baseUrl, 'GET', '/tour/welcome')).status, 200);
@@ -187,12 +178,7 @@ describe('faults from kiosks', () => {
         const kiosk = await openKiosk(running);
         await stage(kiosk);
         kiosk.socket.terminate();
-        assert.deepEqual(await released(running), {
-          liveSessions: 0,
-          openSubscriptions: 0,
-          inFlightRosCalls: 0,
-          queuedAudioBytes: 0,
-        });
+        assert.deepEqual(await settledGauges(running), NO_LEAKS);
       }
       const survivor = await openKiosk(running);
       survivor.socket.send(Buffer.alloc(7));
@@ -287,12 +273,7 @@ describe('faults from kiosks', () => {
       // In process: the gauges count every actor and subscription.
       for (let batch = 0; batch < 50; batch += 1)
         await Promise.all(Array.from({ length: 20 }, cycle(running.wsUrl)));
-      assert.deepEqual(await released(running), {
-        liveSessions: 0,
-        openSubscriptions: 0,
-        inFlightRosCalls: 0,
-        queuedAudioBytes: 0,
-      });
+      assert.deepEqual(await settledGauges(running), NO_LEAKS);
       // In its own process: the server's resident memory before and after 1,000 cycles, after 1,000 warm-up
       // cycles (V8 sizes its heap up to a plateau first; measured here: it then wanders within ±10 MiB).
       for (let batch = 0; batch < 50; batch += 1)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { wsConversationContract } from '../contract/ws-contract.js';
 import { request, sendJson } from '../support/http.js';
+import { NO_LEAKS, settledGauges } from '../support/conversation-gauges.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { KioskClient, pairAt } from '../support/ws-client.js';
 import type { SimBackend } from '../../src/ros/sim/sim-backend.js';
@@ -12,16 +13,6 @@ const openKiosk = async (running: Running): Promise<KioskClient> => {
   const kiosk = await KioskClient.connect(running.wsUrl);
   await kiosk.frameCount(1);
   return kiosk;
-};
-
-/** Waits until the server has released everything sessions held. Bounded. */
-const settled = async (running: Running, expectedSessions = 0) => {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const gauges = running.service.hub.readGauges();
-    if (gauges.liveSessions === expectedSessions && gauges.inFlightRosCalls === 0) return gauges;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return running.service.hub.readGauges();
 };
 
 describe('/ws conversation on the simulation', () => {
@@ -94,13 +85,8 @@ describe('/ws conversation on the simulation', () => {
   });
 
   it('leaves no session, subscription or call behind after kiosks leave', async () => {
-    const gauges = await settled(running);
-    assert.deepEqual(gauges, {
-      liveSessions: 0,
-      openSubscriptions: 0,
-      inFlightRosCalls: 0,
-      queuedAudioBytes: 0,
-    });
+    const gauges = await settledGauges(running);
+    assert.deepEqual(gauges, NO_LEAKS);
   });
 });
 
@@ -131,7 +117,7 @@ describe('/ws limits and misuse', () => {
       assert.equal(close.code, 1013);
       assert.equal(close.reason, 'too many sessions');
       for (const kiosk of kiosks) kiosk.close();
-      await settled(running);
+      await settledGauges(running);
       const later = await openKiosk(running);
       assert.equal(later.texts()[0]?.['type'], 'state');
       later.close();
@@ -225,12 +211,7 @@ describe('/ws limits and misuse', () => {
       second.socket.terminate();
       await heldReaches(0);
       first.close();
-      assert.deepEqual(await settled(running), {
-        liveSessions: 0,
-        openSubscriptions: 0,
-        inFlightRosCalls: 0,
-        queuedAudioBytes: 0,
-      });
+      assert.deepEqual(await settledGauges(running), NO_LEAKS);
     } finally {
       await running.stop();
     }
@@ -254,7 +235,7 @@ describe('/ws limits and misuse', () => {
       );
       assert.equal(kiosk.frames.filter((frame) => frame.kind === 'binary').length, 0);
       kiosk.close();
-      assert.equal((await settled(running)).inFlightRosCalls, 0);
+      assert.equal((await settledGauges(running)).inFlightRosCalls, 0);
     } finally {
       await running.stop();
     }
@@ -269,13 +250,8 @@ describe('/ws limits and misuse', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(running.service.hub.readGauges().inFlightRosCalls, 1);
       kiosk.socket.terminate();
-      const gauges = await settled(running);
-      assert.deepEqual(gauges, {
-        liveSessions: 0,
-        openSubscriptions: 0,
-        inFlightRosCalls: 0,
-        queuedAudioBytes: 0,
-      });
+      const gauges = await settledGauges(running);
+      assert.deepEqual(gauges, NO_LEAKS);
       // The service goes on serving others.
       const other = await openKiosk(running);
       other.socket.send(Buffer.alloc(4));
@@ -312,7 +288,7 @@ describe('/ws limits and misuse', () => {
         Array.from({ length: messages }, (_, index) => `${index}`),
       );
       // The server gave up on the stalled session; its actor is gone even though the client never read.
-      const gauges = await settled(running, 1);
+      const gauges = await settledGauges(running, 1);
       assert.equal(gauges.liveSessions, 1);
       (stalled.socket as unknown as { _socket: { resume(): void } })._socket.resume();
       const close = await stalled.closed(10_000);

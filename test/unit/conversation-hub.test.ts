@@ -7,6 +7,7 @@ import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError } from '../../src/ros/ros-port.js';
 import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
 import type { OutboundFrame } from '../../src/ws/frames.js';
+import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, FakeConversationPort } from '../support/conversation-fakes.js';
 
 const collect = () => {
@@ -131,12 +132,7 @@ describe('conversation hub', () => {
       queuedAudioBytes: 0,
     });
     sessions[2]?.stop();
-    assert.deepEqual(hub.readGauges(), {
-      liveSessions: 0,
-      openSubscriptions: 0,
-      inFlightRosCalls: 0,
-      queuedAudioBytes: 0,
-    });
+    assert.deepEqual(hub.readGauges(), NO_LEAKS);
     assert.equal(port.playAudio.observed, false, 'the topic is left when nobody listens');
     hub.close();
   });
@@ -180,12 +176,7 @@ describe('conversation hub', () => {
     assert.equal(held(), 10);
     first.stop();
     second.send({ type: 'ws.closed' });
-    assert.deepEqual(hub.readGauges(), {
-      liveSessions: 0,
-      openSubscriptions: 0,
-      inFlightRosCalls: 0,
-      queuedAudioBytes: 0,
-    });
+    assert.deepEqual(hub.readGauges(), NO_LEAKS);
     hub.close();
   });
 
@@ -198,12 +189,7 @@ describe('conversation hub', () => {
     for (const client of clients) {
       assert.deepEqual(client.frames.at(-1), { kind: 'close', code: 1001, reason: 'server shutting down' });
     }
-    assert.deepEqual(hub.readGauges(), {
-      liveSessions: 0,
-      openSubscriptions: 0,
-      inFlightRosCalls: 0,
-      queuedAudioBytes: 0,
-    });
+    assert.deepEqual(hub.readGauges(), NO_LEAKS);
     assert.equal(port.microphoneRequests.observed, false);
     const refused = collect();
     assert.equal(hub.openSession(refused.send), undefined);

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { serveDemoChat, subscriptionCount } from '../../src/nodes/demo-chat-node.js';
 import { greetingMessage, greetingTone } from '../../src/nodes/greeting.js';
 import { NODE_HELP, parseNodeCommandLine } from '../../src/nodes/node-options.js';
@@ -74,6 +74,9 @@ const fakeRcl = { QoS: FakeQoS } as unknown as Parameters<typeof serveTourStore>
 const asNode = (node: FakeNode) => node as unknown as Parameters<typeof serveTourStore>[0]['node'];
 const asChatNode = (node: FakeNode) => node as unknown as Parameters<typeof serveDemoChat>[0]['node'];
 const silent = pino({ level: 'silent' });
+/** The demo chat node served on a fake node that is never closed. */
+const serveDemoChatOn = (node: FakeNode, logger: Logger = silent) =>
+  serveDemoChat({ rcl: fakeRcl, node: asChatNode(node), logger, isClosed: () => false });
 
 describe('the reference tour store node', () => {
   it('serves the five tour services with their types and the services QoS, answering from the durable store', async () => {
@@ -144,12 +147,7 @@ describe('the reference tour store node', () => {
 describe('the reference demo chat node', () => {
   it('echoes /chat as the simulation does and acknowledges /clear_history', async () => {
     const node = new FakeNode();
-    const chat = serveDemoChat({
-      rcl: fakeRcl,
-      node: asChatNode(node),
-      logger: silent,
-      isClosed: () => false,
-    });
+    const chat = serveDemoChatOn(node);
     assert.equal(node.services.get('/chat')?.type, 'tour_guide_interfaces/srv/Chat');
     assert.equal(node.services.get('/clear_history')?.type, 'std_srvs/srv/Empty');
     assert.deepEqual(await node.call('/chat', { audio: [1, 2, 3] }), {
@@ -163,12 +161,7 @@ describe('the reference demo chat node', () => {
 
   it('publishes the greeting on /play_audio (reliable, depth 10, volatile) once a subscriber matches', async () => {
     const node = new FakeNode();
-    const chat = serveDemoChat({
-      rcl: fakeRcl,
-      node: asChatNode(node),
-      logger: silent,
-      isClosed: () => false,
-    });
+    const chat = serveDemoChatOn(node);
     const [publisher] = node.publishers;
     assert.ok(publisher);
     assert.equal(publisher.type, ROS_PLAY_AUDIO_TOPIC.type);
@@ -195,12 +188,7 @@ describe('the reference demo chat node', () => {
 
   it('gives the greeting up after its bound, and at once when aborted', async () => {
     const node = new FakeNode();
-    const chat = serveDemoChat({
-      rcl: fakeRcl,
-      node: asChatNode(node),
-      logger: silent,
-      isClosed: () => false,
-    });
+    const chat = serveDemoChatOn(node);
     assert.equal(await chat.greet(new AbortController().signal, { pollMs: 10, maxWaitMs: 50 }), false);
     const controller = new AbortController();
     const greeting = chat.greet(controller.signal, { pollMs: 10_000, maxWaitMs: 60_000 });
@@ -213,7 +201,7 @@ describe('the reference demo chat node', () => {
     const node = new FakeNode();
     const warnings: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
-    const chat = serveDemoChat({ rcl: fakeRcl, node: asChatNode(node), logger, isClosed: () => false });
+    const chat = serveDemoChatOn(node, logger);
     const publisher = node.publishers[0]!;
     publisher.subscribers = 1;
     publisher.publish = () => {

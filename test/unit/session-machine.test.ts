@@ -12,6 +12,7 @@ import {
   type OutboundFrame,
 } from '../../src/ws/frames.js';
 import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/ws/protocol.js';
+import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';
 
 interface HarnessOptions {
@@ -68,7 +69,6 @@ const stateFrame = (enabled: boolean) => ({
   text: '',
   microphone: { enabled },
 });
-const noLeaks = { liveSessions: 0, openSubscriptions: 0, inFlightRosCalls: 0, queuedAudioBytes: 0 };
 
 describe('session machine', () => {
   it('sends the initial state, with the microphone state, before anything else', () => {
@@ -186,7 +186,7 @@ describe('session machine', () => {
     ]);
     assert.equal(actor.getSnapshot().status, 'done');
     assert.equal(port.calls.length, 0);
-    assert.deepEqual(readGauges(gauges), noLeaks);
+    assert.deepEqual(readGauges(gauges), NO_LEAKS);
   });
 
   it('pushes play-audio pairs as they come, the very same frame object', () => {
@@ -247,7 +247,7 @@ describe('session machine', () => {
       end(actor);
 
       assert.equal(port.callAt(0).unsubscribed, true);
-      assert.deepEqual(readGauges(gauges), noLeaks);
+      assert.deepEqual(readGauges(gauges), NO_LEAKS);
       assert.equal(microphone.state.observed, false);
       assert.equal(playAudio.observed, false);
       port.callAt(0).respond(answer);
@@ -264,7 +264,7 @@ describe('session machine', () => {
     actor.send({ type: 'server.shutdown' });
     assert.deepEqual(summary(frames.at(-1)!), { close: 1001, reason: CLOSE_CODES.goingAway.reason });
     assert.equal(actor.getSnapshot().status, 'done');
-    assert.deepEqual(readGauges(gauges), noLeaks);
+    assert.deepEqual(readGauges(gauges), NO_LEAKS);
   });
 
   it('closes with 1008 when the transport reports a send buffer over the limit', () => {
@@ -288,7 +288,7 @@ describe('session machine', () => {
     actor.send({ type: 'ws.binary', data: audioOf(2) });
     port.callAt(0).respond(answer);
     assert.equal(actor.getSnapshot().status, 'done');
-    assert.deepEqual(readGauges(gauges), noLeaks);
+    assert.deepEqual(readGauges(gauges), NO_LEAKS);
     assert.equal(port.calls.length, 1, 'the waiting call never started');
   });
 
@@ -297,6 +297,6 @@ describe('session machine', () => {
     playAudio.error(new Error('broken stream'));
     assert.deepEqual(summary(frames.at(-1)!), { close: 1011, reason: CLOSE_CODES.internalError.reason });
     assert.equal(actor.getSnapshot().status, 'done');
-    assert.deepEqual(readGauges(gauges), noLeaks);
+    assert.deepEqual(readGauges(gauges), NO_LEAKS);
   });
 });
