@@ -6,7 +6,7 @@
 #     also be set with TOUR_BRIDGE_HOST, TOUR_BRIDGE_PORT and TOUR_BRIDGE_LOG_LEVEL);
 #   - otherwise: runs the given command in that environment, e.g.
 #       ros2 run rmw_zenoh_cpp rmw_zenohd
-#       node dist/src/nodes/main.js tour-store
+#       node dist/src/robot/nodes/main.js tour-store
 #       npm run test:ros
 set -eo pipefail
 

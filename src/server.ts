@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { parseCommandLine, type Options } from './cli/options.js';
-import { describeUwsBuild } from './http/uws-build.js';
+import { describeUwsBuild } from './transport/uws-build.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { DeferredRosPort } from './ros/deferred-port.js';
-import { connectRosBackend, loadBackend } from './ros/load-backend.js';
-import { startService, type RunningService } from './service.js';
+import { connectRosBackend, loadBackend } from './app/backend.js';
+import { startService, type RunningService } from './app/service.js';
 import { SERVICE_VERSION } from './version.js';
 
 /** Everything after `--ros-args` belongs to ROS (remapping, parameters), as in every ROS 2 executable. */

@@ -1,7 +1,7 @@
 import { asyncScheduler, repeat, retry, timer, type Observable, type SchedulerLike } from 'rxjs';
 import type { RosPort } from '../ros/ros-port.js';
-import { createMessageIdAllocator, type MessageIdAllocator } from '../streams/message-ids.js';
-import { driveMicrophone, microphoneView } from '../streams/microphone-requests.js';
+import { createMessageIdAllocator, type MessageIdAllocator } from '../protocol/message-ids.js';
+import { driveMicrophone, microphoneView } from './microphone-requests.js';
 import { playAudioPairs } from '../streams/play-audio-fanout.js';
 import type { RosCaller } from '../streams/ros-call.js';
 import {
@@ -10,8 +10,8 @@ import {
   type ConversationGaugeValues,
   type ConversationGauges,
 } from '../streams/resource-gauges.js';
-import { closeFrame, type OutboundFrame } from '../ws/frames.js';
-import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../ws/protocol.js';
+import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
+import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../protocol/ws-protocol.js';
 import { startMicrophoneActor, type MicrophoneActor } from './microphone-machine.js';
 import { startSessionActor, type SessionActor, type SessionInput } from './session-machine.js';
 

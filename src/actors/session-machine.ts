@@ -1,8 +1,8 @@
 import { Subject, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import { assign, createActor, enqueueActions, fromCallback, sendTo, setup, type ActorRefFrom } from 'xstate';
 import { chatQueue, type ConversationRequest } from '../streams/chat-queue.js';
-import type { MessageIdAllocator } from '../streams/message-ids.js';
-import type { MicrophoneView } from '../streams/microphone-requests.js';
+import type { MessageIdAllocator } from '../protocol/message-ids.js';
+import type { MicrophoneView } from './microphone-requests.js';
 import { byteBudget, trackSubscription, type ConversationGauges } from '../streams/resource-gauges.js';
 import type { RosCaller } from '../streams/ros-call.js';
 import {
@@ -12,8 +12,8 @@ import {
   textFrame,
   type AudioPairFrame,
   type OutboundFrame,
-} from '../ws/frames.js';
-import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT, type ConversationLimits } from '../ws/protocol.js';
+} from '../protocol/ws-frames.js';
+import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT, type ConversationLimits } from '../protocol/ws-protocol.js';
 
 /**
  * One `/ws` connection. The transport only translates: frames in become `SessionTransportEvent`s, and every

@@ -1,12 +1,11 @@
 import * as v from 'valibot';
+import { LOG_LEVELS } from '../log/logger.js';
 
 /**
  * Every start-up option: its flag, environment variable, default and validation in one table, so
  * `--help`, the README and the parser cannot disagree. Command line beats environment beats default.
  */
 
-export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 export const BACKENDS = ['ros', 'sim'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 

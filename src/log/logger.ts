@@ -1,7 +1,10 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import type { LogLevel } from '../cli/options.js';
 
 export type { Logger } from 'pino';
+
+/** The spec's log levels (`--log_level`). */
+export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 // The spec's level names; pino calls its most severe level "fatal".
 const PINO_LEVEL: Record<LogLevel, pino.Level> = {

@@ -1,9 +1,9 @@
 import { map, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
-import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../ws/frames.js';
-import { busyMessage, type ConversationLimits, type ErrorCode } from '../ws/protocol.js';
+import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../protocol/ws-frames.js';
+import { busyMessage, type ConversationLimits, type ErrorCode } from '../protocol/ws-protocol.js';
 import { boundedSerialQueue, type QueueOutcome, type Reserve } from './bounded-serial-queue.js';
-import type { MessageIdAllocator } from './message-ids.js';
+import type { MessageIdAllocator } from '../protocol/message-ids.js';
 import type { ByteBudget, Gauge } from './resource-gauges.js';
 import { callWithTimeout, type RosCaller } from './ros-call.js';
 

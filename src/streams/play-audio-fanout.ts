@@ -1,7 +1,7 @@
 import { map, share, type Observable } from 'rxjs';
 import type { PlayAudioMsg } from '../ros/ros-messages.js';
-import { encodeSharedAudioPair, type AudioPairFrame } from '../ws/frames.js';
-import type { MessageIdAllocator } from './message-ids.js';
+import { encodeSharedAudioPair, type AudioPairFrame } from '../protocol/ws-frames.js';
+import type { MessageIdAllocator } from '../protocol/message-ids.js';
 
 /**
  * /play_audio messages as audio pairs for every session. Each message gets one id and is serialised once

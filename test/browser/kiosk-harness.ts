@@ -1,11 +1,11 @@
 import type { Page } from 'playwright-core';
 import { watchPage, type Browser } from './browser.js';
 import type { RosPort, RosRequest } from '../../src/ros/ros-port.js';
-import { createSimBackend, type SimBackend } from '../../src/ros/sim/sim-backend.js';
+import { createSimBackend, type SimBackend } from '../../src/robot/sim/sim-backend.js';
 import { encodeWav } from '../../web/src/wav.js';
 import type { ProbeSnapshot } from '../../web/src/probe.js';
 import { sendJson } from '../support/http.js';
-import { ListenError } from '../../src/service.js';
+import { ListenError } from '../../src/app/service.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /** The service on the simulation, recording the audio of every /chat call the kiosk causes. */

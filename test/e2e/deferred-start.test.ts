@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createDeferredPort } from '../../src/ros/deferred-port.js';
-import { createSimBackend } from '../../src/ros/sim/sim-backend.js';
+import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request } from '../support/http.js';
 import { startTestService } from '../support/test-service.js';

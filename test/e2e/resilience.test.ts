@@ -5,7 +5,7 @@ import { startServerProcess } from '../support/server-process.js';
 import { NO_LEAKS, settledGauges } from '../support/conversation-gauges.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { KioskClient, pairAt } from '../support/ws-client.js';
-import type { SimBackend } from '../../src/ros/sim/sim-backend.js';
+import type { SimBackend } from '../../src/robot/sim/sim-backend.js';
 
 type Running = TestService & { sim: SimBackend };
 

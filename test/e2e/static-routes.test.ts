@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createSimBackend } from '../../src/ros/sim/sim-backend.js';
+import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { request } from '../support/http.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 

@@ -1,6 +1,6 @@
 import type { Node } from 'rclnodejs';
 import { pino } from 'pino';
-import { subscriptionCount } from '../../src/nodes/demo-chat-node.js';
+import { subscriptionCount } from '../../src/robot/nodes/demo-chat-node.js';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
 import { ROS_MICROPHONE_SERVICE, ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/ros-port.js';
 import { initRclnodejs } from '../../src/ros/rclnodejs/ros-init.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
-import { greetingMessage } from '../../src/nodes/greeting.js';
+import { greetingMessage } from '../../src/robot/nodes/greeting.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request, sendJson } from '../support/http.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';

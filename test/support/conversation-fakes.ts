@@ -1,5 +1,5 @@
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
-import type { MicrophoneView } from '../../src/streams/microphone-requests.js';
+import type { MicrophoneView } from '../../src/actors/microphone-requests.js';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
 import {
   defaultServiceName,

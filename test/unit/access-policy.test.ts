@@ -11,7 +11,7 @@ import {
   parseAllowedOrigins,
   tokenMatches,
   type AccessPolicy,
-} from '../../src/http/access-policy.js';
+} from '../../src/transport/http/access-policy.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 
 const locked: AccessPolicy = { token: 's3cret-token', allowedOrigins: new Set(['https://kiosk.local']) };

@@ -3,11 +3,11 @@ import { describe, it } from 'node:test';
 import { map, type Observable } from 'rxjs';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
 import { chatQueue, type ConversationRequest } from '../../src/streams/chat-queue.js';
-import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import { byteBudget, Gauge, type ByteBudget } from '../../src/streams/resource-gauges.js';
 import type { RosCaller } from '../../src/streams/ros-call.js';
-import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/ws/frames.js';
-import { DEFAULT_LIMITS, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/ws/protocol.js';
+import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
+import { DEFAULT_LIMITS, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/protocol/ws-protocol.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { helpText, OPTION_SPECS, parseCommandLine } from '../../src/cli/options.js';
-import { conversationLimits } from '../../src/service.js';
-import { DEFAULT_LIMITS } from '../../src/ws/protocol.js';
+import { conversationLimits } from '../../src/app/service.js';
+import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {
   const parsed = parseCommandLine(argv, env);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ClientPresence } from '../../src/http/client-presence.js';
+import { ClientPresence } from '../../src/transport/http/client-presence.js';
 
 describe('ClientPresence', () => {
   it('runs every listener once, in order, when the client leaves', () => {

@@ -5,8 +5,8 @@ import { createConversationHub } from '../../src/actors/conversation-hub.js';
 import { isMicrophoneEnabled, MICROPHONE_MESSAGES } from '../../src/actors/microphone-machine.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError } from '../../src/ros/ros-port.js';
-import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
-import type { OutboundFrame } from '../../src/ws/frames.js';
+import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, FakeConversationPort } from '../support/conversation-fakes.js';
 

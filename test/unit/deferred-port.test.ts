@@ -4,7 +4,7 @@ import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
 import { createDeferredPort } from '../../src/ros/deferred-port.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError, type MicrophoneRequest } from '../../src/ros/ros-port.js';
-import { createSimBackend } from '../../src/ros/sim/sim-backend.js';
+import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 
 const listResponse = { success: true, outcome: 0, message: '1 tour(s)', tour_names: ['welcome'] };

@@ -5,7 +5,7 @@ import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 import { parse as parseYaml } from 'yaml';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { parseNodeCommandLine } from '../../src/nodes/node-options.js';
+import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 
@@ -268,8 +268,8 @@ describe('compose.yaml', () => {
     for (const name of ['tour-store', 'demo-chat'] as const) {
       const [node, script, ...argv] = service(name).command ?? [];
       assert.equal(node, 'node');
-      assert.equal(script, 'dist/src/nodes/main.js');
-      assert.ok(exists('src/nodes/main.ts'));
+      assert.equal(script, 'dist/src/robot/nodes/main.js');
+      assert.ok(exists('src/robot/nodes/main.ts'));
       const parsed = parseNodeCommandLine(argv, {});
       if (parsed.kind !== 'run') assert.fail(`${name}: ${JSON.stringify(parsed)}`);
       assert.equal(parsed.options.command, name);
@@ -298,7 +298,7 @@ describe('README, "Deploying on a robot"', () => {
       'docker compose up',
       'docker compose run --rm bridge npm run test:ros',
       'ros2 run rmw_zenoh_cpp rmw_zenohd',
-      'node dist/src/nodes/main.js tour-store',
+      'node dist/src/robot/nodes/main.js tour-store',
     ]) {
       assert.ok(section.includes(command), command);
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/ws/protocol.js';
+import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/protocol/ws-protocol.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

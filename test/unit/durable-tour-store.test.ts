@@ -5,16 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { tourToMsg } from '../../src/ros/tour-conversion.js';
-import { writeFileAtomically, type AtomicWriteStep } from '../../src/storage/atomic-file.js';
+import { tourToMsg } from '../../src/protocol/tour-message.js';
+import { writeFileAtomically, type AtomicWriteStep } from '../../src/robot/tours/atomic-file.js';
 import {
   openDurableTourStore,
   TourStoreOpenError,
   type DurableTourStore,
-} from '../../src/tours/durable-tour-store.js';
-import { SAMPLE_TOUR } from '../../src/tours/tour-rules.js';
-import type { Tour } from '../../src/tours/tour-schema.js';
-import { decodeSnapshot, encodeSnapshot } from '../../src/tours/tour-snapshot.js';
+} from '../../src/robot/tours/durable-tour-store.js';
+import { SAMPLE_TOUR } from '../../src/robot/tours/tour-rules.js';
+import type { Tour } from '../../src/protocol/tour-schema.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/robot/tours/tour-snapshot.js';
 
 const tour = (name: string, map = 'floor-1'): Tour => ({
   tour_name: name,

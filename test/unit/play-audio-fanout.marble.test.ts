@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
-import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import { playAudioPairs } from '../../src/streams/play-audio-fanout.js';
-import { encodeSharedAudioPair, type AudioPairFrame } from '../../src/ws/frames.js';
+import { encodeSharedAudioPair, type AudioPairFrame } from '../../src/protocol/ws-frames.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler } from '../support/marbles.js';
 

@@ -7,8 +7,8 @@ import {
   parseClientText,
   parseServerMessage,
   encodeAudioPair,
-} from '../../src/ws/frames.js';
-import { ERROR_CODES, MAX_MESSAGE_ID } from '../../src/ws/protocol.js';
+} from '../../src/protocol/ws-frames.js';
+import { ERROR_CODES, MAX_MESSAGE_ID } from '../../src/protocol/ws-protocol.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 
 const LIMIT = 4096;

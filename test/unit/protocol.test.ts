@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import {
   ackFrame,
   decodeAudioBinary,
@@ -12,7 +12,7 @@ import {
   parseClientText,
   parseServerMessage,
   serializeServerMessage,
-} from '../../src/ws/frames.js';
+} from '../../src/protocol/ws-frames.js';
 import {
   AUDIO_HEADER_BYTES,
   ClientCommandSchema,
@@ -25,7 +25,7 @@ import {
   MAX_MESSAGE_ID,
   ServerMessageSchema,
   type ServerMessage,
-} from '../../src/ws/protocol.js';
+} from '../../src/protocol/ws-protocol.js';
 
 const LIMIT = DEFAULT_LIMITS.maxTextFrameBytes;
 

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pino, type Logger } from 'pino';
-import { serveDemoChat, subscriptionCount } from '../../src/nodes/demo-chat-node.js';
-import { greetingMessage, greetingTone } from '../../src/nodes/greeting.js';
-import { NODE_HELP, parseNodeCommandLine } from '../../src/nodes/node-options.js';
-import { serveTourStore } from '../../src/nodes/tour-store-node.js';
+import { serveDemoChat, subscriptionCount } from '../../src/robot/nodes/demo-chat-node.js';
+import { greetingMessage, greetingTone } from '../../src/robot/nodes/greeting.js';
+import { NODE_HELP, parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
+import { serveTourStore } from '../../src/robot/nodes/tour-store-node.js';
 import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/ros-port.js';
-import { openDurableTourStore } from '../../src/tours/durable-tour-store.js';
-import { TOUR_SERVICE_KEYS } from '../../src/tours/tour-rules.js';
+import { openDurableTourStore } from '../../src/robot/tours/durable-tour-store.js';
+import { TOUR_SERVICE_KEYS } from '../../src/robot/tours/tour-rules.js';
 import { FakeQoS } from '../support/fake-qos.js';
 
 /*

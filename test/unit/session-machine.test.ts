@@ -3,15 +3,15 @@ import { describe, it } from 'node:test';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type SessionActor } from '../../src/actors/session-machine.js';
 import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
-import { createMessageIdAllocator } from '../../src/streams/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import { createConversationGauges, readGauges } from '../../src/streams/resource-gauges.js';
 import {
   decodeAudioBinary,
   encodeAudioPair,
   type AudioPairFrame,
   type OutboundFrame,
-} from '../../src/ws/frames.js';
-import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/ws/protocol.js';
+} from '../../src/protocol/ws-frames.js';
+import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';
 

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { matchesIfNoneMatch } from '../../src/http/routes/static-routes.js';
-import { etagOf, loadStaticSite, STATIC_LIMITS, StaticSiteError } from '../../src/http/static-site.js';
+import { matchesIfNoneMatch } from '../../src/transport/routes/static-routes.js';
+import { etagOf, loadStaticSite, STATIC_LIMITS, StaticSiteError } from '../../src/transport/http/static-site.js';
 
 describe('loadStaticSite', () => {
   let root: string;

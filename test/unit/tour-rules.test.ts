@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { tourFromMsg, tourToMsg } from '../../src/ros/tour-conversion.js';
+import { tourFromMsg, tourToMsg } from '../../src/protocol/tour-message.js';
 import {
   applyTourEvent,
   decideTourCreate,
@@ -13,8 +13,8 @@ import {
   emptyTourState,
   foldTourEvents,
   SAMPLE_TOUR,
-} from '../../src/tours/tour-rules.js';
-import { TourNameSchema, TourSchema, type Tour } from '../../src/tours/tour-schema.js';
+} from '../../src/robot/tours/tour-rules.js';
+import { TourNameSchema, TourSchema, type Tour } from '../../src/protocol/tour-schema.js';
 
 const tour = (name: string, map = 'm'): Tour => ({ tour_name: name, map_name: map, steps: [] });
 

@@ -3,14 +3,14 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { tourFromMsg, tourToMsg } from '../../src/ros/tour-conversion.js';
+import { tourFromMsg, tourToMsg } from '../../src/protocol/tour-message.js';
 import {
   decideTourCreate,
   decideTourGet,
   emptyTourState,
   foldTourEvents,
-} from '../../src/tours/tour-rules.js';
-import { TOUR_LIMITS, TourNameSchema, TourSchema } from '../../src/tours/tour-schema.js';
+} from '../../src/robot/tours/tour-rules.js';
+import { TOUR_LIMITS, TourNameSchema, TourSchema } from '../../src/protocol/tour-schema.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 
 // Array.from iterates code points, which is what the 128-character rule counts.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeAudioBinary } from '../../src/ws/frames.js';
+import { encodeAudioBinary } from '../../src/protocol/ws-frames.js';
 import { reconnectDelayMs } from '../../web/src/backoff.js';
 import { BoundedQueue } from '../../web/src/bounded-queue.js';
 import { FACES, KNOWN_EMOTIONS, resolveEmotion } from '../../web/src/emotions.js';

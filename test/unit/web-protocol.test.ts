@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import * as server from '../../src/ws/protocol.js';
-import { TOUR_LIMITS as SERVER_TOUR_LIMITS } from '../../src/tours/tour-schema.js';
+import * as server from '../../src/protocol/ws-protocol.js';
+import { TOUR_LIMITS as SERVER_TOUR_LIMITS } from '../../src/protocol/tour-schema.js';
 import * as web from '../../web/src/protocol.js';
 import { TOUR_LIMITS as WEB_TOUR_LIMITS } from '../../web/src/tour-model.js';
 

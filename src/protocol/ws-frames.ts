@@ -1,0 +1,221 @@
+import * as v from 'valibot';
+import {
+  AUDIO_HEADER_BYTES,
+  ClientCommandSchema,
+  COMMAND_SERVICES,
+  CommandEnvelopeSchema,
+  ERROR_CODES,
+  MAX_MESSAGE_ID,
+  ServerMessageSchema,
+  type AckMessage,
+  type ClientCommand,
+  type CommandService,
+  type ErrorCode,
+  type ErrorMessage,
+  type MessageId,
+  type ServerMessage,
+} from './ws-protocol.js';
+
+/**
+ * Pure encoding and decoding of `/ws` frames, and the outbound items a session hands to the transport.
+ * Nothing here touches a socket.
+ */
+
+/** One server → client text frame. `message` is kept for logs and metrics; `text` is what goes on the wire. */
+export interface TextFrame {
+  readonly kind: 'text';
+  readonly message: ServerMessage;
+  readonly text: string;
+}
+
+/**
+ * An `audio` metadata frame and its binary frame. One item, so the transport writes both in one corked call
+ * and nothing can come between them. The binary frame is one WebSocket message written from `binary`: the
+ * whole frame, or the message-id header and the audio as two fragments (RFC 6455 §5.4; clients reassemble
+ * them), so a session's own answer is never copied behind its header. Play-audio pairs are shared by every
+ * session: never mutate their bytes.
+ */
+export interface AudioPairFrame {
+  readonly kind: 'pair';
+  readonly messageId: MessageId;
+  readonly meta: string;
+  readonly binary: readonly [frame: Uint8Array] | readonly [header: Uint8Array, audio: Uint8Array];
+}
+
+/** Ends the session with a WebSocket close frame. */
+export interface CloseFrame {
+  readonly kind: 'close';
+  readonly code: number;
+  readonly reason: string;
+}
+
+export type OutboundFrame = TextFrame | AudioPairFrame | CloseFrame;
+
+// ---------------------------------------------------------------------------------------------------------
+// Server → client
+
+export const serializeServerMessage = (message: ServerMessage): string => JSON.stringify(message);
+
+export const textFrame = (message: ServerMessage): TextFrame => ({
+  kind: 'text',
+  message,
+  text: serializeServerMessage(message),
+});
+
+export const errorMessage = (
+  code: ErrorCode,
+  message: string = ERROR_CODES[code].description,
+): ErrorMessage => ({
+  type: 'error',
+  code,
+  message,
+});
+
+export const errorFrame = (code: ErrorCode, message?: string): TextFrame =>
+  textFrame(errorMessage(code, message));
+
+export const ackFrame = (service: CommandService): TextFrame => {
+  const ack: AckMessage = { type: 'ack', service };
+  return textFrame(ack);
+};
+
+export const closeFrame = (close: { readonly code: number; readonly reason: string }): CloseFrame => ({
+  kind: 'close',
+  code: close.code,
+  reason: close.reason,
+});
+
+const assertMessageId = (messageId: number): void => {
+  if (!Number.isInteger(messageId) || messageId < 0 || messageId > MAX_MESSAGE_ID) {
+    throw new RangeError(`message id ${messageId} is not an unsigned 32-bit integer`);
+  }
+};
+
+/** The head of a server binary frame: the message id, big-endian. */
+export const encodeAudioHeader = (messageId: MessageId): Uint8Array => {
+  assertMessageId(messageId);
+  const header = new Uint8Array(AUDIO_HEADER_BYTES);
+  new DataView(header.buffer).setUint32(0, messageId, false);
+  return header;
+};
+
+/** The server binary frame as a client receives it: big-endian message id, then the audio (copied). */
+export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
+  const frame = new Uint8Array(AUDIO_HEADER_BYTES + audio.byteLength);
+  frame.set(encodeAudioHeader(messageId));
+  frame.set(audio, AUDIO_HEADER_BYTES);
+  return frame;
+};
+
+/** Reads a server binary frame, as a client does. `undefined` when shorter than the header. */
+export const decodeAudioBinary = (
+  frame: Uint8Array,
+): { messageId: MessageId; audio: Uint8Array } | undefined => {
+  if (frame.byteLength < AUDIO_HEADER_BYTES) return undefined;
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  return { messageId: view.getUint32(0, false), audio: frame.subarray(AUDIO_HEADER_BYTES) };
+};
+
+export interface AudioContent {
+  readonly emotion: string;
+  readonly text: string;
+  readonly audio: Uint8Array;
+}
+
+const audioMeta = (messageId: MessageId, content: AudioContent): string =>
+  serializeServerMessage({ type: 'audio', emotion: content.emotion, text: content.text, messageId });
+
+/**
+ * A pair for one session (a `/chat` answer): the audio goes out as it is, a fragment behind the header, not
+ * copied into a 4 + N byte frame. Under chat load those copies, outside the V8 heap, drove the garbage
+ * collector (docs/performance.md).
+ */
+export const encodeAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => ({
+  kind: 'pair',
+  messageId,
+  meta: audioMeta(messageId, content),
+  binary: [encodeAudioHeader(messageId), content.audio],
+});
+
+/**
+ * A pair written to many sessions (a `/play_audio` fan-out): the whole binary frame is built once, so each
+ * socket gets one write. A fragment costs a write of its own where uWebSockets.js cannot cork the socket
+ * (the simulation's fan-out runs inside an HTTP handler, which holds the cork).
+ */
+export const encodeSharedAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => ({
+  kind: 'pair',
+  messageId,
+  meta: audioMeta(messageId, content),
+  binary: [encodeAudioBinary(messageId, content.audio)],
+});
+
+/** Parses a server text frame, as a client (or a test) does. Throws on anything off-protocol. */
+export const parseServerMessage = (text: string): ServerMessage =>
+  v.parse(ServerMessageSchema, JSON.parse(text));
+
+// ---------------------------------------------------------------------------------------------------------
+// Client → server
+
+export type ClientTextResult =
+  | { readonly ok: true; readonly command: ClientCommand }
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+const fail = (code: ErrorCode, message: string): ClientTextResult => ({ ok: false, code, message });
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+const byteLength = (data: string | Uint8Array): number =>
+  typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
+
+const isCommandService = (service: string): service is CommandService =>
+  (COMMAND_SERVICES as readonly string[]).includes(service);
+
+/** Names the offending field, so a client developer sees what to fix. */
+const describeIssue = (issue: v.BaseIssue<unknown>): string => {
+  const path = (issue.path ?? []).map((item) => String(item.key)).join('.');
+  if (issue.expected === 'never') return `unknown field "${path}"`;
+  if (issue.received === 'undefined') return `field "${path}" is required`;
+  return path === '' ? issue.message : `field "${path}": ${issue.message}`;
+};
+
+/**
+ * Decodes, size-checks and validates one client text frame. Text may come as a string or as the raw bytes
+ * (then invalid UTF-8 is reported instead of being replaced).
+ */
+export const parseClientText = (data: string | Uint8Array, maxTextFrameBytes: number): ClientTextResult => {
+  const size = byteLength(data);
+  if (size > maxTextFrameBytes) {
+    return fail(
+      'text_frame_too_large',
+      `text frame of ${size} bytes exceeds the limit of ${maxTextFrameBytes}`,
+    );
+  }
+  let text: string;
+  try {
+    text = typeof data === 'string' ? data : strictUtf8.decode(data);
+  } catch {
+    return fail('invalid_json', 'text frame is not valid UTF-8');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return fail('invalid_json', error instanceof Error ? error.message : 'text frame is not valid JSON');
+  }
+  // valibot accepts arrays as objects; a command is a plain JSON object.
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return fail('invalid_command', 'a command must be a JSON object with a "service" field');
+  }
+  const envelope = v.safeParse(CommandEnvelopeSchema, json);
+  if (!envelope.success) return fail('invalid_command', describeIssue(envelope.issues[0]));
+  const { service } = envelope.output;
+  if (!isCommandService(service)) {
+    return fail(
+      'unknown_service',
+      `unknown service ${JSON.stringify(service)}; supported: ${COMMAND_SERVICES.join(', ')}`,
+    );
+  }
+  const command = v.safeParse(ClientCommandSchema, json);
+  if (!command.success) return fail('invalid_command', describeIssue(command.issues[0]));
+  return { ok: true, command: command.output };
+};

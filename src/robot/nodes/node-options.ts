@@ -1,0 +1,89 @@
+import { LOG_LEVELS, type LogLevel } from '../../log/logger.js';
+import { TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
+
+export const NODE_COMMANDS = ['tour-store', 'demo-chat'] as const;
+export type NodeCommand = (typeof NODE_COMMANDS)[number];
+
+export interface NodeOptions {
+  readonly command: NodeCommand;
+  readonly logLevel: LogLevel;
+  /** tour-store only: the store's file. */
+  readonly file: string | undefined;
+  readonly maxTours: number;
+  /** Everything from `--ros-args` on, for rcl_init. */
+  readonly rosArgs: readonly string[];
+}
+
+export type ParsedNodeCommandLine =
+  | { readonly kind: 'run'; readonly options: NodeOptions }
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+const PATH_MAX_CHARS = 4096;
+
+export const NODE_HELP = [
+  'Usage: node dist/src/robot/nodes/main.js <tour-store|demo-chat> [options] [--ros-args ...]',
+  '',
+  'Reference ROS 2 nodes for bring-up and tests (see README, "Deploying on a robot").',
+  '  tour-store   serves /tour_list, /tour_get, /tour_create, /tour_update, /tour_delete from a file',
+  '  demo-chat    serves /chat (echo) and /clear_history, greets on /play_audio',
+  '',
+  'Options:',
+  '  --file <path>       tour-store: the store file (env TOUR_STORE_FILE); its directory must exist',
+  `  --max_tours <n>     tour-store: most tours held, 1 to 100000. Default: ${TOUR_STORE_LIMITS.maxTours}`,
+  `  --log_level <level> ${LOG_LEVELS.join(', ')}. Default: info`,
+  '  --help              print this help and exit',
+  'Arguments after --ros-args go to ROS (remapping, namespace).',
+].join('\n');
+
+/** Parses the reference nodes' command line. Never throws. */
+export const parseNodeCommandLine = (
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedNodeCommandLine => {
+  const rosIndex = argv.indexOf('--ros-args');
+  const own = rosIndex === -1 ? argv : argv.slice(0, rosIndex);
+  const rosArgs = rosIndex === -1 ? [] : argv.slice(rosIndex);
+  if (own.includes('--help') || own.includes('-h')) return { kind: 'help', text: NODE_HELP };
+  const [command, ...rest] = own;
+  if (!(NODE_COMMANDS as readonly (string | undefined)[]).includes(command)) {
+    return { kind: 'error', message: `the first argument must be ${NODE_COMMANDS.join(' or ')}; see --help` };
+  }
+  let logLevel: LogLevel = 'info';
+  let file = env['TOUR_STORE_FILE'] === '' ? undefined : env['TOUR_STORE_FILE'];
+  let maxTours: number = TOUR_STORE_LIMITS.maxTours;
+  for (let index = 0; index < rest.length; index += 2) {
+    const flag = rest[index] ?? '';
+    const value = rest[index + 1];
+    if (value === undefined) return { kind: 'error', message: `${flag} needs a value; see --help` };
+    switch (flag) {
+      case '--log_level':
+        if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+          return { kind: 'error', message: `--log_level must be one of ${LOG_LEVELS.join(', ')}` };
+        }
+        logLevel = value as LogLevel;
+        break;
+      case '--file':
+        if (value === '' || value.length > PATH_MAX_CHARS || value.includes('\0')) {
+          return { kind: 'error', message: `--file must be a path of 1 to ${PATH_MAX_CHARS} characters` };
+        }
+        file = value;
+        break;
+      case '--max_tours':
+        if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > 100_000) {
+          return { kind: 'error', message: '--max_tours must be a whole number from 1 to 100000' };
+        }
+        maxTours = Number(value);
+        break;
+      default:
+        return { kind: 'error', message: `unknown option ${flag}; see --help` };
+    }
+  }
+  if (command === 'tour-store' && file === undefined) {
+    return { kind: 'error', message: 'tour-store needs --file <path> (or TOUR_STORE_FILE)' };
+  }
+  return {
+    kind: 'run',
+    options: { command: command as NodeCommand, logLevel, file, maxTours, rosArgs },
+  };
+};

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { ConversationHub } from '../../actors/conversation-hub.js';
+import type { SessionActor, SessionTransportEvent } from '../../actors/session-machine.js';
+import { uWS } from '../uws-build.js';
+import type { Logger } from '../../log/logger.js';
+import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
+import { problemReply, statusLine } from '../http/reply.js';
+import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
+import type { OutboundFrame } from '../../protocol/ws-frames.js';
+
+/** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
+interface SessionSocket {
+  readonly sessionId: string;
+  open: boolean;
+  session: SessionActor | undefined;
+}
+
+export interface ConversationEndpointOptions {
+  readonly hub: ConversationHub;
+  readonly log: Logger;
+  readonly policy?: AccessPolicy;
+  readonly metrics?: BridgeMetrics;
+}
+
+export interface ConversationEndpoint {
+  /** Sockets currently open (sessions plus ones being refused). */
+  readonly openSockets: () => number;
+}
+
+/**
+ * uWebSockets.js drops a connection whose frame exceeds `maxPayloadLength` without a close frame (the
+ * client sees 1006). The transport ceiling therefore sits well above our own limits, so a frame over a
+ * limit reaches the session, which closes with 1009 and a reason; only frames past twice the limit are
+ * cut off by the transport.
+ */
+export const transportCeilingBytes = (largestFrameLimit: number): number =>
+  Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
+
+/**
+ * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
+ * binary frame is one WebSocket message, whole or as two fragments (header, then the audio, uncopied).
+ * Like `send`, the fragment calls buffer what the socket cannot take; the caller reads getBufferedAmount().
+ */
+const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
+  if (frame.kind === 'text') {
+    ws.send(frame.text, false);
+    return;
+  }
+  ws.cork(() => {
+    ws.send(frame.meta, false);
+    if (frame.binary.length === 1) {
+      ws.send(frame.binary[0], true);
+    } else {
+      ws.sendFirstFragment(frame.binary[0], true);
+      ws.sendLastFragment(frame.binary[1]);
+    }
+  });
+};
+
+/**
+ * Counters of the frame path, with their labels bound once: a fan-out to 1,000 sessions counts 4,000
+ * times, and a bound child skips the label lookup. Text sizes are counted in characters (JSON is ASCII
+ * but for the text a robot says).
+ */
+const frameCounters = (metrics: BridgeMetrics) => {
+  const counters = (direction: 'in' | 'out', kind: 'text' | 'binary') => ({
+    frames: metrics.wsFrames.labels({ direction, kind }),
+    bytes: metrics.wsBytes.labels({ direction, kind }),
+  });
+  const outText = counters('out', 'text');
+  const outBinary = counters('out', 'binary');
+  return {
+    inText: counters('in', 'text'),
+    inBinary: counters('in', 'binary'),
+    outbound: (frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
+      if (frame.kind === 'text') {
+        outText.frames.inc();
+        outText.bytes.inc(frame.text.length);
+        // An error frame answers a client frame that was not carried out.
+        if (frame.message.type === 'error') metrics.wsRefusedFrames.inc({ reason: frame.message.code });
+        return;
+      }
+      outText.frames.inc();
+      outText.bytes.inc(frame.meta.length);
+      outBinary.frames.inc();
+      outBinary.bytes.inc(frame.binary.reduce((bytes, part) => bytes + part.byteLength, 0));
+    },
+  };
+};
+
+// uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy.
+const copyOf = (message: ArrayBuffer): Uint8Array => new Uint8Array(message.slice(0));
+
+/**
+ * The `/ws` endpoint: translates socket events into session events and outbound items into frames.
+ * All conversation logic lives in the session actors (src/actors).
+ */
+export const installConversationEndpoint = (
+  app: TemplatedApp,
+  { hub, log, policy = OPEN_POLICY, metrics }: ConversationEndpointOptions,
+): ConversationEndpoint => {
+  let openSockets = 0;
+  const counters = metrics === undefined ? undefined : frameCounters(metrics);
+  const limits = hub.limits;
+  const sessionLog = (socket: SessionSocket) => log.child({ sessionId: socket.sessionId });
+
+  const report = (socket: SessionSocket, event: SessionTransportEvent) => {
+    socket.session?.send(event);
+  };
+
+  app.ws<SessionSocket>('/ws', {
+    compression: uWS.DISABLED,
+    maxPayloadLength: transportCeilingBytes(Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes)),
+    // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its own.
+    // (closeOnBackpressureLimit keeps its default, off; the pinned build's typings mistype it as a number.)
+    maxBackpressure: 2 ** 31 - 1,
+    // uWS pings idle sockets on its own and closes those that stop answering.
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+
+    upgrade: (res, req, context) => {
+      const access = checkWebSocketAccess(policy, {
+        origin: req.getHeader('origin'),
+        protocols: req.getHeader('sec-websocket-protocol'),
+        query: req.getQuery(),
+        host: req.getHeader('host'),
+      });
+      if (!access.ok) {
+        log.warn({ status: access.status, reason: access.reason }, 'WebSocket upgrade refused');
+        const reply = problemReply(
+          access.status === 401 ? 'unauthorized' : 'forbidden-origin',
+          access.reason,
+        );
+        res.cork(() => {
+          res.writeStatus(statusLine(reply.status));
+          for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
+          res.end(reply.body, true);
+        });
+        return;
+      }
+      const socket: SessionSocket = { sessionId: randomUUID(), open: false, session: undefined };
+      res.upgrade(
+        socket,
+        req.getHeader('sec-websocket-key'),
+        // Only our own subprotocol is ever selected: a `bearer.<token>` entry is never echoed back.
+        access.protocol ?? '',
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+
+    open: (ws) => {
+      const socket = ws.getUserData();
+      socket.open = true;
+      openSockets += 1;
+      const slog = sessionLog(socket);
+      const send = (frame: OutboundFrame) => {
+        if (!socket.open) return;
+        if (frame.kind === 'close') {
+          // Runs the close handler synchronously, which marks the socket closed.
+          ws.end(frame.code, frame.reason);
+          return;
+        }
+        writeData(ws, frame);
+        counters?.outbound(frame);
+        // Only a socket whose writes did not all reach the kernel has anything to report.
+        const buffered = ws.getBufferedAmount();
+        if (buffered > 0) report(socket, { type: 'ws.buffered', bytes: buffered });
+      };
+      socket.session = hub.openSession(send, {
+        onCallAbandoned: (service) => {
+          slog.info(
+            { service },
+            `session ended before the /${service} answer; a late answer will be dropped`,
+          );
+        },
+      });
+      if (socket.session !== undefined) slog.info('session opened');
+      else slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
+    },
+
+    message: (ws, message, isBinary) => {
+      const socket = ws.getUserData();
+      if (counters !== undefined) {
+        const inbound = isBinary ? counters.inBinary : counters.inText;
+        inbound.frames.inc();
+        inbound.bytes.inc(message.byteLength);
+      }
+      report(
+        socket,
+        isBinary ? { type: 'ws.binary', data: copyOf(message) } : { type: 'ws.text', data: copyOf(message) },
+      );
+    },
+
+    drain: (ws) => {
+      report(ws.getUserData(), { type: 'ws.buffered', bytes: ws.getBufferedAmount() });
+    },
+
+    close: (ws, code) => {
+      const socket = ws.getUserData();
+      socket.open = false;
+      openSockets -= 1;
+      metrics?.wsSessionsClosed.inc({ code: String(code) });
+      report(socket, { type: 'ws.closed' });
+      if (socket.session !== undefined) sessionLog(socket).info({ code }, 'session closed');
+      socket.session = undefined;
+    },
+  });
+
+  return { openSockets: () => openSockets };
+};
