@@ -1,10 +1,6 @@
 import { Observable, distinctUntilChanged, map, type Subscription } from 'rxjs';
 import type { MicrophoneRequest } from '../ros/ros-port.js';
-import {
-  isMicrophoneEnabled,
-  type MicrophoneActor,
-  type MicrophoneSetEvent,
-} from './microphone-machine.js';
+import { isMicrophoneEnabled, type MicrophoneActor, type MicrophoneSetEvent } from './microphone-machine.js';
 
 /**
  * A ROS request to /microphone/set_enabled as an event of the microphone machine. A failing answer is

@@ -13,7 +13,12 @@ import {
   type AudioPairFrame,
   type OutboundFrame,
 } from '../protocol/ws-frames.js';
-import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT, type ConversationLimits } from '../protocol/ws-protocol.js';
+import {
+  CLOSE_CODES,
+  INITIAL_EMOTION,
+  INITIAL_TEXT,
+  type ConversationLimits,
+} from '../protocol/ws-protocol.js';
 
 /**
  * One `/ws` connection. The transport only translates: frames in become `SessionTransportEvent`s, and every

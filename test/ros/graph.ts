@@ -180,7 +180,13 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       early.push(kiosk);
       await kiosk.frameCount(1, 10_000);
     }
-    const demoChat = start('demo-chat', [...TSX, 'src/robot/nodes/main.ts', 'demo-chat', '--log_level', 'info']);
+    const demoChat = start('demo-chat', [
+      ...TSX,
+      'src/robot/nodes/main.ts',
+      'demo-chat',
+      '--log_level',
+      'info',
+    ]);
     const remap = (name: string) => ['-r', `${name}:=${silentPrefix}${name}`];
     const silentBridge = await startBridge('silent-bridge', [
       '--ros_timeout_ms',

@@ -2,7 +2,11 @@ import { Writable } from 'node:stream';
 import { parseCommandLine, type Options } from '../../src/cli/options.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RosPort } from '../../src/ros/ros-port.js';
-import { createSimBackend, type SimBackend, type SimBackendOptions } from '../../src/robot/sim/sim-backend.js';
+import {
+  createSimBackend,
+  type SimBackend,
+  type SimBackendOptions,
+} from '../../src/robot/sim/sim-backend.js';
 import { startService, type RunningService } from '../../src/app/service.js';
 
 /** Options as the CLI would produce them, on loopback and an ephemeral port unless overridden. */

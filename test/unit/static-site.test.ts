@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { matchesIfNoneMatch } from '../../src/transport/routes/static-routes.js';
-import { etagOf, loadStaticSite, STATIC_LIMITS, StaticSiteError } from '../../src/transport/http/static-site.js';
+import {
+  etagOf,
+  loadStaticSite,
+  STATIC_LIMITS,
+  StaticSiteError,
+} from '../../src/transport/http/static-site.js';
 
 describe('loadStaticSite', () => {
   let root: string;

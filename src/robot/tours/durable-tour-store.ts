@@ -4,11 +4,7 @@ import { dirname } from 'node:path';
 import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
 import { emptyTourMsg } from '../../protocol/tour-message.js';
-import {
-  removeStaleTemporaries,
-  writeFileAtomically,
-  type AtomicWriteOptions,
-} from './atomic-file.js';
+import { removeStaleTemporaries, writeFileAtomically, type AtomicWriteOptions } from './atomic-file.js';
 import {
   decideTourService,
   foldTourEvents,
