@@ -4,7 +4,7 @@ import { describeUwsBuild } from './transport/uws-build.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { DeferredRosPort } from './ros/deferred-port.js';
 import { connectRosBackend, loadBackend } from './app/backend.js';
-import { startService, type RunningService } from './app/service.js';
+import { startBridge, type RunningBridge } from './app/compose.js';
 import { SERVICE_VERSION } from './version.js';
 
 /** Everything after `--ros-args` belongs to ROS (remapping, parameters), as in every ROS 2 executable. */
@@ -34,7 +34,7 @@ const describeBackendFailure = (error: unknown): string => {
 const handleShutdown = (
   log: Logger,
   options: Options,
-  service: RunningService,
+  service: RunningBridge,
   port: DeferredRosPort,
 ): void => {
   let stopping = false;
@@ -101,9 +101,9 @@ const main = async (): Promise<void> => {
   // The server listens first, on a port whose backend may come later: while ROS starts (waiting for
   // the Zenoh router, rcl_init), /health answers and /ready says what is awaited.
   const backend = loadBackend(options, log);
-  let service: RunningService;
+  let service: RunningBridge;
   try {
-    service = await startService({
+    service = await startBridge({
       options,
       log,
       port: backend.port,

@@ -1,36 +1,44 @@
-import { asyncScheduler, repeat, retry, timer, type Observable, type SchedulerLike } from 'rxjs';
-import type { RosPort } from '../ros/ros-port.js';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { createMessageIdAllocator, type MessageIdAllocator } from '../protocol/message-ids.js';
-import { driveMicrophone, microphoneView } from './microphone-requests.js';
+import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
+import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../protocol/ws-protocol.js';
+import type { RosCalls } from '../ros/ros-calls.js';
+import type { RosPort } from '../ros/ros-port.js';
 import { playAudioPairs } from '../streams/play-audio-fanout.js';
-import type { RosCaller } from '../streams/ros-call.js';
 import {
+  byteBudget,
   createConversationGauges,
   readGauges,
   type ConversationGaugeValues,
   type ConversationGauges,
 } from '../streams/resource-gauges.js';
-import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
-import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../protocol/ws-protocol.js';
-import { startMicrophoneActor, type MicrophoneActor } from './microphone-machine.js';
+import { resubscribing } from '../streams/resubscribe.js';
+import {
+  driveMicrophone,
+  microphoneView,
+  startMicrophoneActor,
+  type MicrophoneActor,
+} from './microphone-machine.js';
 import { startSessionActor, type SessionActor, type SessionInput } from './session-machine.js';
 
 /**
  * The process-wide part of the conversation endpoint: one microphone actor, one /play_audio fan-out, one
- * message-id allocator, the gauges, and the live sessions. The `/ws` handler holds one hub.
+ * message-id allocator, the audio budget, the gauges, and the live sessions. The `/ws` endpoint holds one hub.
  */
 
 export type HubStreamSource = 'play_audio' | 'microphone_requests';
 
 export interface ConversationHubOptions {
-  readonly port: RosCaller & Pick<RosPort, 'playAudio$' | 'microphoneRequests$'>;
+  /** The one call wrapper (time-outs, in-flight count, metrics): every session's calls go through it. */
+  readonly calls: Pick<RosCalls, 'call' | 'inFlight'>;
+  readonly port: Pick<RosPort, 'playAudio$' | 'microphoneRequests$'>;
   readonly limits?: Partial<ConversationLimits>;
-  /** Time-outs and resubscription delays run on it; defaults to asyncScheduler. */
+  /** Resubscription delays run on it; defaults to asyncScheduler. */
   readonly scheduler?: SchedulerLike;
   readonly messageIds?: MessageIdAllocator;
   /**
-   * For logging: a port stream failed (the hub resubscribes after `resubscribeDelayMs`), or answering a
-   * microphone request threw.
+   * For logging: a port stream failed or ended (the hub resubscribes after `resubscribeDelayMs`), or
+   * answering a microphone request threw.
    */
   readonly onStreamError?: (source: HubStreamSource, error: unknown) => void;
   readonly resubscribeDelayMs?: number;
@@ -58,40 +66,32 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
   const scheduler = options.scheduler ?? asyncScheduler;
   const messageIds = options.messageIds ?? createMessageIdAllocator();
   const gauges = createConversationGauges();
-  const resubscribeDelayMs = options.resubscribeDelayMs ?? 1_000;
-
-  // A port stream that fails or ends must not end the sessions: report it and subscribe again.
-  const resilient = <T>(source: HubStreamSource, stream$: Observable<T>): Observable<T> =>
-    stream$.pipe(
-      retry({
-        delay: (error: unknown) => {
-          options.onStreamError?.(source, error);
-          return timer(resubscribeDelayMs, scheduler);
-        },
-      }),
-      repeat({
-        delay: () => {
-          options.onStreamError?.(source, new Error(`the ${source} stream ended`));
-          return timer(resubscribeDelayMs, scheduler);
-        },
-      }),
-    );
+  const restartOptions = (source: HubStreamSource) => ({
+    delayMs: options.resubscribeDelayMs ?? 1_000,
+    scheduler,
+    onRestart: (error: unknown) => options.onStreamError?.(source, error),
+  });
 
   const microphone = startMicrophoneActor();
   const microphoneSubscription = driveMicrophone(
-    resilient('microphone_requests', options.port.microphoneRequests$),
+    options.port.microphoneRequests$.pipe(
+      resubscribing('microphone_requests', restartOptions('microphone_requests')),
+    ),
     microphone,
     (error) => options.onStreamError?.('microphone_requests', error),
   );
-  const pairs$ = playAudioPairs(resilient('play_audio', options.port.playAudio$), messageIds);
   const sessionDeps = {
-    port: options.port,
+    calls: options.calls,
     messageIds,
-    playAudioPairs$: pairs$,
+    playAudioPairs$: playAudioPairs(
+      options.port.playAudio$.pipe(resubscribing('play_audio', restartOptions('play_audio'))),
+      messageIds,
+    ),
     microphone: microphoneView(microphone),
-    scheduler,
     limits,
     gauges,
+    // One budget over the hub's gauge: the limit holds for all sessions together.
+    audioBudget: byteBudget(gauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
   };
 
   const sessions = new Set<SessionActor>();
@@ -101,7 +101,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     limits,
     microphone,
     gauges,
-    readGauges: () => readGauges(gauges),
+    readGauges: () => readGauges(gauges, options.calls),
     openSession: (send, hooks = {}) => {
       if (closed) {
         send(closeFrame(CLOSE_CODES.goingAway));

@@ -1,12 +1,19 @@
-import { Subject, Subscription, type Observable, type SchedulerLike } from 'rxjs';
-import { assign, createActor, enqueueActions, fromCallback, sendTo, setup, type ActorRefFrom } from 'xstate';
-import { chatQueue, type ConversationRequest } from '../streams/chat-queue.js';
-import type { MessageIdAllocator } from '../protocol/message-ids.js';
-import type { MicrophoneView } from './microphone-requests.js';
-import { byteBudget, trackSubscription, type ConversationGauges } from '../streams/resource-gauges.js';
-import type { RosCaller } from '../streams/ros-call.js';
+import { catchError, map, of, Subscription, type Observable } from 'rxjs';
 import {
+  assign,
+  createActor,
+  enqueueActions,
+  fromCallback,
+  fromEventObservable,
+  raise,
+  setup,
+  type ActorRefFrom,
+} from 'xstate';
+import type { MessageIdAllocator } from '../protocol/message-ids.js';
+import {
+  ackFrame,
   closeFrame,
+  encodeAudioPair,
   errorFrame,
   parseClientText,
   textFrame,
@@ -14,27 +21,57 @@ import {
   type OutboundFrame,
 } from '../protocol/ws-frames.js';
 import {
+  busyMessage,
   CLOSE_CODES,
   INITIAL_EMOTION,
   INITIAL_TEXT,
   type ConversationLimits,
+  type ErrorCode,
 } from '../protocol/ws-protocol.js';
+import type { RosCalls } from '../ros/ros-calls.js';
+import {
+  RosCallFailedError,
+  RosServiceUnavailableError,
+  RosTimeoutError,
+  type RosResponse,
+} from '../ros/ros-port.js';
+import { rosCall$ } from '../streams/ros-call.js';
+import {
+  BudgetHoldings,
+  trackSubscription,
+  type ByteBudget,
+  type ConversationGauges,
+} from '../streams/resource-gauges.js';
+import type { MicrophoneView } from './microphone-machine.js';
 
 /**
- * One `/ws` connection. The transport only translates: frames in become `SessionTransportEvent`s, and every
- * outbound frame leaves through the injected `send`. Stopping the actor (or `ws.closed`) ends every
- * subscription it holds, including a running ROS call, and nothing is sent after that.
+ * One `/ws` connection, as a state machine a reader can follow:
+ *
+ *   open.idle ──request──▶ open.calling ──answer or failure──▶ open.answering ──sent──▶ idle, or calling the next
+ *        (any open state) ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
+ *
+ * A kiosk's utterance (`ws.binary`) or command (`ws.text`) becomes a `request`. One call runs at a time
+ * (`calling` invokes it); up to `maxWaitingCalls` wait behind it in arrival order, and beyond that, or when
+ * the audio would not fit in the process-wide budget, the request is answered `busy` at once. Leaving
+ * `calling` for `closed` stops the call: it is abandoned and its late answer dropped. Outbound frames leave
+ * through the injected `send`; the transport only translates.
  */
+
+/** A ROS call a session asks for. */
+export type ConversationRequest =
+  | { readonly service: 'chat'; readonly audio: Uint8Array }
+  | { readonly service: 'clear_history' };
 
 /** What a session uses of the process; shared by all sessions. */
 export interface SessionDeps {
-  readonly port: RosCaller;
+  readonly calls: Pick<RosCalls, 'call'>;
   readonly messageIds: MessageIdAllocator;
   readonly playAudioPairs$: Observable<AudioPairFrame>;
   readonly microphone: MicrophoneView;
-  readonly scheduler: SchedulerLike;
   readonly limits: ConversationLimits;
   readonly gauges: ConversationGauges;
+  /** Audio bytes held by the chat calls of all sessions, running or waiting (`maxQueuedAudioBytes`). */
+  readonly audioBudget: ByteBudget;
 }
 
 export interface SessionInput extends SessionDeps {
@@ -58,83 +95,131 @@ export type SessionTransportEvent =
   /** The server is stopping: close with 1001. */
   | { readonly type: 'server.shutdown' };
 
-/** Events the session's own streams send it. */
-type SessionStreamEvent =
-  | { readonly type: 'conversation.frame'; readonly frame: OutboundFrame }
+/** What the running call ended with; the `answering` state turns it into a frame. */
+type CallOutcome =
+  | { readonly kind: 'answered'; readonly service: 'chat'; readonly response: RosResponse<'chat'> }
+  | { readonly kind: 'answered'; readonly service: 'clear_history' }
+  | { readonly kind: 'failed'; readonly service: ConversationRequest['service']; readonly error: unknown };
+
+type SessionInternalEvent =
+  | { readonly type: 'request'; readonly request: ConversationRequest }
+  | { readonly type: 'call.settled'; readonly outcome: CallOutcome }
+  | { readonly type: 'answer.sent' }
   | { readonly type: 'microphone.changed'; readonly enabled: boolean }
   | { readonly type: 'session.sendFailed'; readonly error: unknown }
   | { readonly type: 'session.streamFailed'; readonly error: unknown };
 
-export type SessionEvent = SessionTransportEvent | SessionStreamEvent;
+export type SessionEvent = SessionTransportEvent | SessionInternalEvent;
 
 interface SessionContext {
   readonly input: SessionInput;
+  /** The audio its admitted requests hold of the process-wide budget; all given back when it ends. */
+  readonly holdings: BudgetHoldings<ConversationRequest>;
   /** Last microphone state this session was told about. */
   readonly microphoneEnabled: boolean;
+  /** The request whose call runs (`calling`), if any. */
+  readonly running: ConversationRequest | undefined;
+  /** Requests waiting behind it, oldest first. */
+  readonly waiting: readonly ConversationRequest[];
+  /** How the last call ended, for `answering`. */
+  readonly outcome: CallOutcome | undefined;
 }
 
-interface ConversationRequestEvent {
-  readonly type: 'conversation.request';
+// ---------------------------------------------------------------------------------------------------------
+// What a call's outcome and a refusal become on the wire
+
+const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
+  if (error instanceof RosTimeoutError) return `${service}_timeout`;
+  if (error instanceof RosServiceUnavailableError) return `${service}_unavailable`;
+  return `${service}_failed`;
+};
+
+// Port errors carry operator-readable text (service name, time-out); anything else stays generic.
+const failureMessage = (error: unknown): string | undefined =>
+  error instanceof RosTimeoutError ||
+  error instanceof RosServiceUnavailableError ||
+  error instanceof RosCallFailedError
+    ? error.message
+    : undefined;
+
+/** The answer pair takes its message id when it is sent, so ids increase in the order pairs leave. */
+const outcomeFrame = (outcome: CallOutcome, messageIds: MessageIdAllocator): OutboundFrame => {
+  if (outcome.kind === 'failed') {
+    return errorFrame(failureCode(outcome.service, outcome.error), failureMessage(outcome.error));
+  }
+  return outcome.service === 'chat'
+    ? encodeAudioPair(messageIds.next(), outcome.response)
+    : ackFrame('clear_history');
+};
+
+/** `calling` is entered only with a running request: `admit` or `startNext` put it there. */
+const runningRequest = (context: SessionContext): ConversationRequest => {
+  if (context.running === undefined) throw new Error('session entered calling without a running request');
+  return context.running;
+};
+const audioBytes = (request: ConversationRequest): number =>
+  request.service === 'chat' ? request.audio.byteLength : 0;
+
+// ---------------------------------------------------------------------------------------------------------
+// The session's children
+
+interface CallInput {
+  readonly calls: Pick<RosCalls, 'call'>;
   readonly request: ConversationRequest;
+  readonly onCallAbandoned: SessionInput['onCallAbandoned'];
+}
+
+/** The running call: the ROS call's stream, turned into the one `call.settled` event it ends with. */
+const callLogic = fromEventObservable<SessionInternalEvent, CallInput>(({ input }) => {
+  const { calls, request, onCallAbandoned } = input;
+  const onAbandoned =
+    onCallAbandoned === undefined
+      ? undefined
+      : () => {
+          onCallAbandoned(request.service);
+        };
+  const settled = (outcome: CallOutcome): SessionInternalEvent => ({ type: 'call.settled', outcome });
+  const failed = (error: unknown) => of(settled({ kind: 'failed', service: request.service, error }));
+  if (request.service === 'chat') {
+    return rosCall$(calls, 'chat', { audio: request.audio }, onAbandoned).pipe(
+      map((response) => settled({ kind: 'answered', service: 'chat', response })),
+      catchError(failed),
+    );
+  }
+  return rosCall$(calls, 'clear_history', {}, onAbandoned).pipe(
+    map(() => settled({ kind: 'answered', service: 'clear_history' })),
+    catchError(failed),
+  );
+});
+
+interface FeedsInput {
+  readonly session: SessionInput;
+  readonly holdings: BudgetHoldings<ConversationRequest>;
 }
 
 /**
- * Every stream of a session in one child actor: the calls through its bounded serial queue (each request
- * yields one frame back; the queue is built on the first request), the /play_audio pairs and the microphone
- * changes. One child rather than one per stream: each XState actor costs a few KiB, and an idle session is
- * mostly its actors (docs/performance.md). The session counts as live for exactly as long as this child runs. A failing stream is reported with
- * `session.streamFailed`; the session then closes with 1011.
+ * The process-wide streams a session follows while it is open: /play_audio pairs and microphone changes,
+ * in one child (each XState actor costs memory in every idle session; docs/performance.md). A pair needs
+ * no decision of the machine: it goes straight to the transport, skipping a transition per session and
+ * message (a quarter of the fan-out's server time). The session counts as live while this child runs, and
+ * its end gives back the session's audio budget: a stopped actor runs no exit actions, only its children's
+ * teardowns, so this is where a session's end is certain to be seen.
  */
-const streamsLogic = fromCallback<ConversationRequestEvent, SessionInput>(({ input, sendBack, receive }) => {
+const feedsLogic = fromCallback<{ type: 'none' }, FeedsInput>(({ input: feeds, sendBack }) => {
+  const { session: input, holdings } = feeds;
   const { gauges } = input;
   gauges.liveSessions.increment();
   const fail = (error: unknown) => {
-    sendBack({ type: 'session.streamFailed', error } satisfies SessionStreamEvent);
+    sendBack({ type: 'session.streamFailed', error } satisfies SessionInternalEvent);
   };
   const subscription = new Subscription();
-  // The call queue is built on the session's first request: most kiosks are idle most of the time, and the
-  // queue's pipeline was a third of an idle session's heap (docs/performance.md). Until it exists its place
-  // in the gauge is held, so the gauge reads 3 subscriptions per live session either way.
-  let requests: Subject<ConversationRequest> | undefined;
-  gauges.openSubscriptions.increment();
-  const callQueue = (): Subject<ConversationRequest> => {
-    if (requests !== undefined) return requests;
-    requests = new Subject<ConversationRequest>();
-    gauges.openSubscriptions.decrement(); // from now on counted by the queue's own subscription
-    subscription.add(
-      requests
-        .pipe(
-          chatQueue({
-            port: input.port,
-            messageIds: input.messageIds,
-            scheduler: input.scheduler,
-            limits: input.limits,
-            inFlightRosCalls: gauges.inFlightRosCalls,
-            // The gauge is the hub's, shared by every session: the limit holds for the process.
-            audioBudget: byteBudget(gauges.queuedAudioBytes, input.limits.maxQueuedAudioBytes),
-            ...(input.onCallAbandoned === undefined ? {} : { onCallAbandoned: input.onCallAbandoned }),
-          }),
-          trackSubscription(gauges.openSubscriptions),
-        )
-        .subscribe({
-          next: (frame) => {
-            sendBack({ type: 'conversation.frame', frame } satisfies SessionStreamEvent);
-          },
-          error: fail,
-        }),
-    );
-    return requests;
-  };
-  // A /play_audio pair needs no decision of the machine: it goes straight to the transport while this child
-  // runs (that is, while the session is open). Skipping a machine transition per session and message cut the
-  // fan-out's server time by about a quarter (docs/performance.md). A failing send still ends the session.
   subscription.add(
     input.playAudioPairs$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
       next: (pair) => {
         try {
           input.send(pair);
         } catch (error) {
-          sendBack({ type: 'session.sendFailed', error } satisfies SessionStreamEvent);
+          sendBack({ type: 'session.sendFailed', error } satisfies SessionInternalEvent);
         }
       },
       error: fail,
@@ -143,20 +228,19 @@ const streamsLogic = fromCallback<ConversationRequestEvent, SessionInput>(({ inp
   subscription.add(
     input.microphone.enabled$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
       next: (enabled) => {
-        sendBack({ type: 'microphone.changed', enabled } satisfies SessionStreamEvent);
+        sendBack({ type: 'microphone.changed', enabled } satisfies SessionInternalEvent);
       },
       error: fail,
     }),
   );
-  receive((event) => {
-    callQueue().next(event.request);
-  });
   return () => {
     subscription.unsubscribe();
-    if (requests === undefined) gauges.openSubscriptions.decrement();
+    holdings.releaseAll();
     gauges.liveSessions.decrement();
   };
 });
+
+// ---------------------------------------------------------------------------------------------------------
 
 export const sessionMachine = setup({
   types: {
@@ -165,7 +249,8 @@ export const sessionMachine = setup({
     events: {} as SessionEvent,
   },
   actors: {
-    streams: streamsLogic,
+    call: callLogic,
+    feeds: feedsLogic,
   },
   actions: {
     deliver: ({ context, self }, frame: OutboundFrame) => {
@@ -175,6 +260,45 @@ export const sessionMachine = setup({
         self.send({ type: 'session.sendFailed', error });
       }
     },
+    /** Sends the last call's answer (or failure); the next call waits until it is out. */
+    deliverOutcome: ({ context, self }) => {
+      const { outcome, input } = context;
+      if (outcome === undefined) return;
+      try {
+        input.send(outcomeFrame(outcome, input.messageIds));
+      } catch (error) {
+        self.send({ type: 'session.sendFailed', error });
+        return;
+      }
+      self.send({ type: 'answer.sent' });
+    },
+    /** The request's audio is taken from the budget (the guard checked that it fits). */
+    holdAudio: ({ context, event }) => {
+      if (event.type === 'request' && event.request.service === 'chat') {
+        context.holdings.hold(event.request, event.request.audio.byteLength);
+      }
+    },
+    /** Runs the request now when nothing runs or waits, else queues it. */
+    admit: assign(({ context, event }) => {
+      if (event.type !== 'request') return {};
+      return context.running === undefined && context.waiting.length === 0 && context.outcome === undefined
+        ? { running: event.request }
+        : { waiting: [...context.waiting, event.request] };
+    }),
+    /** The running call ended: its audio goes back to the budget before the answer is sent. */
+    releaseAudio: ({ context }) => {
+      if (context.running !== undefined) context.holdings.release(context.running);
+    },
+    settle: assign(({ event }) => ({
+      running: undefined,
+      outcome: event.type === 'call.settled' ? event.outcome : undefined,
+    })),
+    startNext: assign(({ context }) => ({
+      running: context.waiting[0],
+      waiting: context.waiting.slice(1),
+      outcome: undefined,
+    })),
+    clearOutcome: assign({ outcome: undefined }),
   },
   guards: {
     binaryTooLarge: ({ context, event }) =>
@@ -184,10 +308,24 @@ export const sessionMachine = setup({
       event.type === 'microphone.changed' && event.enabled !== context.microphoneEnabled,
     sendBufferExceeded: ({ context, event }) =>
       event.type === 'ws.buffered' && event.bytes > context.input.limits.maxSendBufferBytes,
+    /** The running call and `maxWaitingCalls` waiting ones are taken. */
+    queueFull: ({ context }) =>
+      (context.running === undefined ? 0 : 1) + context.waiting.length >=
+      1 + context.input.limits.maxWaitingCalls,
+    audioOverBudget: ({ context, event }) =>
+      event.type === 'request' && !context.holdings.fits(audioBytes(event.request)),
+    hasWaiting: ({ context }) => context.waiting.length > 0,
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({ input, microphoneEnabled: input.microphone.isEnabled() }),
+  context: ({ input }) => ({
+    input,
+    holdings: new BudgetHoldings(input.audioBudget),
+    microphoneEnabled: input.microphone.isEnabled(),
+    running: undefined,
+    waiting: [],
+    outcome: undefined,
+  }),
   initial: 'open',
   states: {
     open: {
@@ -202,10 +340,86 @@ export const sessionMachine = setup({
           }),
       },
       invoke: {
-        id: 'streams',
-        src: 'streams',
-        input: ({ context }) => context.input,
-        onError: { target: 'failed' },
+        id: 'feeds',
+        src: 'feeds',
+        input: ({ context }): FeedsInput => ({ session: context.input, holdings: context.holdings }),
+      },
+      initial: 'idle',
+      states: {
+        /** Nothing runs: a request starts its call at once. */
+        idle: {
+          on: {
+            request: [
+              {
+                guard: 'audioOverBudget',
+                actions: {
+                  type: 'deliver',
+                  params: ({ context, event }) => busyFrame(context, event.request, 'audio'),
+                },
+              },
+              { target: 'calling', actions: ['holdAudio', 'admit'] },
+            ],
+          },
+        },
+        /** One call runs; requests queue behind it up to the limit, beyond it they are answered busy. */
+        calling: {
+          invoke: {
+            id: 'call',
+            src: 'call',
+            input: ({ context }): CallInput => ({
+              calls: context.input.calls,
+              request: runningRequest(context),
+              onCallAbandoned: context.input.onCallAbandoned,
+            }),
+          },
+          on: {
+            request: [
+              {
+                guard: 'queueFull',
+                actions: {
+                  type: 'deliver',
+                  params: ({ context, event }) => busyFrame(context, event.request, 'queue'),
+                },
+              },
+              {
+                guard: 'audioOverBudget',
+                actions: {
+                  type: 'deliver',
+                  params: ({ context, event }) => busyFrame(context, event.request, 'audio'),
+                },
+              },
+              { actions: ['holdAudio', 'admit'] },
+            ],
+            'call.settled': { target: 'answering', actions: ['releaseAudio', 'settle'] },
+          },
+        },
+        /** The answer (or the failure) goes out; only then does the next call start. */
+        answering: {
+          entry: 'deliverOutcome',
+          on: {
+            request: [
+              {
+                guard: 'queueFull',
+                actions: {
+                  type: 'deliver',
+                  params: ({ context, event }) => busyFrame(context, event.request, 'queue'),
+                },
+              },
+              {
+                guard: 'audioOverBudget',
+                actions: {
+                  type: 'deliver',
+                  params: ({ context, event }) => busyFrame(context, event.request, 'audio'),
+                },
+              },
+              { actions: ['holdAudio', 'admit'] },
+            ],
+            'answer.sent': [
+              { guard: 'hasWaiting', target: 'calling', actions: 'startNext' },
+              { target: 'idle', actions: 'clearOutcome' },
+            ],
+          },
+        },
       },
       on: {
         'ws.binary': [
@@ -220,27 +434,21 @@ export const sessionMachine = setup({
             actions: { type: 'deliver', params: errorFrame('microphone_disabled') },
           },
           {
-            actions: sendTo('streams', ({ event }) => ({
-              type: 'conversation.request',
-              request: { service: 'chat', audio: event.data },
+            actions: raise(({ event }) => ({
+              type: 'request' as const,
+              request: { service: 'chat' as const, audio: event.data },
             })),
           },
         ],
         'ws.text': {
           actions: enqueueActions(({ context, event, enqueue }) => {
             const parsed = parseClientText(event.data, context.input.limits.maxTextFrameBytes);
-            if (!parsed.ok) {
+            if (parsed.ok) {
+              enqueue.raise({ type: 'request', request: { service: parsed.command.service } });
+            } else {
               enqueue({ type: 'deliver', params: errorFrame(parsed.code, parsed.message) });
-              return;
             }
-            enqueue.sendTo('streams', {
-              type: 'conversation.request',
-              request: { service: parsed.command.service },
-            } satisfies ConversationRequestEvent);
           }),
-        },
-        'conversation.frame': {
-          actions: { type: 'deliver', params: ({ event }) => event.frame },
         },
         'microphone.changed': {
           guard: 'microphoneChanged',
@@ -276,6 +484,23 @@ export const sessionMachine = setup({
     closed: { type: 'final' },
   },
 });
+
+function busyFrame(
+  context: SessionContext,
+  request: ConversationRequest,
+  cause: 'queue' | 'audio',
+): OutboundFrame {
+  const { limits, audioBudget } = context.input;
+  return errorFrame(
+    'busy',
+    busyMessage(
+      request.service,
+      cause === 'queue'
+        ? { kind: 'queue', maxWaitingCalls: limits.maxWaitingCalls }
+        : { kind: 'audio', maxQueuedAudioBytes: audioBudget.limit },
+    ),
+  );
+}
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
 

@@ -1,23 +1,28 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RosCallObserver } from '../ros/ros-calls.js';
+import type { RosServiceKey } from '../ros/ros-port.js';
+import { CounterFamily, HistogramFamily, type PlainCounter, type PlainHistogram } from './plain-metrics.js';
 
 /**
  * What an operator watches, in Prometheus form (`GET /metrics`). One registry per service instance, so
- * tests can run several services in one process without sharing counters.
+ * tests can run several services in one process without sharing counters. Counting is plain arithmetic
+ * (./plain-metrics.ts); prom-client renders the text at scrape time.
  */
 export interface BridgeMetrics {
   readonly registry: Registry;
-  readonly wsFrames: Counter<'direction' | 'kind'>;
-  readonly wsBytes: Counter<'direction' | 'kind'>;
+  /** HTTP requests answered, by method, route (the route table's path template) and status. */
+  readonly httpRequests: CounterFamily;
+  readonly wsFrames: CounterFamily;
+  readonly wsBytes: CounterFamily;
   /** Client frames not carried out, by the error code the session was told (busy, microphone_disabled, …). */
-  readonly wsRefusedFrames: Counter<'reason'>;
-  readonly wsSessionsClosed: Counter<'code'>;
-  /** Counts one answered HTTP request (a plain map on the hot path; labels are applied at scrape time). */
-  countHttpRequest(method: string, route: string, status: number): void;
-  readonly rosCalls: Counter<'service' | 'outcome'>;
-  readonly rosCallSeconds: Histogram<'service'>;
-  readonly rosStreamRestarts: Counter<'stream'>;
+  readonly wsRefusedFrames: CounterFamily;
+  readonly wsSessionsClosed: CounterFamily;
+  readonly rosStreamRestarts: CounterFamily;
+  /** Counts and times every ROS call; handed to the call wrapper (src/ros/ros-calls.ts). */
+  readonly rosCalls: RosCallObserver;
 }
 
+/** Values read at scrape time from whoever holds them. */
 export interface LiveGauges {
   readonly liveSessions: number;
   readonly openSubscriptions: number;
@@ -26,101 +31,115 @@ export interface LiveGauges {
 }
 
 const PREFIX = 'tour_bridge_';
+const CALL_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export const createBridgeMetrics = (readGauges: () => LiveGauges): BridgeMetrics => {
+const rosCallObserver = (registry: Registry): RosCallObserver => {
+  const calls = new CounterFamily(
+    registry,
+    `${PREFIX}ros_calls_total`,
+    'ROS service calls, by service and outcome (ok, unavailable, failed, abandoned: timed out or caller gone)',
+    ['service', 'outcome'],
+  );
+  const seconds = new HistogramFamily(
+    registry,
+    `${PREFIX}ros_call_seconds`,
+    'Time from sending a ROS service call to its answer, for answered calls',
+    ['service'],
+    CALL_SECONDS_BUCKETS,
+  );
+  // Children are bound on first use, so the text shows only services and outcomes that happened.
+  const bound = new Map<string, PlainCounter>();
+  const timers = new Map<RosServiceKey, PlainHistogram>();
+  return {
+    settled: (service, outcome, callSeconds) => {
+      const key = `${service} ${outcome}`;
+      let counter = bound.get(key);
+      if (counter === undefined) {
+        counter = calls.child(service, outcome);
+        bound.set(key, counter);
+      }
+      counter.inc();
+      if (outcome !== 'ok') return;
+      let timer = timers.get(service);
+      if (timer === undefined) {
+        timer = seconds.child(service);
+        timers.set(service, timer);
+      }
+      timer.observe(callSeconds);
+    },
+  };
+};
+
+export const createBridgeMetrics = (): BridgeMetrics => {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
-  const gauge = (name: string, help: string, read: (gauges: LiveGauges) => number) =>
+  return {
+    registry,
+    httpRequests: new CounterFamily(
+      registry,
+      `${PREFIX}http_requests_total`,
+      'HTTP requests answered, by method, route (path template) and status (499: client went away)',
+      ['method', 'route', 'status'],
+    ),
+    wsFrames: new CounterFamily(
+      registry,
+      `${PREFIX}ws_frames_total`,
+      'WebSocket frames, by direction (in: from kiosks) and kind (text, binary)',
+      ['direction', 'kind'],
+    ),
+    wsBytes: new CounterFamily(
+      registry,
+      `${PREFIX}ws_bytes_total`,
+      'WebSocket payload bytes, by direction and kind',
+      ['direction', 'kind'],
+    ),
+    wsRefusedFrames: new CounterFamily(
+      registry,
+      `${PREFIX}ws_refused_frames_total`,
+      'Kiosk frames not carried out, by the error code sent back (busy, microphone_disabled, invalid_json, …)',
+      ['reason'],
+    ),
+    wsSessionsClosed: new CounterFamily(
+      registry,
+      `${PREFIX}ws_sessions_closed_total`,
+      'WebSocket sessions ended, by close code (1008 slow reader, 1009 frame too large, 1013 too many, …)',
+      ['code'],
+    ),
+    rosStreamRestarts: new CounterFamily(
+      registry,
+      `${PREFIX}ros_stream_restarts_total`,
+      'ROS streams (play_audio, microphone_requests) that failed and were subscribed again',
+      ['stream'],
+    ),
+    rosCalls: rosCallObserver(registry),
+  };
+};
+
+/** Registers the gauges read from the live state at scrape time. Once per registry. */
+export const registerLiveGauges = (registry: Registry, read: () => LiveGauges): void => {
+  const gauge = (name: string, help: string, pick: (gauges: LiveGauges) => number) =>
     new Gauge({
       name: `${PREFIX}${name}`,
       help,
       registers: [registry],
       collect() {
-        this.set(read(readGauges()));
+        this.set(pick(read()));
       },
     });
   gauge('ws_sessions', 'WebSocket sessions open now', (gauges) => gauges.liveSessions);
   gauge(
     'stream_subscriptions',
-    'Stream subscriptions held by sessions (3 per session)',
-    (g) => g.openSubscriptions,
+    'Stream subscriptions held by sessions (play_audio and microphone: 2 per session)',
+    (gauges) => gauges.openSubscriptions,
   );
   gauge(
     'ros_calls_in_flight',
     'ROS service calls sent and not yet answered or abandoned',
-    (g) => g.inFlightRosCalls,
+    (gauges) => gauges.inFlightRosCalls,
   );
   gauge(
     'ws_queued_audio_bytes',
     'Kiosk audio bytes held by the /chat calls of all sessions, running or waiting (capped by --queued_audio_bytes)',
-    (g) => g.queuedAudioBytes,
+    (gauges) => gauges.queuedAudioBytes,
   );
-
-  // prom-client's labelled inc() looked up and hashed the labels on every request: ~15% of a GET's CPU
-  // in the benchmark profile. Requests are counted in a map by one string key and handed over at scrape.
-  const httpCounts = new Map<string, { method: string; route: string; status: string; count: number }>();
-  new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: 'HTTP requests answered, by method, route pattern and status (499: client went away)',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { method, route, status, count } of httpCounts.values())
-        this.inc({ method, route, status }, count);
-    },
-  });
-
-  return {
-    registry,
-    countHttpRequest: (method, route, status) => {
-      const key = `${method} ${route} ${status}`;
-      const entry = httpCounts.get(key);
-      if (entry === undefined) httpCounts.set(key, { method, route, status: String(status), count: 1 });
-      else entry.count += 1;
-    },
-    wsFrames: new Counter({
-      name: `${PREFIX}ws_frames_total`,
-      help: 'WebSocket frames, by direction (in: from kiosks) and kind (text, binary)',
-      labelNames: ['direction', 'kind'],
-      registers: [registry],
-    }),
-    wsBytes: new Counter({
-      name: `${PREFIX}ws_bytes_total`,
-      help: 'WebSocket payload bytes, by direction and kind',
-      labelNames: ['direction', 'kind'],
-      registers: [registry],
-    }),
-    wsRefusedFrames: new Counter({
-      name: `${PREFIX}ws_refused_frames_total`,
-      help: 'Kiosk frames not carried out, by the error code sent back (busy, microphone_disabled, invalid_json, …)',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    wsSessionsClosed: new Counter({
-      name: `${PREFIX}ws_sessions_closed_total`,
-      help: 'WebSocket sessions ended, by close code (1008 slow reader, 1009 frame too large, 1013 too many, …)',
-      labelNames: ['code'],
-      registers: [registry],
-    }),
-    rosCalls: new Counter({
-      name: `${PREFIX}ros_calls_total`,
-      help: 'ROS service calls, by service and outcome (ok, unavailable, failed, abandoned: timed out or caller gone)',
-      labelNames: ['service', 'outcome'],
-      registers: [registry],
-    }),
-    rosCallSeconds: new Histogram({
-      name: `${PREFIX}ros_call_seconds`,
-      help: 'Time from sending a ROS service call to its answer, for answered calls',
-      labelNames: ['service'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers: [registry],
-    }),
-    rosStreamRestarts: new Counter({
-      name: `${PREFIX}ros_stream_restarts_total`,
-      help: 'ROS streams (play_audio, microphone_requests) that failed and were subscribed again',
-      labelNames: ['stream'],
-      registers: [registry],
-    }),
-  };
 };

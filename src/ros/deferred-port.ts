@@ -1,15 +1,16 @@
-import { BehaviorSubject, defer, EMPTY, NEVER, switchMap, throwError, type Observable } from 'rxjs';
+import { BehaviorSubject, EMPTY, NEVER, switchMap, type Observable } from 'rxjs';
 import type { PlayAudioMsg } from './ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
+  SETTLED_CALL,
   type BackendReadiness,
+  type RosCallHandler,
+  type RosCallTicket,
   type MicrophoneRequest,
   type RosPort,
   type RosRequest,
-  type RosResponse,
   type RosServiceKey,
-  type RosServiceNames,
 } from './ros-port.js';
 
 /**
@@ -20,11 +21,9 @@ import {
  * server listens on this port first: until a backend is attached, calls fail with
  * RosServiceUnavailableError (HTTP 503) and readiness names what start-up waits for. Once attached,
  * calls, readiness, service names and both streams go to the backend. Subscriptions taken before attach
- * switch over.
+ * switch over. A call is routed when it is made: one made before attach fails at once.
  */
 export interface DeferredRosPort extends RosPort {
-  /** The attached backend's names; the default names before (and for a backend without names). */
-  serviceName: RosServiceNames['serviceName'];
   /** What start-up waits for now; /ready shows it until a backend is attached. */
   setPending(detail: string): void;
   /** Hands everything to `port`. Once only; after close() the late port is closed instead. */
@@ -54,7 +53,8 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
   const lifetime = new AbortController();
   let closing: Promise<void> | undefined;
   // Kept past close(): a call refused after the backend closed still names the service as it called it.
-  let attachedNames: RosPort['serviceName'];
+  let attachedNames: RosPort['serviceName'] | undefined;
+  // The attached backend's names; the default names before.
   const serviceName = (service: RosServiceKey): string =>
     attachedNames?.(service) ?? defaultServiceName(service);
 
@@ -87,14 +87,15 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       return state.kind === 'attached' ? state.port : undefined;
     },
     closing: lifetime.signal,
-    call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
-      // Decided at subscription: a call built before attach but made after it reaches the backend.
-      return defer(() => {
-        const state = state$.value;
-        return state.kind === 'attached'
-          ? state.port.call(service, request)
-          : throwError(() => new RosServiceUnavailableError(service, serviceName(service)));
-      });
+    call<K extends RosServiceKey>(
+      service: K,
+      request: RosRequest<K>,
+      handler: RosCallHandler<K>,
+    ): RosCallTicket {
+      const state = state$.value;
+      if (state.kind === 'attached') return state.port.call(service, request, handler);
+      handler.failed(new RosServiceUnavailableError(service, serviceName(service)));
+      return SETTLED_CALL;
     },
     serviceName,
     playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
@@ -123,7 +124,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
         return;
       }
       if (state.kind === 'attached') throw new Error('a backend is already attached to this port');
-      attachedNames = port.serviceName?.bind(port);
+      attachedNames = port.serviceName.bind(port);
       state$.next({ kind: 'attached', port });
     },
     fail: (detail) => {

@@ -77,18 +77,22 @@ export interface BackendReadiness {
 export const defaultServiceName = (service: RosServiceKey): string => ROS_SERVICES[service].name;
 
 /**
- * Names a service as the port calls it on the graph: after ROS remapping (`--ros-args -r
- * /tour_get:=/robot/tour_get`), the name an operator finds with `ros2 service list`, so error texts use it.
+ * Receives the outcome of one service call: exactly one of the two methods runs, at most once, and never
+ * after the call was cancelled. Either may run before `call` returns (a service known to be missing).
  */
-export interface RosServiceNames {
-  serviceName(service: RosServiceKey): string;
+export interface RosCallHandler<K extends RosServiceKey> {
+  answered(response: RosResponse<K>): void;
+  /** RosServiceUnavailableError, RosCallFailedError, or RosTimeoutError from the call wrapper. */
+  failed(error: Error): void;
 }
 
-/** The port's names on the graph, or the default names when it has none (the simulation, test doubles). */
-export const serviceNamesOf =
-  (port: Pick<RosPort, 'serviceName'>) =>
-  (service: RosServiceKey): string =>
-    port.serviceName?.(service) ?? defaultServiceName(service);
+/** A call under way. `cancel` abandons it: a late answer is dropped. Idempotent; nothing once settled. */
+export interface RosCallTicket {
+  cancel(): void;
+}
+
+/** The ticket of a call that settled before `call` returned, or never will: nothing to cancel. */
+export const SETTLED_CALL: RosCallTicket = { cancel: () => undefined };
 
 export interface RosPort {
   /** Which implementation this is. `sim` is never chosen without being asked for. */
@@ -97,18 +101,23 @@ export interface RosPort {
   readonly description: string;
 
   /**
-   * See RosServiceNames. Optional: a port that cannot be remapped (the simulation, test doubles) uses
-   * the default names; decorators forward the wrapped port's (`serviceNamesOf`). Code that puts names in
-   * errors asks for RosServiceNames in its type, so wiring that drops the names does not compile.
+   * Names a service as the port calls it on the graph: after ROS remapping (`--ros-args -r
+   * /tour_get:=/robot/tour_get`), the name an operator finds with `ros2 service list`, so error texts
+   * use it. The simulation uses the default names.
    */
-  serviceName?(service: RosServiceKey): string;
+  serviceName(service: RosServiceKey): string;
 
   /**
-   * Calls a ROS service. The observable emits the one response and completes, or errors with
-   * RosServiceUnavailableError / RosCallFailedError. Unsubscribing abandons the call: a late answer
-   * is dropped. Time-outs are the caller's (see src/streams/ros-call.ts) so they run on the caller's scheduler.
+   * Calls a ROS service; the handler hears the one outcome: the response, or RosServiceUnavailableError
+   * / RosCallFailedError. Callbacks rather than an Observable or a Promise: this runs behind every HTTP
+   * request, and each layer of either showed in the request's CPU profile (docs/performance.md). Time-outs
+   * are the call wrapper's (src/ros/ros-calls.ts), which is the only caller.
    */
-  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>>;
+  call<K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket;
 
   /** Messages of the `/play_audio` topic. Hot: only messages after subscription are seen. */
   readonly playAudio$: Observable<PlayAudioMsg>;

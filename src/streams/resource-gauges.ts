@@ -18,10 +18,8 @@ export class Gauge {
 export interface ConversationGauges {
   /** Session actors started and not yet stopped. */
   readonly liveSessions: Gauge;
-  /** Stream subscriptions held by sessions (play-audio, microphone and call queue: 3 per live session). */
+  /** Stream subscriptions held by sessions (play-audio and microphone: 2 per live session). */
   readonly openSubscriptions: Gauge;
-  /** ROS service calls subscribed to and not yet answered, timed out or abandoned. */
-  readonly inFlightRosCalls: Gauge;
   /**
    * Bytes of kiosk audio held by the /chat calls of all sessions, running or waiting in their queues;
    * bounded by `maxQueuedAudioBytes` through `byteBudget`.
@@ -32,27 +30,32 @@ export interface ConversationGauges {
 export const createConversationGauges = (): ConversationGauges => ({
   liveSessions: new Gauge(),
   openSubscriptions: new Gauge(),
-  inFlightRosCalls: new Gauge(),
   queuedAudioBytes: new Gauge(),
 });
 
 export interface ConversationGaugeValues {
   readonly liveSessions: number;
   readonly openSubscriptions: number;
+  /** ROS service calls made and not yet answered, timed out or abandoned (the call wrapper's count). */
   readonly inFlightRosCalls: number;
   readonly queuedAudioBytes: number;
 }
 
-export const readGauges = (gauges: ConversationGauges): ConversationGaugeValues => ({
+export const readGauges = (
+  gauges: ConversationGauges,
+  calls: { readonly inFlight: number },
+): ConversationGaugeValues => ({
   liveSessions: gauges.liveSessions.value,
   openSubscriptions: gauges.openSubscriptions.value,
-  inFlightRosCalls: gauges.inFlightRosCalls.value,
+  inFlightRosCalls: calls.inFlight,
   queuedAudioBytes: gauges.queuedAudioBytes.value,
 });
 
 /** A cap on bytes held, shared by everyone who takes from it. */
 export interface ByteBudget {
   readonly limit: number;
+  /** Whether `bytes` would fit now. */
+  fits(bytes: number): boolean;
   /**
    * Takes `bytes` if they fit under the limit with what is already held. Returns the function that gives
    * them back (idempotent), or undefined when they do not fit (nothing is taken).
@@ -63,6 +66,7 @@ export interface ByteBudget {
 /** A budget of `limit` bytes counted in `gauge`: budgets over the same gauge share the limit. */
 export const byteBudget = (gauge: Gauge, limit: number): ByteBudget => ({
   limit,
+  fits: (bytes) => gauge.value + bytes <= limit,
   take: (bytes) => {
     if (gauge.value + bytes > limit) return undefined;
     gauge.increment(bytes);
@@ -87,3 +91,40 @@ export const trackSubscription =
         gauge.decrement();
       };
     });
+
+/**
+ * What one holder (a session) has taken from a budget, by the item it took it for: given back item by item
+ * (`release`), or all at once when the holder ends (`releaseAll`).
+ */
+export class BudgetHoldings<Item extends object> {
+  readonly #held = new Map<Item, () => void>();
+
+  constructor(private readonly budget: ByteBudget) {}
+
+  get limit(): number {
+    return this.budget.limit;
+  }
+
+  fits(bytes: number): boolean {
+    return this.budget.fits(bytes);
+  }
+
+  /** Takes `bytes` for `item`; false (nothing taken) when they do not fit. */
+  hold(item: Item, bytes: number): boolean {
+    const release = this.budget.take(bytes);
+    if (release === undefined) return false;
+    this.#held.set(item, release);
+    return true;
+  }
+
+  /** Gives back what `item` holds, if anything. */
+  release(item: Item): void {
+    this.#held.get(item)?.();
+    this.#held.delete(item);
+  }
+
+  releaseAll(): void {
+    for (const release of this.#held.values()) release();
+    this.#held.clear();
+  }
+}

@@ -5,7 +5,7 @@ import { createSimBackend, type SimBackend } from '../../src/robot/sim/sim-backe
 import { encodeWav } from '../../web/src/wav.js';
 import type { ProbeSnapshot } from '../../web/src/probe.js';
 import { sendJson } from '../support/http.js';
-import { ListenError } from '../../src/app/service.js';
+import { ListenError } from '../../src/transport/uws-app.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /** The service on the simulation, recording the audio of every /chat call the kiosk causes. */
@@ -22,9 +22,9 @@ export const startKioskService = async (port = 0): Promise<KioskService> => {
   const chats: Uint8Array[] = [];
   const spied: RosPort = {
     ...sim,
-    call: (service, request) => {
+    call: (service, request, handler) => {
       if (service === 'chat') chats.push((request as RosRequest<'chat'>).audio);
-      return sim.call(service, request);
+      return sim.call(service, request, handler);
     },
   };
   const running = await startTestService(spied, { sim: sim.sim, overrides: { port: String(port) } });

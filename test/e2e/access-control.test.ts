@@ -149,7 +149,11 @@ describe('metrics', () => {
       assert.match(text, /^tour_bridge_ros_calls_total\{service="chat",outcome="ok"\} 1$/m);
       assert.match(text, /^tour_bridge_ros_calls_total\{service="tour_get",outcome="ok"\} 1$/m);
       assert.match(text, /^tour_bridge_ros_call_seconds_count\{service="chat"\} 1$/m);
-      assert.match(text, /^tour_bridge_http_requests_total\{method="GET",route="\/tour",status="200"\} 1$/m);
+      // The route label is the route table's path template.
+      assert.match(
+        text,
+        /^tour_bridge_http_requests_total\{method="GET",route="\/tour\/\{tour_name\}",status="200"\} 1$/m,
+      );
       kiosk.close();
       await kiosk.closed();
     } finally {

@@ -1,20 +1,22 @@
-import { BehaviorSubject, Observable, Subject } from 'rxjs';
-import type { MicrophoneView } from '../../src/actors/microphone-requests.js';
+import { BehaviorSubject, Subject } from 'rxjs';
+import type { MicrophoneView } from '../../src/actors/microphone-machine.js';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
 import {
   defaultServiceName,
   type MicrophoneRequest,
+  type RosCallHandler,
+  type RosCallTicket,
   type RosPort,
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-  type RosServiceNames,
 } from '../../src/ros/ros-port.js';
 
-/** One subscription to `FakeConversationPort.call`, answerable by the test. */
+/** One call to `FakeConversationPort.call`, answerable by the test. */
 export interface FakeCall {
   readonly service: RosServiceKey;
   readonly request: unknown;
+  /** Cancelled (abandoned) by the caller before an answer. */
   unsubscribed: boolean;
   respond(response: unknown): void;
   fail(error: unknown): void;
@@ -25,7 +27,7 @@ export interface FakeCall {
  * as remapped in `names`, else by their default names.
  */
 export class FakeConversationPort
-  implements Pick<RosPort, 'call' | 'playAudio$' | 'microphoneRequests$'>, RosServiceNames
+  implements Pick<RosPort, 'call' | 'serviceName' | 'playAudio$' | 'microphoneRequests$'>
 {
   readonly calls: FakeCall[] = [];
   readonly playAudio = new Subject<PlayAudioMsg>();
@@ -39,25 +41,33 @@ export class FakeConversationPort
     return this.names[service] ?? defaultServiceName(service);
   }
 
-  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
-    return new Observable<RosResponse<K>>((subscriber) => {
-      const call: FakeCall = {
-        service,
-        request,
-        unsubscribed: false,
-        respond: (response) => {
-          subscriber.next(response as RosResponse<K>);
-          subscriber.complete();
-        },
-        fail: (error) => {
-          subscriber.error(error);
-        },
-      };
-      this.calls.push(call);
-      return () => {
-        call.unsubscribed = true;
-      };
-    });
+  call<K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket {
+    let settled = false;
+    const call: FakeCall = {
+      service,
+      request,
+      unsubscribed: false,
+      respond: (response) => {
+        if (settled || call.unsubscribed) return;
+        settled = true;
+        handler.answered(response as RosResponse<K>);
+      },
+      fail: (error) => {
+        if (settled || call.unsubscribed) return;
+        settled = true;
+        handler.failed(error instanceof Error ? error : new Error(String(error)));
+      },
+    };
+    this.calls.push(call);
+    return {
+      cancel: () => {
+        if (!settled) call.unsubscribed = true;
+      },
+    };
   }
 
   /** The call at `index`, failing the test when it was never made. */

@@ -4,11 +4,14 @@ import { TestScheduler } from 'rxjs/testing';
 import type { ChatRequestMsg } from '../../src/ros/ros-messages.js';
 import {
   defaultServiceName,
+  type RosCallHandler,
+  type RosCallTicket,
+  type RosPort,
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
 } from '../../src/ros/ros-port.js';
-import type { RosCaller } from '../../src/streams/ros-call.js';
+import { callFromObservable } from './port-calls.js';
 
 export const marbleScheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => {
@@ -23,12 +26,16 @@ export const marbleScheduler = (): TestScheduler =>
 export const scriptedPort = (
   script: Readonly<Record<string, Observable<unknown>>>,
   names: Readonly<Partial<Record<RosServiceKey, string>>> = {},
-): RosCaller => ({
+): Pick<RosPort, 'call' | 'serviceName'> => ({
   serviceName: (service) => names[service] ?? defaultServiceName(service),
-  call: <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> => {
+  call: <K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket => {
     const key = service === 'chat' ? String((request as ChatRequestMsg).audio[0]) : service;
     const call = script[key];
     if (call === undefined) throw new Error(`no scripted call for ${key}`);
-    return call as Observable<RosResponse<K>>;
+    return callFromObservable(call as Observable<RosResponse<K>>, handler);
   },
 });

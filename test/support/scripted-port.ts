@@ -1,14 +1,17 @@
-import { NEVER, Observable, Subject } from 'rxjs';
+import { NEVER, Subject, type Observable } from 'rxjs';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import {
   defaultServiceName,
   type BackendReadiness,
   type MicrophoneRequest,
+  type RosCallHandler,
+  type RosCallTicket,
   type RosPort,
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
 } from '../../src/ros/ros-port.js';
+import { callFromObservable } from './port-calls.js';
 
 type Script = { [K in RosServiceKey]?: (request: RosRequest<K>) => Observable<RosResponse<K>> };
 
@@ -38,20 +41,39 @@ export class ScriptedPort implements RosPort {
     return this.names[service] ?? defaultServiceName(service);
   }
 
-  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
+  call<K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket {
     const scripted = this.script[service] as
       | ((request: RosRequest<K>) => Observable<RosResponse<K>>)
       | undefined;
     const source = scripted === undefined ? (NEVER as Observable<RosResponse<K>>) : scripted(request);
-    return new Observable<RosResponse<K>>((subscriber) => {
-      this.calls.push({ service, request });
-      this.activeCalls += 1;
-      const subscription = source.subscribe(subscriber);
-      return () => {
-        this.activeCalls -= 1;
-        subscription.unsubscribe();
-      };
+    this.calls.push({ service, request });
+    this.activeCalls += 1;
+    let active = true;
+    const leave = () => {
+      if (!active) return;
+      active = false;
+      this.activeCalls -= 1;
+    };
+    const call = callFromObservable(source, {
+      answered: (response) => {
+        leave();
+        handler.answered(response);
+      },
+      failed: (error) => {
+        leave();
+        handler.failed(error);
+      },
     });
+    return {
+      cancel: () => {
+        leave();
+        call.cancel();
+      },
+    };
   }
 
   readiness(): BackendReadiness {

@@ -7,7 +7,7 @@ import {
   type SimBackend,
   type SimBackendOptions,
 } from '../../src/robot/sim/sim-backend.js';
-import { startService, type RunningService } from '../../src/app/service.js';
+import { startBridge, type RunningBridge } from '../../src/app/compose.js';
 
 /** Options as the CLI would produce them, on loopback and an ephemeral port unless overridden. */
 export const testOptions = (overrides: Record<string, string> = {}): Options => {
@@ -22,7 +22,7 @@ export const testOptions = (overrides: Record<string, string> = {}): Options => 
 export interface TestService {
   readonly baseUrl: string;
   readonly wsUrl: string;
-  readonly service: RunningService;
+  readonly service: RunningBridge;
   /** The service's log lines, parsed; filled only with the `captureLogs` option. */
   readonly logs: Record<string, unknown>[];
   stop(): Promise<void>;
@@ -55,7 +55,7 @@ export const startTestService = async (
     options.captureLogs === true
       ? createLogger(resolved.log_level, logCapture(logs))
       : createLogger(resolved.log_level);
-  const service = await startService({
+  const service = await startBridge({
     options: resolved,
     log,
     port,

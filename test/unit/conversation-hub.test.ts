@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Observable, Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
-import { createConversationHub } from '../../src/actors/conversation-hub.js';
+import { createConversationHub, type ConversationHubOptions } from '../../src/actors/conversation-hub.js';
+import { createRosCalls } from '../../src/ros/ros-calls.js';
 import { isMicrophoneEnabled, MICROPHONE_MESSAGES } from '../../src/actors/microphone-machine.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
-import { RosServiceUnavailableError } from '../../src/ros/ros-port.js';
+import { RosServiceUnavailableError, type RosPort } from '../../src/ros/ros-port.js';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
+import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, FakeConversationPort } from '../support/conversation-fakes.js';
 
@@ -17,12 +19,34 @@ const collect = () => {
 const textsOf = (frames: readonly OutboundFrame[]): unknown[] =>
   frames.flatMap((frame) => (frame.kind === 'text' ? [JSON.parse(frame.text) as unknown] : []));
 
+type PortLike = Pick<RosPort, 'call' | 'serviceName' | 'playAudio$' | 'microphoneRequests$'>;
+
+/** A hub over `port` with the real call wrapper (time-outs from the limits, on the hub's scheduler). */
+const hubOver = (port: PortLike, options: Omit<ConversationHubOptions, 'calls' | 'port'> = {}) => {
+  const chat = options.limits?.chatTimeoutMs ?? DEFAULT_LIMITS.chatTimeoutMs;
+  const other = options.limits?.clearHistoryTimeoutMs ?? DEFAULT_LIMITS.clearHistoryTimeoutMs;
+  const calls = createRosCalls({
+    port,
+    ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+    timeoutsMs: {
+      chat,
+      clear_history: other,
+      tour_list: other,
+      tour_get: other,
+      tour_create: other,
+      tour_update: other,
+      tour_delete: other,
+    },
+  });
+  return createConversationHub({ ...options, port, calls });
+};
+
 const message: PlayAudioMsg = { emotion: 'happy', text: 'This way', audio: audioOf(1, 2) };
 
 describe('conversation hub', () => {
   it('pushes each /play_audio message to every session as the same pair, one id per message', () => {
     const port = new FakeConversationPort();
-    const hub = createConversationHub({ port, messageIds: createMessageIdAllocator(9) });
+    const hub = hubOver(port, { messageIds: createMessageIdAllocator(9) });
     const clients = [collect(), collect(), collect()];
     for (const client of clients) hub.openSession(client.send);
 
@@ -47,7 +71,7 @@ describe('conversation hub', () => {
 
   it('shares the id allocator between chat answers and /play_audio', () => {
     const port = new FakeConversationPort();
-    const hub = createConversationHub({ port });
+    const hub = hubOver(port);
     const client = collect();
     const session = hub.openSession(client.send);
     session?.send({ type: 'ws.binary', data: audioOf(1) });
@@ -62,7 +86,7 @@ describe('conversation hub', () => {
 
   it('answers every microphone request of a burst, tells every session each change, and gates audio', () => {
     const port = new FakeConversationPort();
-    const hub = createConversationHub({ port });
+    const hub = hubOver(port);
     const first = collect();
     const second = collect();
     const session = hub.openSession(first.send);
@@ -100,7 +124,7 @@ describe('conversation hub', () => {
   });
 
   it('refuses a session beyond maxSessions with 1013', () => {
-    const hub = createConversationHub({ port: new FakeConversationPort(), limits: { maxSessions: 2 } });
+    const hub = hubOver(new FakeConversationPort(), { limits: { maxSessions: 2 } });
     const clients = [collect(), collect(), collect()];
     const sessions = clients.map((client) => hub.openSession(client.send));
     assert.equal(sessions[2], undefined);
@@ -112,12 +136,12 @@ describe('conversation hub', () => {
 
   it('counts live sessions and subscriptions, and returns every gauge to 0 when sessions end', () => {
     const port = new FakeConversationPort();
-    const hub = createConversationHub({ port });
+    const hub = hubOver(port);
     const sessions = [collect(), collect(), collect()].map((client) => hub.openSession(client.send));
     sessions[0]?.send({ type: 'ws.binary', data: audioOf(1) });
     assert.deepEqual(hub.readGauges(), {
       liveSessions: 3,
-      openSubscriptions: 9,
+      openSubscriptions: 6,
       inFlightRosCalls: 1,
       queuedAudioBytes: 1,
     });
@@ -127,7 +151,7 @@ describe('conversation hub', () => {
     sessions[1]?.send({ type: 'ws.closed' });
     assert.deepEqual(hub.readGauges(), {
       liveSessions: 1,
-      openSubscriptions: 3,
+      openSubscriptions: 2,
       inFlightRosCalls: 0,
       queuedAudioBytes: 0,
     });
@@ -140,7 +164,7 @@ describe('conversation hub', () => {
   it('holds queued audio of all sessions to maxQueuedAudioBytes: busy past it, bytes back on answer, failure, time-out and end', () => {
     const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
     const port = new FakeConversationPort();
-    const hub = createConversationHub({ port, scheduler, limits: { maxQueuedAudioBytes: 10 } });
+    const hub = hubOver(port, { scheduler, limits: { maxQueuedAudioBytes: 10 } });
     const [a, b] = [collect(), collect()];
     const first = hub.openSession(a.send)!;
     const second = hub.openSession(b.send)!;
@@ -182,7 +206,7 @@ describe('conversation hub', () => {
 
   it('closes every session with 1001 on close and stops answering the microphone service', () => {
     const port = new FakeConversationPort();
-    const hub = createConversationHub({ port });
+    const hub = hubOver(port);
     const clients = [collect(), collect()];
     for (const client of clients) hub.openSession(client.send);
     hub.close();
@@ -210,13 +234,13 @@ describe('conversation hub', () => {
       return live.subscribe(subscriber);
     });
     const reported: unknown[] = [];
-    const hub = createConversationHub({
-      port: {
-        call: port.call.bind(port),
-        serviceName: port.serviceName.bind(port),
-        microphoneRequests$: port.microphoneRequests$,
-        playAudio$: flaky,
-      },
+    const portLike: PortLike = {
+      call: port.call.bind(port),
+      serviceName: port.serviceName.bind(port),
+      microphoneRequests$: port.microphoneRequests$,
+      playAudio$: flaky,
+    };
+    const hub = hubOver(portLike, {
       scheduler,
       resubscribeDelayMs: 500,
       onStreamError: (source, error) => reported.push([source, (error as Error).message]),

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
+import { lastValueFrom, of, toArray } from 'rxjs';
 import { createDeferredPort } from '../../src/ros/deferred-port.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError, type MicrophoneRequest } from '../../src/ros/ros-port.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
+import { callOnce } from '../support/port-calls.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 
 const listResponse = { success: true, outcome: 0, message: '1 tour(s)', tour_names: ['welcome'] };
@@ -21,7 +22,7 @@ describe('the deferred ROS port', () => {
     });
     assert.match(port.description, /waiting for the Zenoh router/);
     await assert.rejects(
-      firstValueFrom(port.call('tour_list', {})),
+      callOnce(port, 'tour_list', {}),
       (error: unknown) => error instanceof RosServiceUnavailableError && error.service === 'tour_list',
     );
     assert.equal(port.attached, undefined);
@@ -31,7 +32,7 @@ describe('the deferred ROS port', () => {
     const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
     const backend = new ScriptedPort({ tour_list: () => of(listResponse) });
     port.attach(backend);
-    assert.deepEqual(await firstValueFrom(port.call('tour_list', {})), listResponse);
+    assert.deepEqual(await callOnce(port, 'tour_list', {}), listResponse);
     assert.deepEqual(backend.calls, [{ service: 'tour_list', request: {} }]);
     assert.deepEqual(port.readiness(), { ready: true, detail: 'scripted' });
     assert.equal(port.description, backend.description);
@@ -42,7 +43,7 @@ describe('the deferred ROS port', () => {
   it('names services as the attached backend does (remapped), the default names before and without', async () => {
     const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
     assert.equal(port.serviceName('tour_get'), '/tour_get');
-    await assert.rejects(firstValueFrom(port.call('tour_get', { tour_name: 'x' })), {
+    await assert.rejects(callOnce(port, 'tour_get', { tour_name: 'x' }), {
       message: 'ROS service /tour_get is not available',
     });
     port.attach(new ScriptedPort({}, { tour_get: '/robot1/tour_get' }));
@@ -51,7 +52,7 @@ describe('the deferred ROS port', () => {
     await port.close();
     // Refused after close, the service is still named as the backend called it.
     assert.equal(port.serviceName('tour_get'), '/robot1/tour_get');
-    await assert.rejects(firstValueFrom(port.call('tour_get', { tour_name: 'x' })), {
+    await assert.rejects(callOnce(port, 'tour_get', { tour_name: 'x' }), {
       message: 'ROS service /robot1/tour_get is not available',
     });
 
@@ -61,11 +62,11 @@ describe('the deferred ROS port', () => {
     await sim.close();
   });
 
-  it('decides at subscription: a call built before attach and subscribed after reaches the backend', async () => {
+  it('routes a call when it is made: before attach it fails at once, after attach it reaches the backend', async () => {
     const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
-    const call$ = port.call('tour_list', {});
+    await assert.rejects(callOnce(port, 'tour_list', {}), RosServiceUnavailableError);
     port.attach(new ScriptedPort({ tour_list: () => of(listResponse) }));
-    assert.deepEqual(await firstValueFrom(call$), listResponse);
+    assert.deepEqual(await callOnce(port, 'tour_list', {}), listResponse);
   });
 
   it('switches streams subscribed before attach over to the backend’s', () => {
@@ -96,10 +97,7 @@ describe('the deferred ROS port', () => {
     assert.equal(port.closing.aborted, true);
     assert.deepEqual(await heard, []);
     assert.equal(port.readiness().ready, false);
-    await assert.rejects(
-      firstValueFrom(port.call('chat', { audio: new Uint8Array() })),
-      RosServiceUnavailableError,
-    );
+    await assert.rejects(callOnce(port, 'chat', { audio: new Uint8Array() }), RosServiceUnavailableError);
   });
 
   it('closes a backend attached after close instead of using it, and refuses a second attach', async () => {

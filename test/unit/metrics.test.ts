@@ -1,52 +1,91 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstValueFrom, NEVER, of, throwError } from 'rxjs';
-import { createBridgeMetrics } from '../../src/metrics/bridge-metrics.js';
-import { instrumentPort } from '../../src/metrics/instrumented-port.js';
+import { NEVER, of, throwError } from 'rxjs';
+import { createBridgeMetrics, registerLiveGauges } from '../../src/metrics/bridge-metrics.js';
+import { createRosCalls } from '../../src/ros/ros-calls.js';
 import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ros-port.js';
+import { callOnce } from '../support/port-calls.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 
 const gauges = { liveSessions: 3, openSubscriptions: 9, inFlightRosCalls: 1, queuedAudioBytes: 4096 };
+const TIMEOUTS = {
+  chat: 1_000,
+  clear_history: 1_000,
+  tour_list: 1_000,
+  tour_get: 1_000,
+  tour_create: 1_000,
+  tour_update: 1_000,
+  tour_delete: 1_000,
+};
 
 describe('metrics', () => {
   it('renders live gauges and counters in the Prometheus text format', async () => {
-    const metrics = createBridgeMetrics(() => gauges);
-    metrics.wsFrames.inc({ direction: 'in', kind: 'binary' }, 2);
-    metrics.wsRefusedFrames.inc({ reason: 'busy' });
+    const metrics = createBridgeMetrics();
+    registerLiveGauges(metrics.registry, () => gauges);
+    metrics.wsFrames.child('in', 'binary').inc(2);
+    metrics.wsRefusedFrames.child('busy').inc();
+    metrics.httpRequests.child('GET', '/tour/{tour_name}', '200').inc();
     const text = await metrics.registry.metrics();
     assert.match(text, /^tour_bridge_ws_sessions 3$/m);
     assert.match(text, /^tour_bridge_stream_subscriptions 9$/m);
     assert.match(text, /^tour_bridge_ros_calls_in_flight 1$/m);
     assert.match(text, /^tour_bridge_ws_queued_audio_bytes 4096$/m);
+    assert.match(text, /^# TYPE tour_bridge_ws_frames_total counter$/m);
     assert.match(text, /^tour_bridge_ws_frames_total\{direction="in",kind="binary"\} 2$/m);
     assert.match(text, /^tour_bridge_ws_refused_frames_total\{reason="busy"\} 1$/m);
+    assert.match(
+      text,
+      /^tour_bridge_http_requests_total\{method="GET",route="\/tour\/\{tour_name\}",status="200"\} 1$/m,
+    );
     assert.match(text, /^# TYPE tour_bridge_ros_call_seconds histogram$/m);
     assert.match(text, /^tour_bridge_process_resident_memory_bytes \d+/m);
   });
 
-  it('counts every port call once by outcome and times the answered ones', async () => {
-    const metrics = createBridgeMetrics(() => gauges);
-    const port = instrumentPort(
-      new ScriptedPort({
+  it('counts every call of the call wrapper once by outcome and times the answered ones', async () => {
+    const metrics = createBridgeMetrics();
+    const calls = createRosCalls({
+      port: new ScriptedPort({
         tour_list: () => of({ success: true, outcome: 0, message: '', tour_names: [] }),
         tour_get: () => throwError(() => new RosServiceUnavailableError('tour_get')),
         tour_delete: () => throwError(() => new RosCallFailedError('tour_delete', 'boom')),
         chat: () => NEVER,
       }),
-      metrics,
-    );
-    await firstValueFrom(port.call('tour_list', {}));
-    await assert.rejects(
-      firstValueFrom(port.call('tour_get', { tour_name: 'x' })),
-      RosServiceUnavailableError,
-    );
-    await assert.rejects(firstValueFrom(port.call('tour_delete', { tour_name: 'x' })), RosCallFailedError);
-    port.call('chat', { audio: new Uint8Array() }).subscribe().unsubscribe();
+      timeoutsMs: TIMEOUTS,
+      observer: metrics.rosCalls,
+    });
+    await callOnce(calls, 'tour_list', {});
+    await assert.rejects(callOnce(calls, 'tour_get', { tour_name: 'x' }), RosServiceUnavailableError);
+    await assert.rejects(callOnce(calls, 'tour_delete', { tour_name: 'x' }), RosCallFailedError);
+    calls
+      .call(
+        'chat',
+        { audio: new Uint8Array() },
+        { answered: () => assert.fail(), failed: () => assert.fail() },
+      )
+      .cancel();
+    assert.equal(calls.inFlight, 0);
     const text = await metrics.registry.metrics();
     assert.match(text, /^tour_bridge_ros_calls_total\{service="tour_list",outcome="ok"\} 1$/m);
     assert.match(text, /^tour_bridge_ros_calls_total\{service="tour_get",outcome="unavailable"\} 1$/m);
     assert.match(text, /^tour_bridge_ros_calls_total\{service="tour_delete",outcome="failed"\} 1$/m);
     assert.match(text, /^tour_bridge_ros_calls_total\{service="chat",outcome="abandoned"\} 1$/m);
     assert.match(text, /^tour_bridge_ros_call_seconds_count\{service="tour_list"\} 1$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_bucket\{service="tour_list",le="\+Inf"\} 1$/m);
+    assert.doesNotMatch(text, /ros_call_seconds_count\{service="tour_get"\}/);
+  });
+
+  it('exports histogram buckets cumulatively, with the sum and the count', async () => {
+    const metrics = createBridgeMetrics();
+    metrics.rosCalls.settled('chat', 'ok', 0.003);
+    metrics.rosCalls.settled('chat', 'ok', 0.2);
+    metrics.rosCalls.settled('chat', 'ok', 99);
+    const text = await metrics.registry.metrics();
+    assert.match(text, /^tour_bridge_ros_call_seconds_bucket\{service="chat",le="0.001"\} 0$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_bucket\{service="chat",le="0.005"\} 1$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_bucket\{service="chat",le="0.25"\} 2$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_bucket\{service="chat",le="60"\} 2$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_bucket\{service="chat",le="\+Inf"\} 3$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_sum\{service="chat"\} 99.203$/m);
+    assert.match(text, /^tour_bridge_ros_call_seconds_count\{service="chat"\} 3$/m);
   });
 });

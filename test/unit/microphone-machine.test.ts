@@ -9,7 +9,7 @@ import {
   startMicrophoneActor,
   type MicrophoneActor,
 } from '../../src/actors/microphone-machine.js';
-import { driveMicrophone, microphoneView } from '../../src/actors/microphone-requests.js';
+import { driveMicrophone, microphoneView } from '../../src/actors/microphone-machine.js';
 import { FakeConversationPort } from '../support/conversation-fakes.js';
 
 const set = (actor: MicrophoneActor, enabled: boolean): SetBoolResponseMsg[] => {

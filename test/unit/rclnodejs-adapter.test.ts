@@ -4,12 +4,15 @@ import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { pino, type Logger } from 'pino';
-import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, Observable, toArray } from 'rxjs';
 import type { SetBoolResponseMsg, TourMsg } from '../../src/ros/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
   type MicrophoneRequest,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
 } from '../../src/ros/ros-port.js';
 import { createMicrophoneHandler, NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
 import {
@@ -21,13 +24,19 @@ import { describeReadiness, rmwLabel } from '../../src/ros/rclnodejs/readiness.j
 import { rclInitArgv } from '../../src/ros/rclnodejs/ros-args.js';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { createInFlightLimit } from '../../src/ros/rclnodejs/in-flight-limit.js';
-import { callRosService, type ServiceClientLike } from '../../src/ros/rclnodejs/service-call.js';
+import {
+  callRosService,
+  type ServiceCallOptions,
+  type ServiceClientLike,
+} from '../../src/ros/rclnodejs/service-call.js';
 import {
   bytesFromWire,
   bytesToWire,
   playAudioFromWire,
   REQUEST_TO_WIRE,
   RESPONSE_FROM_WIRE,
+  type WireRequest,
+  type WireResponse,
 } from '../../src/ros/rclnodejs/wire.js';
 
 // The adapter's pieces that do not need ROS: everything but the module that creates the node.
@@ -210,15 +219,47 @@ class FakeClient<Req, Res> implements ServiceClientLike<Req, Res> {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * A call as an observable, so these tests read like the port's other stream tests: subscribing calls
+ * callRosService, unsubscribing cancels the call.
+ */
+const serviceCall$ = <K extends RosServiceKey>(
+  service: K,
+  client: ServiceClientLike<WireRequest<K>, WireResponse<K>>,
+  request: RosRequest<K>,
+  lifetime: AbortSignal,
+  options?: ServiceCallOptions,
+): Observable<RosResponse<K>> =>
+  new Observable<RosResponse<K>>((subscriber) => {
+    const ticket = callRosService(
+      service,
+      client,
+      request,
+      lifetime,
+      {
+        answered: (response) => {
+          subscriber.next(response);
+          subscriber.complete();
+        },
+        failed: (error) => {
+          subscriber.error(error);
+        },
+      },
+      options,
+    );
+    return () => {
+      ticket.cancel();
+    };
+  });
+
 describe('service calls', () => {
-  it('is cold: nothing is sent before subscription', async () => {
+  it('sends the converted request and answers the converted response', async () => {
     const client = new FakeClient<
       { tour_name: string },
       { success: boolean; outcome: number; message: string }
     >();
-    const call$ = callRosService('tour_delete', client, { tour_name: 'x' }, new AbortController().signal);
+    const call$ = serviceCall$('tour_delete', client, { tour_name: 'x' }, new AbortController().signal);
     await tick();
-    assert.equal(client.sent.length, 0);
     const result = firstValueFrom(call$);
     client.answer({ success: true, outcome: 0, message: 'deleted "x"' });
     assert.deepEqual(await result, { success: true, outcome: 0, message: 'deleted "x"' });
@@ -231,7 +272,7 @@ describe('service calls', () => {
       { emotion: string; text: string; audio: number[] }
     >();
     const all = lastValueFrom(
-      callRosService('chat', client, { audio: new Uint8Array([1]) }, new AbortController().signal).pipe(
+      serviceCall$('chat', client, { audio: new Uint8Array([1]) }, new AbortController().signal).pipe(
         toArray(),
       ),
     );
@@ -243,7 +284,7 @@ describe('service calls', () => {
     const client = new FakeClient<{ tour_name: string }, never>();
     client.available = false;
     await assert.rejects(
-      firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, new AbortController().signal)),
+      firstValueFrom(serviceCall$('tour_get', client, { tour_name: 'x' }, new AbortController().signal)),
       (error: unknown) => error instanceof RosServiceUnavailableError && error.service === 'tour_get',
     );
     assert.equal(client.sent.length, 0);
@@ -256,7 +297,7 @@ describe('service calls', () => {
     absent.available = false;
     await assert.rejects(
       firstValueFrom(
-        callRosService('tour_get', absent, { tour_name: 'x' }, new AbortController().signal, {
+        serviceCall$('tour_get', absent, { tour_name: 'x' }, new AbortController().signal, {
           serviceName: '/robot1/tour_get',
         }),
       ),
@@ -269,7 +310,7 @@ describe('service calls', () => {
     );
     const failing = new FakeClient<Record<string, never>, Record<string, never>>();
     const result = firstValueFrom(
-      callRosService('clear_history', failing, {}, new AbortController().signal, {
+      serviceCall$('clear_history', failing, {}, new AbortController().signal, {
         serviceName: '/robot1/clear_history',
       }),
     );
@@ -283,7 +324,7 @@ describe('service calls', () => {
     closed.abort();
     await assert.rejects(
       firstValueFrom(
-        callRosService('tour_get', new FakeClient(), { tour_name: 'x' }, closed.signal, {
+        serviceCall$('tour_get', new FakeClient(), { tour_name: 'x' }, closed.signal, {
           serviceName: '/robot1/tour_get',
         }),
       ),
@@ -293,7 +334,7 @@ describe('service calls', () => {
 
   it('fails with RosCallFailedError keeping the cause', async () => {
     const client = new FakeClient<Record<string, never>, Record<string, never>>();
-    const result = firstValueFrom(callRosService('clear_history', client, {}, new AbortController().signal));
+    const result = firstValueFrom(serviceCall$('clear_history', client, {}, new AbortController().signal));
     const cause = new Error('rcl_send_request failed\nsecond line');
     client.fail(cause);
     await assert.rejects(result, (error: unknown) => {
@@ -310,7 +351,7 @@ describe('service calls', () => {
       throw new RangeError('The length of array destination must be <= 1.');
     };
     await assert.rejects(
-      firstValueFrom(callRosService('tour_create', client, { tour }, new AbortController().signal)),
+      firstValueFrom(serviceCall$('tour_create', client, { tour }, new AbortController().signal)),
       (error: unknown) => error instanceof RosCallFailedError && /must be <= 1/.test(error.message),
     );
   });
@@ -322,7 +363,7 @@ describe('service calls', () => {
     try {
       const client = new FakeClient<{ tour_name: string }, never>();
       const seen: unknown[] = [];
-      const subscription = callRosService(
+      const subscription = serviceCall$(
         'tour_get',
         client,
         { tour_name: 'x' },
@@ -345,7 +386,7 @@ describe('service calls', () => {
   it('fails waiting calls when the backend closes, and refuses new ones', async () => {
     const lifetime = new AbortController();
     const client = new FakeClient<{ tour_name: string }, never>();
-    const waiting = firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, lifetime.signal));
+    const waiting = firstValueFrom(serviceCall$('tour_get', client, { tour_name: 'x' }, lifetime.signal));
     lifetime.abort();
     await assert.rejects(
       waiting,
@@ -353,7 +394,7 @@ describe('service calls', () => {
         error instanceof RosCallFailedError && /closed before the answer/.test(error.message),
     );
     await assert.rejects(
-      firstValueFrom(callRosService('tour_get', client, { tour_name: 'x' }, lifetime.signal)),
+      firstValueFrom(serviceCall$('tour_get', client, { tour_name: 'x' }, lifetime.signal)),
       RosServiceUnavailableError,
     );
   });
@@ -369,16 +410,12 @@ describe('service calls over the life of the process', () => {
 
   it('leaves no listener on the backend lifetime once a call settles, fails or is abandoned', async () => {
     const lifetime = new AbortController();
-    await firstValueFrom(
-      callRosService('tour_delete', answeringClient(), { tour_name: 'x' }, lifetime.signal),
-    );
+    await firstValueFrom(serviceCall$('tour_delete', answeringClient(), { tour_name: 'x' }, lifetime.signal));
     const failing = new FakeClient<Record<string, never>, Record<string, never>>();
-    const failed = firstValueFrom(callRosService('clear_history', failing, {}, lifetime.signal));
+    const failed = firstValueFrom(serviceCall$('clear_history', failing, {}, lifetime.signal));
     failing.fail(new Error('rcl_send_request failed'));
     await assert.rejects(failed, RosCallFailedError);
-    callRosService('tour_get', new FakeClient(), { tour_name: 'x' }, lifetime.signal)
-      .subscribe()
-      .unsubscribe();
+    serviceCall$('tour_get', new FakeClient(), { tour_name: 'x' }, lifetime.signal).subscribe().unsubscribe();
     assert.equal(getEventListeners(lifetime.signal, 'abort').length, 0);
   });
 
@@ -389,7 +426,7 @@ describe('service calls over the life of the process', () => {
     const client = answeringClient();
     const calls = async (count: number) => {
       for (let index = 0; index < count; index += 1) {
-        await firstValueFrom(callRosService('tour_delete', client, { tour_name: 'x' }, lifetime.signal));
+        await firstValueFrom(serviceCall$('tour_delete', client, { tour_name: 'x' }, lifetime.signal));
       }
     };
     await calls(2_000); // warm-up: compiled code and RxJS's own caches
@@ -440,7 +477,7 @@ describe('calls outstanding per service', () => {
     name: string,
     limit: ReturnType<typeof createInFlightLimit>,
     lifetime = new AbortController().signal,
-  ) => callRosService('tour_delete', client, { tour_name: name }, lifetime, { limit });
+  ) => serviceCall$('tour_delete', client, { tour_name: name }, lifetime, { limit });
 
   it('sends at most the limit at once (default 10, the services QoS depth); the others wait and go in order', async () => {
     assert.equal(OPTION_SPECS.ros_calls_in_flight.defaultValue, '10');
@@ -458,7 +495,7 @@ describe('calls outstanding per service', () => {
       await tick();
     }
     assert.deepEqual(
-      (await results).map((response) => response.message),
+      (await results).map((response: { message: string }) => response.message),
       names.map((name) => `deleted ${name}`),
     );
     assert.deepEqual(

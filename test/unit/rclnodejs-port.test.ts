@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, toArray } from 'rxjs';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
 import {
   RosCallFailedError,
@@ -17,6 +17,9 @@ import type { Rclnodejs } from '../../src/ros/rclnodejs/rclnodejs-loader.js';
 import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
 import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
 import { FakeQoS } from '../support/fake-qos.js';
+import { callOnce } from '../support/port-calls.js';
+
+const IGNORE = { answered: () => undefined, failed: () => undefined };
 
 /*
  * The port's wiring against a stand-in for the few rclnodejs classes it touches (rclnodejs itself
@@ -228,7 +231,7 @@ describe('rclnodejs port wiring', () => {
     assert.match(port.readiness().detail, /no server yet for \/chat, \/clear_history, \/tour_list/);
 
     tourList.available = true;
-    const result = firstValueFrom(port.call('tour_list', {}));
+    const result = callOnce(port, 'tour_list', {});
     tourList.answer({ success: true, outcome: 0, message: '1 tour(s)', tour_names: ['welcome'] });
     assert.deepEqual(await result, {
       success: true,
@@ -237,10 +240,7 @@ describe('rclnodejs port wiring', () => {
       tour_names: ['welcome'],
     });
 
-    await assert.rejects(
-      firstValueFrom(port.call('chat', { audio: new Uint8Array() })),
-      RosServiceUnavailableError,
-    );
+    await assert.rejects(callOnce(port, 'chat', { audio: new Uint8Array() }), RosServiceUnavailableError);
     assert.deepEqual(port.readiness(), {
       ready: true,
       detail: `ROS node /tour_bridge spinning on rmw_zenoh_cpp; no server yet for ${Object.values(
@@ -260,16 +260,16 @@ describe('rclnodejs port wiring', () => {
     tourGet.available = true;
     tourList.available = true;
     const calls = Array.from({ length: 11 }, (_, index) =>
-      port.call('tour_get', { tour_name: `t${index}` }).subscribe({ error: () => undefined }),
+      port.call('tour_get', { tour_name: `t${index}` }, IGNORE),
     );
-    const list = port.call('tour_list', {}).subscribe({ error: () => undefined });
+    const list = port.call('tour_list', {}, IGNORE);
     assert.equal(tourGet.requests.length, 10);
     assert.equal(tourList.requests.length, 1);
-    calls[0]?.unsubscribe();
+    calls[0]?.cancel();
     await Promise.resolve();
     assert.equal(tourGet.requests.length, 11, 'the waiting call goes once a place frees');
-    for (const call of calls) call.unsubscribe();
-    list.unsubscribe();
+    for (const call of calls) call.cancel();
+    list.cancel();
     await port.close();
   });
 
@@ -279,17 +279,17 @@ describe('rclnodejs port wiring', () => {
     assert.ok(tourGet);
     tourGet.available = true;
     const calls = Array.from({ length: 5 }, (_, index) =>
-      port.call('tour_get', { tour_name: `t${index}` }).subscribe({ error: () => undefined }),
+      port.call('tour_get', { tour_name: `t${index}` }, IGNORE),
     );
     assert.deepEqual(
       tourGet.requests,
       ['t0', 't1', 't2'].map((name) => ({ tour_name: name })),
     );
-    calls[1]?.unsubscribe();
+    calls[1]?.cancel();
     assert.deepEqual(tourGet.requests.at(-1), { tour_name: 't3' }, 'the oldest waiting call takes the place');
     assert.equal(tourGet.requests.length, 4);
     assert.equal(logs.find((line) => line['msg'] === 'ROS node spinning')?.['callsInFlight'], 3);
-    for (const call of calls) call.unsubscribe();
+    for (const call of calls) call.cancel();
     await port.close();
   });
 
@@ -330,14 +330,14 @@ describe('rclnodejs port wiring', () => {
     const { port, node } = setup({ '/tour_get': '/robot1/tour_get' });
     assert.equal(port.serviceName('tour_get'), '/robot1/tour_get');
     assert.equal(port.serviceName('tour_list'), '/tour_list');
-    await assert.rejects(firstValueFrom(port.call('tour_get', { tour_name: 'x' })), {
+    await assert.rejects(callOnce(port, 'tour_get', { tour_name: 'x' }), {
       name: 'RosServiceUnavailableError',
       message: 'ROS service /robot1/tour_get is not available',
     });
     const tourGet = node.clients[3];
     assert.ok(tourGet);
     tourGet.available = true;
-    const waiting = firstValueFrom(port.call('tour_get', { tour_name: 'x' }));
+    const waiting = callOnce(port, 'tour_get', { tour_name: 'x' });
     await port.close();
     await assert.rejects(waiting, {
       name: 'RosCallFailedError',
@@ -350,7 +350,7 @@ describe('rclnodejs port wiring', () => {
     const tourGet = node.clients[3];
     assert.ok(tourGet);
     tourGet.available = true;
-    const waiting = firstValueFrom(port.call('tour_get', { tour_name: 'welcome' }));
+    const waiting = callOnce(port, 'tour_get', { tour_name: 'welcome' });
     const playAudio = lastValueFrom(port.playAudio$.pipe(toArray()));
     const microphone = lastValueFrom(port.microphoneRequests$.pipe(toArray()));
 
@@ -364,10 +364,7 @@ describe('rclnodejs port wiring', () => {
     assert.deepEqual(await playAudio, []);
     assert.deepEqual(await microphone, []);
     assert.equal(port.readiness().ready, false);
-    await assert.rejects(
-      firstValueFrom(port.call('tour_get', { tour_name: 'x' })),
-      RosServiceUnavailableError,
-    );
+    await assert.rejects(callOnce(port, 'tour_get', { tour_name: 'x' }), RosServiceUnavailableError);
   });
 });
 

@@ -1,20 +1,51 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
-import { Gauge } from '../../src/streams/resource-gauges.js';
-import { callWithTimeout } from '../../src/streams/ros-call.js';
+import type { SchedulerLike } from 'rxjs';
+import { createRosCalls } from '../../src/ros/ros-calls.js';
+import {
+  RosServiceUnavailableError,
+  RosTimeoutError,
+  type RosPort,
+  type RosRequest,
+  type RosServiceKey,
+} from '../../src/ros/ros-port.js';
+import { rosCall$ } from '../../src/streams/ros-call.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 
 const response = { emotion: 'happy', text: 'hi', audio: audioOf(1) };
 
-describe('callWithTimeout (marbles)', () => {
+/** One call through the call wrapper, built over `port` with every service's time-out `timeoutMs`. */
+const callWithTimeout = <K extends RosServiceKey>(
+  port: Pick<RosPort, 'call' | 'serviceName'>,
+  service: K,
+  request: RosRequest<K>,
+  {
+    timeoutMs,
+    scheduler,
+    onAbandoned,
+  }: { timeoutMs: number; scheduler: SchedulerLike; onAbandoned?: () => void },
+) => {
+  const timeoutsMs = {
+    chat: timeoutMs,
+    clear_history: timeoutMs,
+    tour_list: timeoutMs,
+    tour_get: timeoutMs,
+    tour_create: timeoutMs,
+    tour_update: timeoutMs,
+    tour_delete: timeoutMs,
+  };
+  const calls = createRosCalls({ port, timeoutsMs, scheduler });
+  return { call: rosCall$(calls, service, request, onAbandoned), calls };
+};
+
+describe('rosCall$ over the call wrapper (marbles)', () => {
   it('emits the one response and leaves the port right after it', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       // A port that emits but never completes must still be left after its first value.
       const port = cold('--r-----', { r: response });
-      const call = callWithTimeout(
+      const { call } = callWithTimeout(
         scriptedPort({ 1: port }),
         'chat',
         { audio: audioOf(1) },
@@ -29,7 +60,7 @@ describe('callWithTimeout (marbles)', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const port = cold('----------(r|)', { r: {} });
-      const call = callWithTimeout(
+      const { call } = callWithTimeout(
         scriptedPort({ clear_history: port }),
         'clear_history',
         {},
@@ -43,7 +74,7 @@ describe('callWithTimeout (marbles)', () => {
   it('names the service in RosTimeoutError as the port calls it on the graph (remapped)', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, expectObservable }) => {
-      const call = callWithTimeout(
+      const { call } = callWithTimeout(
         scriptedPort(
           { clear_history: cold('----------(r|)', { r: {} }) },
           { clear_history: '/robot1/clear_history' },
@@ -62,7 +93,7 @@ describe('callWithTimeout (marbles)', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, expectObservable }) => {
       const error = new RosServiceUnavailableError('chat');
-      const call = callWithTimeout(
+      const { call } = callWithTimeout(
         scriptedPort({ 1: cold('-#', undefined, error) }),
         'chat',
         { audio: audioOf(1) },
@@ -72,30 +103,86 @@ describe('callWithTimeout (marbles)', () => {
     });
   });
 
-  it('counts the call as in flight while it is subscribed', () => {
+  it('counts the call as in flight from the call until its answer', () => {
     const scheduler = marbleScheduler();
-    const inFlight = new Gauge();
     const seen: number[] = [];
+    let wrapper: { readonly inFlight: number } = { inFlight: -1 };
     scheduler.run(({ cold, flush }) => {
-      const call = callWithTimeout(
+      const { call, calls } = callWithTimeout(
         scriptedPort({ 1: cold('---(r|)', { r: response }) }),
         'chat',
         { audio: audioOf(1) },
-        { timeoutMs: 10, scheduler, inFlight },
+        { timeoutMs: 10, scheduler },
       );
-      call.subscribe(() => seen.push(inFlight.value));
-      seen.push(inFlight.value);
+      wrapper = calls;
+      seen.push(calls.inFlight);
+      call.subscribe(() => seen.push(calls.inFlight));
+      seen.push(calls.inFlight);
       flush();
     });
-    assert.deepEqual(seen, [1, 1]);
-    assert.equal(inFlight.value, 0);
+    assert.deepEqual(seen, [0, 1, 0]);
+    assert.equal(wrapper.inFlight, 0);
+  });
+
+  it('counts a timed-out or abandoned call out of flight', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, expectObservable, flush }) => {
+      const timedOut = callWithTimeout(
+        scriptedPort({ 1: cold('---------r|', { r: response }) }),
+        'chat',
+        { audio: audioOf(1) },
+        { timeoutMs: 3, scheduler },
+      );
+      expectObservable(timedOut.call).toBe('---#', undefined, new RosTimeoutError('chat', 3));
+      const abandoned = callWithTimeout(
+        scriptedPort({ 1: cold('---------r|', { r: response }) }),
+        'chat',
+        { audio: audioOf(1) },
+        { timeoutMs: 30, scheduler },
+      );
+      expectObservable(abandoned.call, '^-!').toBe('---');
+      flush();
+      assert.equal(timedOut.calls.inFlight, 0);
+      assert.equal(abandoned.calls.inFlight, 0);
+    });
+  });
+
+  it('times out many calls of one service each at its own deadline', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const never = cold('-');
+      const calls = createRosCalls({
+        port: scriptedPort({ 1: never, 2: never, 3: never }),
+        timeoutsMs: {
+          chat: 5,
+          clear_history: 5,
+          tour_list: 5,
+          tour_get: 5,
+          tour_create: 5,
+          tour_update: 5,
+          tour_delete: 5,
+        },
+        scheduler,
+      });
+      const starts = hot('a-b--c|', { a: 1, b: 2, c: 3 });
+      const timeouts: string[] = [];
+      starts.subscribe((n) => {
+        rosCall$(calls, 'chat', { audio: audioOf(n) }).subscribe({
+          error: () => timeouts.push(`${n}@${scheduler.now()}`),
+        });
+      });
+      expectObservable(starts).toBe('a-b--c|', { a: 1, b: 2, c: 3 });
+      scheduler.flush();
+      assert.deepEqual(timeouts, ['1@5', '2@7', '3@10']);
+      assert.equal(calls.inFlight, 0);
+    });
   });
 
   it('reports a call abandoned before its answer, and only that one', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, expectObservable }) => {
       const abandoned: string[] = [];
-      const slow = callWithTimeout(
+      const { call: slow } = callWithTimeout(
         scriptedPort({ 1: cold('-----r|', { r: response }) }),
         'chat',
         { audio: audioOf(1) },
@@ -105,7 +192,7 @@ describe('callWithTimeout (marbles)', () => {
           onAbandoned: () => abandoned.push('slow'),
         },
       );
-      const answered = callWithTimeout(
+      const { call: answered } = callWithTimeout(
         scriptedPort({ 2: cold('-r|', { r: response }) }),
         'chat',
         { audio: audioOf(2) },
@@ -120,5 +207,41 @@ describe('callWithTimeout (marbles)', () => {
       scheduler.flush();
       assert.deepEqual(abandoned, ['slow']);
     });
+  });
+
+  it('arms one timer for many answered calls, not one per call', () => {
+    const scheduler = marbleScheduler();
+    let armed = 0;
+    const counting: SchedulerLike = {
+      now: () => scheduler.now(),
+      schedule: (...args: Parameters<SchedulerLike['schedule']>) => {
+        armed += 1;
+        return scheduler.schedule(...args);
+      },
+    };
+    scheduler.run(({ cold, flush }) => {
+      const calls = createRosCalls({
+        port: scriptedPort({ 1: cold('-(r|)', { r: response }) }),
+        timeoutsMs: {
+          chat: 50,
+          clear_history: 50,
+          tour_list: 50,
+          tour_get: 50,
+          tour_create: 50,
+          tour_update: 50,
+          tour_delete: 50,
+        },
+        scheduler: counting,
+      });
+      let answered = 0;
+      for (let index = 0; index < 100; index += 1) {
+        rosCall$(calls, 'chat', { audio: audioOf(1) }).subscribe(() => (answered += 1));
+      }
+      flush();
+      assert.equal(answered, 100);
+      assert.equal(calls.inFlight, 0);
+    });
+    // The first call armed the timer for its deadline; when it fired nothing was due and none was left.
+    assert.equal(armed, 1);
   });
 });

@@ -4,7 +4,12 @@ import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type Sche
 import { startSessionActor, type SessionActor } from '../../src/actors/session-machine.js';
 import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
-import { createConversationGauges, readGauges } from '../../src/streams/resource-gauges.js';
+import {
+  byteBudget,
+  createConversationGauges,
+  readGauges as readConversationGauges,
+} from '../../src/streams/resource-gauges.js';
+import { createRosCalls } from '../../src/ros/ros-calls.js';
 import {
   decodeAudioBinary,
   encodeAudioPair,
@@ -25,25 +30,46 @@ interface HarnessOptions {
 const openSession = (options: HarnessOptions = {}) => {
   const port = new FakeConversationPort();
   const frames: OutboundFrame[] = [];
-  const gauges = createConversationGauges();
+  const conversationGauges = createConversationGauges();
   const microphone = fakeMicrophone(options.microphoneEnabled ?? true);
   const playAudio = new Subject<AudioPairFrame>();
-  const actor: SessionActor = startSessionActor({
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  // The real call wrapper over the fake port: the session's calls get their time-outs there.
+  const calls = createRosCalls({
     port,
+    timeoutsMs: callTimeouts(limits),
+    scheduler: options.scheduler ?? asyncScheduler,
+  });
+  const actor: SessionActor = startSessionActor({
+    calls,
     messageIds: createMessageIdAllocator(100),
     playAudioPairs$: playAudio,
     microphone,
-    scheduler: options.scheduler ?? asyncScheduler,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
-    gauges,
+    limits,
+    gauges: conversationGauges,
+    audioBudget: byteBudget(conversationGauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
     send:
       options.send ??
       ((frame) => {
         frames.push(frame);
       }),
   });
+  const gauges = { conversationGauges, calls };
   return { port, frames, gauges, microphone, playAudio, actor };
 };
+
+/** Each service's time-out as the composition root sets them from the limits. */
+const callTimeouts = (limits: ConversationLimits) => ({
+  chat: limits.chatTimeoutMs,
+  clear_history: limits.clearHistoryTimeoutMs,
+  tour_list: 5_000,
+  tour_get: 5_000,
+  tour_create: 5_000,
+  tour_update: 5_000,
+  tour_delete: 5_000,
+});
+const readGauges = ({ conversationGauges, calls }: ReturnType<typeof openSession>['gauges']) =>
+  readConversationGauges(conversationGauges, calls);
 
 /** Frames in a form that reads well in assertions. */
 const summary = (frame: OutboundFrame): unknown => {
@@ -238,7 +264,7 @@ describe('session machine', () => {
       actor.send({ type: 'ws.binary', data: audioOf(2) });
       assert.deepEqual(readGauges(gauges), {
         liveSessions: 1,
-        openSubscriptions: 3,
+        openSubscriptions: 2,
         inFlightRosCalls: 1,
         queuedAudioBytes: 2,
       });

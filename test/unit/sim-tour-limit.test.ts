@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { firstValueFrom } from 'rxjs';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { tourToMsg } from '../../src/protocol/tour-message.js';
@@ -12,11 +11,12 @@ import type { Tour } from '../../src/protocol/tour-schema.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { sendJson } from '../support/http.js';
 import { startSimService } from '../support/test-service.js';
+import { callOnce } from '../support/port-calls.js';
 
 const tour = (name: string): Tour => ({ tour_name: name, map_name: 'm', steps: [] });
 
 const createIn = (sim: ReturnType<typeof createSimBackend>, name: string) =>
-  firstValueFrom(sim.call('tour_create', { tour: tourToMsg(tour(name)) }));
+  callOnce(sim, 'tour_create', { tour: tourToMsg(tour(name)) });
 
 describe('the simulation holds at most as many tours as the reference store', () => {
   it('refuses the create past TOUR_STORE_LIMITS.maxTours by default; updates and deletes go on', async () => {
@@ -29,16 +29,10 @@ describe('the simulation holds at most as many tours as the reference store', ()
       assert.equal(beyond.outcome, TourOutcome.ERROR);
       assert.equal(beyond.success, false);
       assert.match(beyond.message, new RegExp(`maximum of ${TOUR_STORE_LIMITS.maxTours} tours`));
-      assert.equal(
-        (await firstValueFrom(sim.call('tour_list', {}))).tour_names.length,
-        TOUR_STORE_LIMITS.maxTours,
-      );
-      const update = await firstValueFrom(sim.call('tour_update', { tour: tourToMsg(tour('t0')) }));
+      assert.equal((await callOnce(sim, 'tour_list', {})).tour_names.length, TOUR_STORE_LIMITS.maxTours);
+      const update = await callOnce(sim, 'tour_update', { tour: tourToMsg(tour('t0')) });
       assert.equal(update.outcome, TourOutcome.OK);
-      assert.equal(
-        (await firstValueFrom(sim.call('tour_delete', { tour_name: 't0' }))).outcome,
-        TourOutcome.OK,
-      );
+      assert.equal((await callOnce(sim, 'tour_delete', { tour_name: 't0' })).outcome, TourOutcome.OK);
       assert.equal((await createIn(sim, 'one-too-many')).outcome, TourOutcome.OK);
     } finally {
       await sim.close();

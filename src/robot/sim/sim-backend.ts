@@ -1,18 +1,12 @@
-import {
-  asapScheduler,
-  defer,
-  map,
-  Observable,
-  of,
-  Subject,
-  subscribeOn,
-  timer,
-  type SchedulerLike,
-} from 'rxjs';
+import { asyncScheduler, defer, Subject, type SchedulerLike, type Subscription } from 'rxjs';
 import type { PlayAudioMsg, SetBoolResponseMsg } from '../../ros/ros-messages.js';
 import {
+  defaultServiceName,
   RosServiceUnavailableError,
+  SETTLED_CALL,
   type BackendReadiness,
+  type RosCallHandler,
+  type RosCallTicket,
   type MicrophoneRequest,
   type RosPort,
   type RosRequest,
@@ -92,42 +86,59 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     return decision.response;
   };
 
-  // With a latency or a test scheduler, RxJS times the answer. Without (the default), it comes on the next
-  // microtask from one plain Observable: the operator chain (defer, of, subscribeOn(asapScheduler)) was a
-  // visible share of every HTTP request's CPU in the benchmark profile (docs/performance.md).
-  const answerScheduled = <K extends RosServiceKey>(
+  // A call answered on the next microtask (no latency, no test scheduler: the default) or after the
+  // latency on the scheduler. One object per call is the port's ticket and the pending answer.
+  class SimCall<K extends RosServiceKey> implements RosCallTicket {
+    cancelled = false;
+    timer: Subscription | undefined = undefined;
+    constructor(
+      readonly service: K,
+      readonly request: RosRequest<K>,
+      readonly handler: RosCallHandler<K>,
+    ) {}
+    cancel(): void {
+      this.cancelled = true;
+      this.timer?.unsubscribe();
+    }
+    run(): void {
+      // Cancelled before the answer: the request never "arrives", as with a remote node that is too late.
+      if (this.cancelled) return;
+      let response: RosResponse<K>;
+      try {
+        response = serve(this.service, this.request);
+      } catch (error) {
+        this.handler.failed(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      this.handler.answered(response);
+    }
+  }
+  const runCall = (call: SimCall<RosServiceKey>): void => {
+    call.run();
+  };
+
+  const call = <K extends RosServiceKey>(
     service: K,
     request: RosRequest<K>,
-  ): Observable<RosResponse<K>> =>
-    latencyMs > 0
-      ? timer(latencyMs, scheduler).pipe(map(() => serve(service, request)))
-      : defer(() => of(serve(service, request))).pipe(subscribeOn(scheduler ?? asapScheduler));
-
-  const call = <K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> =>
-    new Observable<RosResponse<K>>((subscriber) => {
-      if (unavailable.has(service)) {
-        subscriber.error(new RosServiceUnavailableError(service));
-        return undefined;
-      }
-      if (unresponsive.has(service)) return undefined;
-      if (latencyMs > 0 || scheduler !== undefined)
-        return answerScheduled(service, request).subscribe(subscriber);
+    handler: RosCallHandler<K>,
+  ): RosCallTicket => {
+    if (unavailable.has(service)) {
+      handler.failed(new RosServiceUnavailableError(service));
+      return SETTLED_CALL;
+    }
+    // Takes the request and never answers; the caller's time-out decides.
+    if (unresponsive.has(service)) return SETTLED_CALL;
+    const pending = new SimCall(service, request, handler);
+    if (latencyMs > 0 || scheduler !== undefined) {
+      pending.timer = (scheduler ?? asyncScheduler).schedule(() => {
+        pending.run();
+      }, latencyMs);
+    } else {
       // A promise reaction rather than queueMicrotask, which wraps each callback in an AsyncResource.
-      void Promise.resolve().then(() => {
-        // Unsubscribed before the answer: the request never "arrives", as with a scheduled answer.
-        if (subscriber.closed) return;
-        let response: RosResponse<K>;
-        try {
-          response = serve(service, request);
-        } catch (error) {
-          subscriber.error(error);
-          return;
-        }
-        subscriber.next(response);
-        subscriber.complete();
-      });
-      return undefined;
-    });
+      void Promise.resolve(pending).then(runCall);
+    }
+    return pending;
+  };
 
   const setMicrophone = (enabled: boolean): Promise<SetBoolResponseMsg> => {
     if (closed || !microphoneRequests.observed) return Promise.resolve(NOT_LISTENING);
@@ -147,6 +158,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   return {
     backend: 'sim',
     description: SIM_DESCRIPTION,
+    serviceName: defaultServiceName,
     call,
     playAudio$: defer(() => playAudio),
     microphoneRequests$: microphoneRequests.asObservable(),

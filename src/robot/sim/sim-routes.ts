@@ -1,45 +1,42 @@
-import * as v from 'valibot';
+import { jsonReply } from '../../transport/http/reply.js';
+import type { AnyRoute, Route } from '../../transport/http/route.js';
 import type { SimControl } from './sim-backend.js';
-import { issuePath } from '../../protocol/tour-schema.js';
-import { jsonReply, problemReply, type HttpReply } from '../../transport/http/reply.js';
-import type { Route } from '../../transport/http/route.js';
-import { SimMicrophoneSchema, SimPlayAudioSchema } from './sim-schemas.js';
+import {
+  SetBoolResultSchema,
+  SimMicrophoneSchema,
+  SimPlayAudioSchema,
+  type SimMicrophone,
+  type SimPlayAudio,
+} from './sim-schemas.js';
 
-const invalid = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
-  const errors = issues.map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
-  const first = errors[0];
-  return problemReply(
-    'validation-failed',
-    first === undefined ? 'invalid body' : `${first.field}: ${first.message}`,
-    {
-      extensions: { errors },
-    },
-  );
-};
+const playAudio = (sim: SimControl): Route<SimPlayAudio> => ({
+  method: 'POST',
+  pattern: '/sim/play_audio',
+  body: SimPlayAudioSchema,
+  docs: {
+    summary: 'SIMULATION ONLY: publish a message on the simulated /play_audio topic',
+    responses: { 200: { description: 'Published', schema: 'Success' } },
+  },
+  handle: ({ body }) => {
+    const { emotion, text, audio } = body;
+    sim.publishPlayAudio({ emotion, text, audio: new Uint8Array(Buffer.from(audio, 'base64')) });
+    return jsonReply(200, { success: true });
+  },
+});
 
-/** Control of the simulated robot. Installed only with the sim backend. */
-export const createSimRoutes = (sim: SimControl): Route[] => [
-  {
-    method: 'POST',
-    pattern: '/sim/play_audio',
-    jsonBody: true,
-    handle: ({ body }) => {
-      const parsed = v.safeParse(SimPlayAudioSchema, body, { abortPipeEarly: true });
-      if (!parsed.success) return invalid(parsed.issues);
-      const { emotion, text, audio } = parsed.output;
-      sim.publishPlayAudio({ emotion, text, audio: new Uint8Array(Buffer.from(audio, 'base64')) });
-      return jsonReply(200, { success: true });
-    },
+const microphone = (sim: SimControl): Route<SimMicrophone> => ({
+  method: 'POST',
+  pattern: '/sim/microphone',
+  body: SimMicrophoneSchema,
+  docs: {
+    summary: 'SIMULATION ONLY: call our /microphone/set_enabled service as a ROS client would',
+    responses: { 200: { description: 'The service answer', schema: 'SetBoolResult' } },
   },
-  {
-    method: 'POST',
-    pattern: '/sim/microphone',
-    jsonBody: true,
-    handle: async ({ body }) => {
-      const parsed = v.safeParse(SimMicrophoneSchema, body, { abortPipeEarly: true });
-      if (!parsed.success) return invalid(parsed.issues);
-      const result = await sim.setMicrophone(parsed.output.enabled);
-      return jsonReply(200, result);
-    },
-  },
-];
+  handle: async ({ body }) => jsonReply(200, await sim.setMicrophone(body.enabled)),
+});
+
+/** Control of the simulated robot over HTTP; the composition root adds these only with the sim backend. */
+export const simRoutes = (sim: SimControl): AnyRoute[] => [playAudio(sim), microphone(sim)];
+
+/** The component schemas the sim routes' documentation names. */
+export const SIM_SCHEMAS = { SetBoolResult: SetBoolResultSchema };

@@ -31,3 +31,4 @@ export const SimMicrophoneSchema = v.strictObject({
 });
 
 export const SetBoolResultSchema = v.object({ success: v.boolean(), message: v.string() });
+export type SimMicrophone = v.InferOutput<typeof SimMicrophoneSchema>;

@@ -1,4 +1,4 @@
-import type { RosPort, RosServiceNames } from '../ros-port.js';
+import type { RosPort } from '../ros-port.js';
 import { firstLine } from './error-text.js';
 import { createRclnodejsPort } from './rclnodejs-port.js';
 import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from './ros-init.js';
@@ -26,9 +26,7 @@ const describeSetupFailure = (error: unknown): string =>
  * Throws RclnodejsUnavailableError when rclnodejs cannot be loaded here, RclnodejsSetupError when it
  * loads but the node cannot be brought up, and the signal's reason when aborted.
  */
-export async function createRclnodejsBackend(
-  options: RclnodejsBackendOptions,
-): Promise<RosPort & RosServiceNames> {
+export async function createRclnodejsBackend(options: RclnodejsBackendOptions): Promise<RosPort> {
   const logger = options.logger.child({ component: 'ros' });
   const { rcl, context, rmw } = await initRclnodejs({ ...options, logger });
   try {

@@ -1,6 +1,6 @@
 import type { Context, Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import { Subject, type Observable } from 'rxjs';
+import { Subject } from 'rxjs';
 import type { PlayAudioMsg } from '../ros-messages.js';
 import {
   ROS_MICROPHONE_SERVICE,
@@ -10,10 +10,10 @@ import {
   ROS_SERVICES,
   type MicrophoneRequest,
   type RosPort,
+  type RosCallHandler,
+  type RosCallTicket,
   type RosRequest,
-  type RosResponse,
   type RosServiceKey,
-  type RosServiceNames,
 } from '../ros-port.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
@@ -109,7 +109,7 @@ export const createRclnodejsPort = ({
   logger,
   rmw,
   callsInFlight,
-}: RclnodejsPortOptions): RosPort & RosServiceNames => {
+}: RclnodejsPortOptions): RosPort => {
   const lifetime = new AbortController();
   const playAudio = new Subject<PlayAudioMsg>();
   const microphoneRequests = new Subject<MicrophoneRequest>();
@@ -218,8 +218,12 @@ export const createRclnodejsPort = ({
   return {
     backend: 'ros',
     description: `ROS 2 (${distro}) via rclnodejs, node ${nodeName} on ${rmw}`,
-    call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Observable<RosResponse<K>> {
-      return callRosService(service, clients[service], request, lifetime.signal, {
+    call<K extends RosServiceKey>(
+      service: K,
+      request: RosRequest<K>,
+      handler: RosCallHandler<K>,
+    ): RosCallTicket {
+      return callRosService(service, clients[service], request, lifetime.signal, handler, {
         limit: limits[service],
         serviceName: serviceNames[service],
       });

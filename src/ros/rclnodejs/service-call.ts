@@ -1,8 +1,10 @@
-import { Observable } from 'rxjs';
 import {
   defaultServiceName,
   RosCallFailedError,
   RosServiceUnavailableError,
+  SETTLED_CALL,
+  type RosCallHandler,
+  type RosCallTicket,
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
@@ -44,115 +46,119 @@ export interface ServiceCallOptions {
 }
 
 /**
- * One service call as a cold observable: nothing is sent until subscription, and unsubscribing
- * abandons the call. `backendLifetime` aborts when the port closes, which fails calls still waiting
- * (their answers could no longer arrive: the node is gone).
+ * One service call. A missing server is answered at once; otherwise the call takes its place in the
+ * in-flight limit and is sent when its turn comes. `cancel()` abandons it: rclnodejs drops the late
+ * answer. `backendLifetime` aborts when the port closes, which fails calls still waiting (their answers
+ * could no longer arrive: the node is gone).
  */
 export const callRosService = <K extends RosServiceKey>(
   service: K,
   client: ServiceClientLike<WireRequest<K>, WireResponse<K>>,
   request: RosRequest<K>,
   backendLifetime: AbortSignal,
+  handler: RosCallHandler<K>,
   { limit = UNLIMITED, serviceName = defaultServiceName(service) }: ServiceCallOptions = {},
-): Observable<RosResponse<K>> =>
-  new Observable<RosResponse<K>>((subscriber) => {
-    const failed = (detail: string, cause: unknown) =>
-      new RosCallFailedError(service, detail, { cause, serviceName });
-    const unavailable = () => new RosServiceUnavailableError(service, serviceName);
-    /** A graph query: is a server matched right now (no waiting). Errors the subscriber when not. */
-    const serverMatched = (): boolean => {
-      let available: boolean;
-      try {
-        available = client.isServiceServerAvailable();
-      } catch (error) {
-        subscriber.error(failed(firstLine(error), error));
-        return false;
-      }
-      if (!available) subscriber.error(unavailable());
-      return available;
-    };
-
-    if (backendLifetime.aborted) {
-      subscriber.error(unavailable());
-      return undefined;
-    }
-    // Checked before waiting for a place too: a missing server is answered at once, not after a queue.
-    if (!serverMatched()) return undefined;
-    let wireRequest: WireRequest<K>;
+): RosCallTicket => {
+  const failed = (detail: string, cause: unknown) =>
+    new RosCallFailedError(service, detail, { cause, serviceName });
+  const unavailable = () => new RosServiceUnavailableError(service, serviceName);
+  /** A graph query: is a server matched right now (no waiting). Fails the call when not. */
+  const serverMatched = (): boolean => {
+    let available: boolean;
     try {
-      wireRequest = REQUEST_TO_WIRE[service](request);
+      available = client.isServiceServerAvailable();
     } catch (error) {
-      subscriber.error(failed(firstLine(error), error));
-      return undefined;
+      handler.failed(failed(firstLine(error), error));
+      return false;
     }
+    if (!available) handler.failed(unavailable());
+    return available;
+  };
 
-    // Aborted when the subscriber abandons the call or the backend closes. Not `AbortSignal.any` with the
-    // long-lived lifetime signal: on Node 20 every such combined signal stays reachable from it for good
-    // (nodejs/node#55351), about 5 KB per call, without bound. A listener removed when the call settles
-    // keeps nothing.
-    const cancel = new AbortController();
-    let abandoned = false;
-    const onBackendClosed = () => {
-      cancel.abort();
-    };
-    const stopWatchingBackend = () => {
-      backendLifetime.removeEventListener('abort', onBackendClosed);
-    };
-    let waited = false;
-    let sending = false;
-    const send = (): void => {
-      sending = true;
-      if (backendLifetime.aborted) {
-        subscriber.error(unavailable());
-        return;
-      }
-      // After a wait in the queue the server may have gone meanwhile.
-      if (waited && !serverMatched()) return;
-      backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
-      let pending: Promise<WireResponse<K>>;
-      try {
-        // rclnodejs serialises the request here (a too-long bounded sequence rejects the promise) and
-        // rejects with its AbortError when the signal fires, dropping the callback for a late answer.
-        pending = client.sendRequestAsync(wireRequest, { signal: cancel.signal });
-      } catch (error) {
+  if (backendLifetime.aborted) {
+    handler.failed(unavailable());
+    return SETTLED_CALL;
+  }
+  // Checked before waiting for a place too: a missing server is answered at once, not after a queue.
+  if (!serverMatched()) return SETTLED_CALL;
+  let wireRequest: WireRequest<K>;
+  try {
+    wireRequest = REQUEST_TO_WIRE[service](request);
+  } catch (error) {
+    handler.failed(failed(firstLine(error), error));
+    return SETTLED_CALL;
+  }
+
+  // Aborted when the caller abandons the call or the backend closes. Not `AbortSignal.any` with the
+  // long-lived lifetime signal: on Node 20 every such combined signal stays reachable from it for good
+  // (nodejs/node#55351), about 5 KB per call, without bound. A listener removed when the call settles
+  // keeps nothing.
+  const cancel = new AbortController();
+  let abandoned = false;
+  const onBackendClosed = () => {
+    cancel.abort();
+  };
+  const stopWatchingBackend = () => {
+    backendLifetime.removeEventListener('abort', onBackendClosed);
+  };
+  let waited = false;
+  let sending = false;
+  const send = (): void => {
+    sending = true;
+    if (backendLifetime.aborted) {
+      handler.failed(unavailable());
+      return;
+    }
+    // After a wait in the queue the server may have gone meanwhile.
+    if (waited && !serverMatched()) return;
+    backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
+    let pending: Promise<WireResponse<K>>;
+    try {
+      // rclnodejs serialises the request here (a too-long bounded sequence rejects the promise) and
+      // rejects with its AbortError when the signal fires, dropping the callback for a late answer.
+      pending = client.sendRequestAsync(wireRequest, { signal: cancel.signal });
+    } catch (error) {
+      stopWatchingBackend();
+      handler.failed(failed(firstLine(error), error));
+      return;
+    }
+    pending.then(
+      (response) => {
         stopWatchingBackend();
-        subscriber.error(failed(firstLine(error), error));
-        return;
-      }
-      pending.then(
-        (response) => {
-          stopWatchingBackend();
-          // The answer is in: the place goes to the next call before this one is processed.
-          leave();
-          let converted: RosResponse<K>;
-          try {
-            converted = RESPONSE_FROM_WIRE[service](response);
-          } catch (error) {
-            subscriber.error(failed(`unexpected response: ${firstLine(error)}`, error));
-            return;
-          }
-          subscriber.next(converted);
-          subscriber.complete();
-        },
-        (error: unknown) => {
-          stopWatchingBackend();
-          leave();
-          // Abandoned by the subscriber: nobody is listening, and the rejection is handled here.
-          if (abandoned) return;
-          subscriber.error(
-            backendLifetime.aborted
-              ? failed('the ROS backend closed before the answer arrived', error)
-              : failed(firstLine(error), error),
-          );
-        },
-      );
-    };
-    const leave = limit.enter(send);
-    waited = !sending;
-    return () => {
+        // The answer is in: the place goes to the next call before this one is processed.
+        leave();
+        if (abandoned) return;
+        let converted: RosResponse<K>;
+        try {
+          converted = RESPONSE_FROM_WIRE[service](response);
+        } catch (error) {
+          handler.failed(failed(`unexpected response: ${firstLine(error)}`, error));
+          return;
+        }
+        handler.answered(converted);
+      },
+      (error: unknown) => {
+        stopWatchingBackend();
+        leave();
+        // Abandoned by the caller: nobody is listening, and the rejection is handled here.
+        if (abandoned) return;
+        handler.failed(
+          backendLifetime.aborted
+            ? failed('the ROS backend closed before the answer arrived', error)
+            : failed(firstLine(error), error),
+        );
+      },
+    );
+  };
+  const leave = limit.enter(send);
+  waited = !sending;
+  return {
+    cancel: () => {
+      if (abandoned) return;
       abandoned = true;
       stopWatchingBackend();
       cancel.abort();
       leave();
-    };
-  });
+    },
+  };
+};

@@ -1,12 +1,14 @@
 import { problemReply, type HttpReply } from './reply.js';
-import type { RequestHead } from './request-head.js';
 
 /**
  * Pre-body checks of a JSON request, answerable before a byte of the body is read.
  * Only UTF-8 JSON is accepted: JSON is UTF-8 on the wire (RFC 8259), and a declared other charset
  * is a client bug worth a clear 415 rather than a garbled tour name.
  */
-export const checkJsonRequestHead = (head: RequestHead, limit: number): HttpReply | undefined => {
+export const checkJsonRequestHead = (
+  head: { readonly contentType: string; readonly contentLength: string },
+  limit: number,
+): HttpReply | undefined => {
   const [mediaType = '', ...parameters] = head.contentType
     .split(';')
     .map((part) => part.trim().toLowerCase());

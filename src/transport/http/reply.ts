@@ -8,9 +8,11 @@ export interface HttpReply {
 export const JSON_CONTENT_TYPE = 'application/json';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': JSON_CONTENT_TYPE });
+
 export const jsonReply = (status: number, value: unknown, headers?: Record<string, string>): HttpReply => ({
   status,
-  headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+  headers: headers === undefined ? JSON_HEADERS : { 'content-type': JSON_CONTENT_TYPE, ...headers },
   body: JSON.stringify(value),
 });
 
@@ -90,4 +92,12 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   504: 'Gateway Timeout',
 };
 
-export const statusLine = (status: number): string => `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
+const STATUS_LINES = new Map(
+  Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]),
+);
+
+export const statusLine = (status: number): string => STATUS_LINES.get(status) ?? `${status} Unknown`;
+
+/** Adds headers to a reply (CORS); the reply itself is shared and never changed. */
+export const withHeaders = (reply: HttpReply, headers: Readonly<Record<string, string>>): HttpReply =>
+  Object.keys(headers).length === 0 ? reply : { ...reply, headers: { ...reply.headers, ...headers } };

@@ -14,37 +14,39 @@ export type BodyResult =
 export const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
- * Collects a request body of at most `limit` bytes. uWebSockets.js reuses each chunk's memory after
- * the callback returns, so chunks are copied. Past the limit nothing more is kept: the rest is read
- * and discarded (up to DISCARD_LIMIT_BYTES), so an oversized body never sits in memory.
+ * Collects a request body of at most `limit` bytes and hands it to `done` once. uWebSockets.js reuses each
+ * chunk's memory after the callback returns, so chunks are copied. Past the limit nothing more is kept:
+ * the rest is read and discarded (up to DISCARD_LIMIT_BYTES), so an oversized body never sits in memory.
+ * The caller reports an aborted request with `BodyReader.abort()`; `done` then hears `aborted`.
  */
 export const readRequestBody = (
   res: HttpResponse,
   limit: number,
-  onAbort: (listener: () => void) => void,
-): Promise<BodyResult> =>
-  new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const settle = (result: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      resolve(result);
-    };
-    onAbort(() => {
-      settle({ kind: 'aborted' });
-    });
-    res.onData((chunk, isLast) => {
-      if (settled) return;
-      received += chunk.byteLength;
-      if (received > limit) {
-        chunks.length = 0;
-        if (isLast) settle({ kind: 'too-large', drained: true });
-        else if (received > DISCARD_LIMIT_BYTES) settle({ kind: 'too-large', drained: false });
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-      if (isLast) settle({ kind: 'complete', bytes: Buffer.concat(chunks, received) });
-    });
+  done: (result: BodyResult) => void,
+): { abort(): void } => {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const settle = (result: BodyResult) => {
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
+  res.onData((chunk, isLast) => {
+    if (settled) return;
+    received += chunk.byteLength;
+    if (received > limit) {
+      chunks.length = 0;
+      if (isLast) settle({ kind: 'too-large', drained: true });
+      else if (received > DISCARD_LIMIT_BYTES) settle({ kind: 'too-large', drained: false });
+      return;
+    }
+    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    if (isLast) settle({ kind: 'complete', bytes: Buffer.concat(chunks, received) });
   });
+  return {
+    abort: () => {
+      settle({ kind: 'aborted' });
+    },
+  };
+};

@@ -1,28 +1,99 @@
-import type { Logger } from '../../log/logger.js';
-import type { ClientPresence } from './client-presence.js';
+import type * as v from 'valibot';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
 import type { HttpReply } from './reply.js';
-import type { RequestHead } from './request-head.js';
 
+/**
+ * The route table: every HTTP route states its method, pattern, access, body schema, the request parts it
+ * reads and its documentation. The router (./router.ts) installs it on uWebSockets.js, deriving the access
+ * guard, the CORS preflights, the 405 answers and the metrics label; ./openapi.ts derives the OpenAPI
+ * document from the same table. Nothing about a route is said anywhere else.
+ */
+
+/** OPTIONS routes are the router's own CORS preflights. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
-export interface RouteContext {
-  readonly head: RequestHead;
-  /** The parsed JSON body, for routes that take one; undefined otherwise. */
-  readonly body: unknown;
-  /** Carries the request id on every line. */
-  readonly log: Logger;
-  /**
-   * Gone when the client leaves before the answer (uWS `onAborted`, also when a graceful stop closes the
-   * connection). Work done for the request (a ROS call) must end with it.
-   */
-  readonly client: ClientPresence;
+/**
+ * `private` (the default): behind the bearer token when the service runs with one. `public`: open to
+ * anyone (probes, the API description, the kiosk pages, which hold no data).
+ */
+export type RouteAccess = 'public' | 'private';
+
+/** What a handler gets of its request: copied out of uWebSockets.js, only the parts the route declared. */
+export interface RouteRequest<Body = unknown> {
+  readonly requestId: string;
+  /** Path parameters in pattern order, still percent-encoded. */
+  readonly params: readonly string[];
+  /** The declared headers (`reads.headers`), lower-case names; '' when absent. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The path, when the route declared `reads.url`; '' otherwise. */
+  readonly url: string;
+  /** The JSON body, validated by the route's `body` schema; undefined for routes without one. */
+  readonly body: Body;
 }
 
-export interface Route {
+/** A handler's answer that is one ROS service call: the router makes it and turns its response into the reply. */
+export interface RosCallResult<K extends RosServiceKey = RosServiceKey> {
+  readonly kind: 'ros-call';
+  readonly service: K;
+  readonly request: RosRequest<K>;
+  readonly reply: (response: RosResponse<K>) => HttpReply;
+}
+
+export const rosCall = <K extends RosServiceKey>(
+  service: K,
+  request: RosRequest<K>,
+  reply: (response: RosResponse<K>) => HttpReply,
+): RosCallResult<K> => ({ kind: 'ros-call', service, request, reply });
+
+/**
+ * A reply now, a ROS call (the tour routes: the router applies the call's time-out, cancels it when the
+ * client goes and maps ROS failures to 502/503/504), or a promise for the few routes that await something
+ * else (the metrics scrape, the simulation's microphone).
+ */
+export type RouteResult = HttpReply | AnyRosCallResult | Promise<HttpReply>;
+
+/** A ROS call result of any service (a union, so each keeps its own response type). */
+export type AnyRosCallResult = { readonly [K in RosServiceKey]: RosCallResult<K> }[RosServiceKey];
+
+/** One documented answer: a description and, for JSON bodies, a schema (a component name or a JSON Schema). */
+export interface ResponseDoc {
+  readonly description: string;
+  readonly schema?: string | object;
+  /** Content type of the body; `application/json` when a schema is given. */
+  readonly contentType?: string;
+}
+
+export interface RouteDocs {
+  readonly summary: string;
+  readonly description?: string;
+  /** The statuses the route itself answers; the router's own (body checks, access, 500, 503) are added. */
+  readonly responses: Readonly<Record<number, string | ResponseDoc>>;
+  /** Documentation of each path parameter, by name. */
+  readonly params?: Readonly<Record<string, string>>;
+  /** The request body's schema name in the document's components (routes with a `body`). */
+  readonly bodyName?: string;
+}
+
+export interface Route<Body = unknown> {
   readonly method: HttpMethod;
   /** uWebSockets.js pattern, e.g. `/tour/:tour_name`. */
   readonly pattern: string;
-  /** Whether the route reads a JSON body (content type, size and syntax are checked before `handle`). */
-  readonly jsonBody?: boolean;
-  handle(context: RouteContext): HttpReply | Promise<HttpReply>;
+  readonly access?: RouteAccess;
+  /** A JSON body the router reads (content type, size and syntax checked) and validates with this schema. */
+  readonly body?: v.GenericSchema<unknown, Body>;
+  /** Request parts the handler reads; nothing else is copied out of uWebSockets.js. */
+  readonly reads?: { readonly headers?: readonly string[]; readonly url?: boolean };
+  /** Left out of the OpenAPI document when absent (the kiosk pages). */
+  readonly docs?: RouteDocs;
+  handle(request: RouteRequest<Body>): RouteResult;
 }
+
+/** A route of any body type, as tables hold them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table is heterogeneous in Body
+export type AnyRoute = Route<any>;
+
+/** `/tour/:tour_name` as the OpenAPI document and the metrics write it: `/tour/{tour_name}`. */
+export const pathTemplate = (pattern: string): string => pattern.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+
+export const patternParams = (pattern: string): string[] =>
+  [...pattern.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1] ?? '');

@@ -1,45 +1,99 @@
-import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from '../../log/logger.js';
-import { ClientPresence } from './client-presence.js';
-import { problemReply, statusLine, type HttpReply } from './reply.js';
+import type { CounterFamily, PlainCounter } from '../../metrics/plain-metrics.js';
+import type { RosCalls } from '../../ros/ros-calls.js';
+import type { RosCallHandler, RosCallTicket, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
+import * as v from 'valibot';
+import { issuePath } from '../../protocol/tour-schema.js';
+import {
+  checkOrigin,
+  corsHeaders,
+  httpAuthorized,
+  isSameOrigin,
+  preflightHeaders,
+  type AccessPolicy,
+} from './access-policy.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
-import { captureRequestHead, type RequestHead } from './request-head.js';
+import { problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
-import type { Route } from './route.js';
+import { rosErrorReply } from './ros-error-reply.js';
+import {
+  pathTemplate,
+  patternParams,
+  type AnyRoute,
+  type HttpMethod,
+  type RosCallResult,
+  type RouteRequest,
+} from './route.js';
+/**
+ * Installs the route table on a uWebSockets.js app. Each route gets its own handler for its method, so
+ * uWebSockets.js dispatches; per pattern, every other method answers 405 with `Allow`, OPTIONS answers a
+ * CORS preflight, and everything else is 404. A request's whole life is one `Exchange`: the request parts
+ * the route declared, the access guard, the body, the handler's result (a reply, a ROS call through the
+ * one call wrapper, or a promise), then exactly one answer — or the client leaving, which cancels the call.
+ */
 
-export interface RouterOptions {
+export interface RouterSettings {
   readonly maxBodyBytes: number;
   readonly log: Logger;
-  /** Called when a routed request starts, and once when it ends (answered or abandoned by the client). */
-  readonly onStarted?: (head: RequestHead) => void;
-  readonly onAnswered?: (head: RequestHead, status: number, elapsedMs: number) => void;
+  readonly policy: AccessPolicy;
+  /** Runs the routes' ROS calls (time-out, in-flight count, cancellation, metrics). */
+  readonly calls: Pick<RosCalls, 'call'>;
+  /** Counts answers by method, path template and status (`tour_bridge_http_requests_total`). */
+  readonly requests: CounterFamily;
   /**
-   * Asked before a routed request runs: a reply here is written at once and the connection closed, and
-   * the route never runs (used while the service stops, so keep-alive connections start no new work).
+   * Asked before a route runs: a reply here is written at once and the connection closed, and the route
+   * never runs (used while the service stops, so keep-alive connections start no new work).
    */
-  readonly refuse?: () => HttpReply | undefined;
+  readonly refusal: () => HttpReply | undefined;
 }
 
-const countParams = (pattern: string): number =>
-  pattern.split('/').filter((part) => part.startsWith(':')).length;
+export interface InstalledRoutes {
+  /** Requests started and not yet answered or abandoned by their client (the graceful stop waits for them). */
+  readonly inFlight: number;
+}
+
+// A caller-supplied id is echoed only when it cannot corrupt a log line or a header.
+const SAFE_REQUEST_ID = /^[\w.:-]{1,64}$/;
+const requestIdOf = (req: HttpRequest): string => {
+  const given = req.getHeader('x-request-id');
+  return given !== '' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+};
+
+const NO_PARAMS: readonly string[] = [];
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const INTERNAL_ERROR = problemReply(
+  'internal-error',
+  'an unexpected error occurred; see the log for the request id',
+);
 
 const byteLength = (body: string | Uint8Array | undefined): number =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
-/** Writes a reply unless the client is gone. Always corked: it may run long after the handler returned. */
+const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
+  const errors = issues.map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
+  const first = errors[0];
+  const detail = first === undefined ? 'the body is not valid' : `${first.field}: ${first.message}`;
+  return problemReply('validation-failed', detail, { extensions: { errors } });
+};
+
+/** Writes a reply. Corked: it may run long after the handler returned. */
 const writeReply = (
   res: HttpResponse,
-  head: RequestHead,
+  requestId: string,
   reply: HttpReply,
+  withoutBody: boolean,
   closeConnection: boolean,
 ): void => {
   res.cork(() => {
     res.writeStatus(statusLine(reply.status));
-    res.writeHeader('x-request-id', head.requestId);
-    if (reply.headers !== undefined) {
-      for (const name in reply.headers) res.writeHeader(name, reply.headers[name] ?? '');
+    res.writeHeader('x-request-id', requestId);
+    const headers = reply.headers;
+    if (headers !== undefined) {
+      for (const name in headers) res.writeHeader(name, headers[name] ?? '');
     }
-    if (head.method === 'HEAD' || reply.status === 304) {
+    if (withoutBody || reply.status === 304) {
       // No body, but the length a full GET answer would have (RFC 9110 §8.6): the reply carries that body.
       res.endWithoutBody(byteLength(reply.body), closeConnection);
     } else {
@@ -49,131 +103,363 @@ const writeReply = (
 };
 
 /**
- * Installs routes on a uWebSockets.js app. Routes of one pattern share one handler that dispatches on
- * the method, so every path answers 405 with `Allow` for a method it lacks, and everything else 404.
+ * Answers inside the handler, for the router's own replies (405, 404). This uWebSockets.js build does not
+ * count endWithoutBody (HEAD, 304) as a response and aborts the process when a handler returns without one
+ * or an abort handler, hence the handler attached first.
  */
-export const installRoutes = (app: TemplatedApp, routes: readonly Route[], options: RouterOptions): void => {
-  const byPattern = new Map<string, Map<string, Route>>();
-  for (const route of routes) {
-    const methods = byPattern.get(route.pattern) ?? new Map<string, Route>();
-    if (methods.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.pattern}`);
-    methods.set(route.method, route);
-    byPattern.set(route.pattern, methods);
+const answerAtOnce = (
+  res: HttpResponse,
+  req: HttpRequest,
+  method: string,
+  reply: HttpReply,
+  closeConnection: boolean,
+): void => {
+  res.onAborted(() => undefined);
+  writeReply(res, requestIdOf(req), reply, method === 'HEAD', closeConnection);
+};
+
+/** A route as installed: what its handler reads and checks, computed once. */
+class InstalledRoute {
+  readonly template: string;
+  readonly paramCount: number;
+  readonly headerNames: readonly string[];
+  readonly guarded: boolean;
+  readonly needsToken: boolean;
+  readonly #counters = new Map<number, PlainCounter>();
+
+  readonly method: HttpMethod;
+
+  constructor(
+    readonly route: AnyRoute,
+    readonly router: Router,
+  ) {
+    this.method = route.method;
+    this.template = pathTemplate(route.pattern);
+    this.paramCount = patternParams(route.pattern).length;
+    const { policy } = router.settings;
+    // With access control off (the default) nothing is read or checked for it.
+    this.guarded = policy.token !== undefined || policy.allowedOrigins !== undefined;
+    this.needsToken = policy.token !== undefined && route.access !== 'public';
+    const names = new Set(route.reads?.headers ?? []);
+    if (route.body !== undefined) {
+      for (const name of ['content-type', 'content-length']) names.add(name);
+    }
+    if (this.guarded) {
+      for (const name of ['origin', 'host']) names.add(name);
+      if (this.needsToken) names.add('authorization');
+    }
+    this.headerNames = [...names];
   }
 
-  for (const [pattern, methods] of byPattern) {
-    const paramCount = countParams(pattern);
-    const allow = [...methods.keys()].join(', ');
-    app.any(pattern, (res, req) => {
-      const head = captureRequestHead(req, paramCount);
-      const started = performance.now();
-      options.onStarted?.(head);
-      // `done`: answered or abandoned; after it, `res` must not be touched.
-      let done = false;
-      const client = new ClientPresence();
-      const log = options.log.child({ reqId: head.requestId });
-      res.onAborted(() => {
-        if (done) return;
-        done = true;
-        client.leave();
-        options.onAnswered?.(head, 499, performance.now() - started);
-        log.debug({ method: head.method, url: head.url }, 'client went away before the answer');
-      });
-      const answer = (reply: HttpReply, closeConnection = false) => {
-        if (done) return;
-        done = true;
-        writeReply(res, head, reply, closeConnection);
-        const elapsedMs = performance.now() - started;
-        options.onAnswered?.(head, reply.status, elapsedMs);
-        const line = {
-          method: head.method,
-          url: head.url,
-          status: reply.status,
-          ms: Math.round(elapsedMs * 10) / 10,
-        };
-        if (reply.status >= 500) log.warn(line, 'request failed');
-        else log.debug(line, 'request');
-      };
+  count(status: number): void {
+    let counter = this.#counters.get(status);
+    if (counter === undefined) {
+      counter = this.router.settings.requests.child(this.method, this.template, String(status));
+      this.#counters.set(status, counter);
+    }
+    counter.inc();
+  }
 
-      const refused = options.refuse?.();
-      if (refused !== undefined) {
-        answer(refused, true);
+  handle(res: HttpResponse, req: HttpRequest): void {
+    const exchange = new Exchange(this, res, requestIdOf(req));
+    const refused = this.router.settings.refusal();
+    if (refused !== undefined) {
+      exchange.answer(refused, true);
+      return;
+    }
+    let params = NO_PARAMS;
+    if (this.paramCount > 0) {
+      const values: string[] = [];
+      for (let index = 0; index < this.paramCount; index += 1) values.push(req.getParameter(index));
+      params = values;
+    }
+    let headers = NO_HEADERS;
+    if (this.headerNames.length > 0) {
+      const values: Record<string, string> = {};
+      for (const name of this.headerNames) values[name] = req.getHeader(name);
+      headers = values;
+    }
+    const url = this.route.reads?.url === true ? req.getUrl() : '';
+    if (this.guarded && !exchange.guard(headers)) return;
+    if (this.route.body === undefined) {
+      exchange.run({ requestId: exchange.requestId, params, headers, url, body: undefined });
+      return;
+    }
+    exchange.readBody(headers, (body) => ({ requestId: exchange.requestId, params, headers, url, body }));
+  }
+}
+
+/**
+ * One request, from its handler to its one answer. It is also the handler of the request's ROS call, so a
+ * tour request allocates this, its RouteRequest and the call wrapper's own record, nothing more.
+ */
+class Exchange implements RosCallHandler<RosServiceKey> {
+  #done = false;
+  #abortWatched = false;
+  #cors: Readonly<Record<string, string>> | undefined = undefined;
+  #call: RosCallTicket | undefined = undefined;
+  #toReply: ((response: RosResponse<RosServiceKey>) => HttpReply) | undefined = undefined;
+  #body: { abort(): void } | undefined = undefined;
+  readonly #started = performance.now();
+
+  constructor(
+    private readonly installed: InstalledRoute,
+    private readonly res: HttpResponse,
+    readonly requestId: string,
+  ) {
+    installed.router.inFlight += 1;
+  }
+
+  /** Access control; answers 401/403 and returns false when the request may not go on. */
+  guard(headers: Readonly<Record<string, string>>): boolean {
+    const { policy } = this.installed.router.settings;
+    const origin = headers['origin'] ?? '';
+    // A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin.
+    if (!isSameOrigin(origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
+      this.answer(problemReply('forbidden-origin', `origin ${origin} is not allowed`));
+      return false;
+    }
+    this.#cors = corsHeaders(policy, origin);
+    if (this.installed.needsToken && !httpAuthorized(policy, headers['authorization'] ?? '')) {
+      this.answer(
+        problemReply('unauthorized', 'send the bearer token in an Authorization header: "Bearer <token>"', {
+          headers: { 'www-authenticate': 'Bearer realm="tour-bridge"' },
+        }),
+      );
+      return false;
+    }
+    return true;
+  }
+
+  /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
+  readBody(headers: Readonly<Record<string, string>>, request: (body: unknown) => RouteRequest): void {
+    const { maxBodyBytes } = this.installed.router.settings;
+    const contentLength = headers['content-length'] ?? '';
+    const early = checkJsonRequestHead(
+      { contentType: headers['content-type'] ?? '', contentLength },
+      maxBodyBytes,
+    );
+    this.#watchAbort();
+    if (early !== undefined) {
+      if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
+        // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
+        this.#body = readRequestBody(this.res, 0, (result) => {
+          if (result.kind === 'too-large') this.answer(early, !result.drained);
+          else if (result.kind === 'complete') this.answer(early);
+        });
         return;
       }
-
-      const route = methods.get(head.method);
-      if (route === undefined) {
-        answer(
-          problemReply(
-            'method-not-allowed',
-            `${head.method} is not allowed on ${pattern}; allowed: ${allow}`,
-            {
-              headers: { allow },
-            },
-          ),
-        );
+      // The body was not read: close the connection so its bytes are not taken for the next request.
+      this.answer(early, true);
+      return;
+    }
+    this.#body = readRequestBody(this.res, maxBodyBytes, (result) => {
+      if (result.kind === 'aborted') return;
+      if (result.kind === 'too-large') {
+        this.answer(tooLarge(maxBodyBytes), !result.drained);
         return;
       }
-
-      const run = (body: unknown) => {
-        Promise.resolve()
-          .then(() => route.handle({ head, body, log, client }))
-          .then(
-            (reply) => {
-              answer(reply);
-            },
-            (error: unknown) => {
-              log.error({ err: error, method: head.method, url: head.url }, 'route handler threw');
-              answer(
-                problemReply(
-                  'internal-error',
-                  'an unexpected error occurred; see the log for the request id',
-                ),
-              );
-            },
-          );
-      };
-
-      if (route.jsonBody !== true) {
-        run(undefined);
+      const parsed = parseJsonBody(result.bytes);
+      if (!parsed.ok) {
+        this.answer(parsed.reply);
         return;
       }
-      const early = checkJsonRequestHead(head, options.maxBodyBytes);
-      if (early !== undefined) {
-        if (early.status === 413 && Number(head.contentLength) <= DISCARD_LIMIT_BYTES) {
-          // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
-          void readRequestBody(res, 0, (listener) => client.onGone(listener)).then((result) => {
-            if (result.kind === 'too-large') answer(early, !result.drained);
-            else if (result.kind === 'complete') answer(early);
-          });
-          return;
-        }
-        // The body was not read: close the connection so its bytes are not taken for the next request.
-        answer(early, true);
+      const schema = this.installed.route.body;
+      const validated =
+        schema === undefined ? undefined : v.safeParse(schema, parsed.value, { abortPipeEarly: true });
+      if (validated !== undefined && !validated.success) {
+        this.answer(validationFailed(validated.issues));
         return;
       }
-      void readRequestBody(res, options.maxBodyBytes, (listener) => client.onGone(listener)).then(
-        (result) => {
-          if (result.kind === 'aborted') return;
-          if (result.kind === 'too-large') {
-            answer(tooLarge(options.maxBodyBytes), !result.drained);
-            return;
-          }
-          const parsed = parseJsonBody(result.bytes);
-          if (!parsed.ok) answer(parsed.reply);
-          else run(parsed.value);
+      this.run(request(validated?.output));
+    });
+  }
+
+  run(request: RouteRequest): void {
+    let result;
+    try {
+      result = this.installed.route.handle(request);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    if (result instanceof Promise) {
+      this.#watchAbort();
+      result.then(
+        (reply) => {
+          this.answer(reply);
+        },
+        (error: unknown) => {
+          this.#fail(error);
         },
       );
+      return;
+    }
+    if ('kind' in result) {
+      const call = result as RosCallResult;
+      this.#toReply = call.reply;
+      this.#call = this.installed.router.settings.calls.call(call.service, call.request, this);
+      // Answered already (a service known to be missing): uWebSockets.js needs nothing more.
+      if (!this.#done) this.#watchAbort();
+      return;
+    }
+    this.answer(result);
+  }
+
+  answered(response: RosResponse<RosServiceKey>): void {
+    let reply: HttpReply;
+    try {
+      reply = (this.#toReply ?? (() => INTERNAL_ERROR))(response);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.answer(reply);
+  }
+
+  failed(error: Error): void {
+    const reply = rosErrorReply(error);
+    if (reply === undefined) this.#fail(error);
+    else this.answer(reply);
+  }
+
+  /** Writes the one answer unless the client left first. */
+  answer(reply: HttpReply, closeConnection = false): void {
+    if (this.#done) return;
+    this.#done = true;
+    const { router } = this.installed;
+    router.inFlight -= 1;
+    const answered = this.#cors === undefined ? reply : withHeaders(reply, this.#cors);
+    const withoutBody = this.installed.method === 'HEAD';
+    // endWithoutBody does not count as a response in this uWebSockets.js build (see answerAtOnce).
+    if (withoutBody || reply.status === 304) this.#watchAbort();
+    writeReply(this.res, this.requestId, answered, withoutBody, closeConnection);
+    this.installed.count(reply.status);
+    if (reply.status >= 500) router.settings.log.warn(this.#line(reply.status), 'request failed');
+    else if (router.debug) router.settings.log.debug(this.#line(reply.status), 'request');
+  }
+
+  #line(status: number) {
+    return {
+      reqId: this.requestId,
+      method: this.installed.method,
+      route: this.installed.template,
+      status,
+      ms: Math.round((performance.now() - this.#started) * 10) / 10,
+    };
+  }
+
+  #fail(error: unknown): void {
+    this.installed.router.settings.log.error(
+      { err: error, reqId: this.requestId, method: this.installed.method, route: this.installed.template },
+      'route handler threw',
+    );
+    this.answer(INTERNAL_ERROR);
+  }
+
+  /** uWebSockets.js reports a client gone before the answer; the request's ROS call is abandoned at once. */
+  #watchAbort(): void {
+    if (this.#abortWatched) return;
+    this.#abortWatched = true;
+    this.res.onAborted(() => {
+      if (this.#done) return;
+      this.#done = true;
+      this.installed.router.inFlight -= 1;
+      this.#call?.cancel();
+      this.#body?.abort();
+      this.installed.count(499);
+      if (this.installed.router.debug) {
+        this.installed.router.settings.log.debug(this.#line(499), 'client went away before the answer');
+      }
+    });
+  }
+}
+
+class Router implements InstalledRoutes {
+  inFlight = 0;
+  readonly debug: boolean;
+  constructor(readonly settings: RouterSettings) {
+    this.debug = settings.log.isLevelEnabled('debug');
+  }
+}
+
+/** The CORS preflight of a pattern (OPTIONS); forbidden origins were refused by the guard. */
+const preflightRoute = (pattern: string, allow: string, policy: AccessPolicy): AnyRoute => ({
+  method: 'OPTIONS',
+  pattern,
+  access: 'public',
+  reads: { headers: ['origin'] },
+  handle: ({ headers }) => {
+    const cors = corsHeaders(policy, headers['origin'] ?? '');
+    return {
+      status: 204,
+      headers: { allow, ...(Object.keys(cors).length > 0 ? preflightHeaders(allow) : {}) },
+    };
+  },
+});
+
+export const installRoutes = (
+  app: TemplatedApp,
+  routes: readonly AnyRoute[],
+  settings: RouterSettings,
+): InstalledRoutes => {
+  const router = new Router(settings);
+  const methodsByPattern = new Map<string, HttpMethod[]>();
+  for (const route of routes) {
+    const methods = methodsByPattern.get(route.pattern) ?? [];
+    if (methods.includes(route.method)) throw new Error(`duplicate route ${route.method} ${route.pattern}`);
+    methodsByPattern.set(route.pattern, [...methods, route.method]);
+  }
+
+  const install = (route: AnyRoute) => {
+    const installed = new InstalledRoute(route, router);
+    const handler = (res: HttpResponse, req: HttpRequest) => {
+      installed.handle(res, req);
+    };
+    switch (route.method) {
+      case 'GET':
+        app.get(route.pattern, handler);
+        return;
+      case 'HEAD':
+        app.head(route.pattern, handler);
+        return;
+      case 'POST':
+        app.post(route.pattern, handler);
+        return;
+      case 'PUT':
+        app.put(route.pattern, handler);
+        return;
+      case 'DELETE':
+        app.del(route.pattern, handler);
+        return;
+      case 'OPTIONS':
+        app.options(route.pattern, handler);
+        return;
+    }
+  };
+
+  for (const route of routes) install(route);
+  for (const [pattern, methods] of methodsByPattern) {
+    const allow = [...methods, 'OPTIONS'].join(', ');
+    install(preflightRoute(pattern, allow, settings.policy));
+    // Every method the pattern lacks (uWebSockets.js prefers a method's own handler): 405 with Allow.
+    const template = pathTemplate(pattern);
+    app.any(pattern, (res, req) => {
+      const method = req.getMethod().toUpperCase();
+      const reply =
+        settings.refusal() ??
+        problemReply('method-not-allowed', `${method} is not allowed on ${pattern}; allowed: ${allow}`, {
+          headers: { allow },
+        });
+      answerAtOnce(res, req, method, reply, reply.status === 503);
+      settings.requests.child(method, template, String(reply.status)).inc();
     });
   }
 
   app.any('/*', (res, req) => {
-    const head = captureRequestHead(req, 0);
-    options.onStarted?.(head);
-    // This uWebSockets.js build does not count endWithoutBody (HEAD) as a response and aborts the process
-    // when a handler returns without one or an abort handler; the reply is written before returning anyway.
-    res.onAborted(() => undefined);
-    writeReply(res, head, problemReply('not-found', `nothing at ${head.url}`), false);
-    options.onAnswered?.(head, 404, 0);
+    const method = req.getMethod().toUpperCase();
+    answerAtOnce(res, req, method, problemReply('not-found', `nothing at ${req.getUrl()}`), false);
+    settings.requests.child(method, 'unmatched', '404').inc();
   });
+  return router;
 };

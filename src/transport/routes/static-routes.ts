@@ -1,5 +1,5 @@
 import { problemReply, type HttpReply } from '../http/reply.js';
-import type { HttpMethod, Route } from '../http/route.js';
+import type { AnyRoute, HttpMethod } from '../http/route.js';
 import type { StaticFile, StaticSite } from '../http/static-site.js';
 
 /** Pages by path; everything else the site holds is under ASSET_PREFIX. */
@@ -63,7 +63,7 @@ const notBuilt = (): HttpReply =>
  * The kiosk (`/`), the operator page (`/admin`) and their assets, GET and HEAD only. `site` undefined means
  * the web root was missing at start: the API still works and `/` says why there is no page.
  */
-export const createStaticRoutes = (site: StaticSite | undefined): Route[] => {
+export const staticRoutes = (site: StaticSite | undefined): AnyRoute[] => {
   const serve = (key: string, ifNoneMatch: string): HttpReply => {
     if (site === undefined) return notBuilt();
     // An exact key lookup: `..`, percent-encoding or a leading `/` can never name anything outside the map.
@@ -71,20 +71,27 @@ export const createStaticRoutes = (site: StaticSite | undefined): Route[] => {
     return file === undefined ? problemReply('not-found', 'no such file') : fileReply(file, ifNoneMatch);
   };
   const methods: readonly HttpMethod[] = ['GET', 'HEAD'];
+  // Public: the pages hold no data (the kiosk passes its token on to /ws and /tour). Not in the OpenAPI
+  // document, which describes the API.
+  const reads = { headers: ['if-none-match'] };
   const pageRoutes = Object.entries(PAGES).flatMap(([pattern, key]) =>
     methods.map(
-      (method): Route => ({
+      (method): AnyRoute => ({
         method,
         pattern,
-        handle: ({ head }) => serve(key, head.ifNoneMatch),
+        access: 'public',
+        reads,
+        handle: ({ headers }) => serve(key, headers['if-none-match'] ?? ''),
       }),
     ),
   );
   const assetRoutes = methods.map(
-    (method): Route => ({
+    (method): AnyRoute => ({
       method,
       pattern: `${ASSET_PREFIX}*`,
-      handle: ({ head }) => serve(head.url.slice(ASSET_PREFIX.length), head.ifNoneMatch),
+      access: 'public',
+      reads: { ...reads, url: true },
+      handle: ({ headers, url }) => serve(url.slice(ASSET_PREFIX.length), headers['if-none-match'] ?? ''),
     }),
   );
   return [...pageRoutes, ...assetRoutes];

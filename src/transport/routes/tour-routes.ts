@@ -1,87 +1,61 @@
-import { asyncScheduler, type Observable } from 'rxjs';
-import * as v from 'valibot';
-import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
+import type * as v from 'valibot';
 import { tourFromMsg, tourToMsg } from '../../protocol/tour-message.js';
-import { callWithTimeout, type RosCaller } from '../../streams/ros-call.js';
-import type { Gauge } from '../../streams/resource-gauges.js';
-import { issuePath, TourPathBodySchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
+import {
+  StoredTourNameListSchema,
+  StoredTourSchema,
+  TOUR_LIMITS,
+  TourPathBodySchema,
+  TourSchema,
+  type Tour,
+} from '../../protocol/tour-schema.js';
+import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
 import { jsonReply, problemReply, type HttpReply } from '../http/reply.js';
-import { rosErrorReply } from '../http/ros-error-reply.js';
-import type { ClientPresence } from '../http/client-presence.js';
-import type { Route } from '../http/route.js';
+import { rosCall, type AnyRoute, type ResponseDoc, type Route, type RouteDocs } from '../http/route.js';
 
-export interface TourRoutesOptions {
-  readonly port: RosCaller;
-  readonly rosTimeoutMs: number;
-  /** Counts each tour call while it is outstanding (the `ros_calls_in_flight` gauge). */
-  readonly inFlight?: Gauge;
-}
-
-const SUCCESS = { success: true } as const;
-
-type Checked<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly reply: HttpReply };
+/**
+ * `/tour`: each request is one call to its tour service, whose outcome code decides the status. The
+ * handlers are pure: they check the request and say which call to make; the router makes it.
+ */
 
 /** Longest tour name taken from a path, in UTF-8 bytes: far above any name a tour store keeps. */
 export const PATH_TOUR_NAME_MAX_BYTES = 4096;
 
-const invalidPathName = (detail: string): Checked<string> => ({
-  ok: false,
-  reply: problemReply('invalid-tour-name', detail),
-});
+const SUCCESS = { success: true } as const;
 
 /**
- * A tour name from the path, percent-decoded. Tours are stored by other ROS nodes, which may hold names our
- * own schema would not create (longer, other characters): only what cannot be a name at all is refused
- * here, and the tour service decides the rest (an unknown name: 404).
+ * A tour name from the path, percent-decoded, or the 400 that says why it cannot be one. Tours are stored
+ * by other ROS nodes, which may hold names our own schema would not create (longer, other characters): only
+ * what cannot be a name at all is refused here, and the tour service decides the rest (unknown: 404).
  */
-const tourNameFromPath = (raw: string): Checked<string> => {
+const tourNameFromPath = (raw: string): string | HttpReply => {
   let name: string;
   try {
-    name = decodeURIComponent(raw);
+    name = raw.includes('%') ? decodeURIComponent(raw) : raw;
   } catch {
-    return invalidPathName('the tour name in the path is not valid percent-encoding');
+    return problemReply('invalid-tour-name', 'the tour name in the path is not valid percent-encoding');
   }
   // ROS 2 strings end at the first NUL: the service would be asked about another name.
-  if (name.includes('\0')) return invalidPathName('a tour name cannot contain NUL (%00)');
-  if (Buffer.byteLength(name, 'utf8') > PATH_TOUR_NAME_MAX_BYTES) {
-    return invalidPathName(
+  if (name.includes('\0')) return problemReply('invalid-tour-name', 'a tour name cannot contain NUL (%00)');
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only long names need counting.
+  if (name.length * 3 > PATH_TOUR_NAME_MAX_BYTES && Buffer.byteLength(name) > PATH_TOUR_NAME_MAX_BYTES) {
+    return problemReply(
+      'invalid-tour-name',
       `the tour name in the path is over ${PATH_TOUR_NAME_MAX_BYTES} bytes; no tour can have such a name`,
     );
   }
-  return { ok: true, value: name };
+  return name;
 };
 
-const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
-  const errors = issues.map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
-  const first = errors[0];
-  const detail = first === undefined ? 'the body is not a valid tour' : `${first.field}: ${first.message}`;
-  return problemReply('validation-failed', detail, { extensions: { errors } });
-};
-
-const tourFromBody = (body: unknown): Checked<Tour> => {
-  const parsed = v.safeParse(TourSchema, body, { abortPipeEarly: true });
-  return parsed.success
-    ? { ok: true, value: parsed.output }
-    : { ok: false, reply: validationFailed(parsed.issues) };
-};
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The outcome code of a tour service decides the HTTP status; `success` must agree with it. */
-const outcomeReply = (response: TourOutcomeFields, onSuccess: () => HttpReply): HttpReply => {
+/** The problem a tour service's outcome stands for; undefined for OK with success true. */
+const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
+  if (response.outcome === TourOutcome.OK && response.success) return undefined;
   const detail = response.message || 'no message from the tour service';
   switch (response.outcome) {
     case TourOutcome.OK:
-      return response.success
-        ? onSuccess()
-        : problemReply(
-            'ros-call-failed',
-            `the tour service reported outcome ok with success false: ${detail}`,
-          );
+      return problemReply(
+        'ros-call-failed',
+        `the tour service reported outcome ok with success false: ${detail}`,
+      );
     case TourOutcome.NOT_FOUND:
       return problemReply('tour-not-found', detail);
     case TourOutcome.ALREADY_EXISTS:
@@ -98,164 +72,172 @@ const outcomeReply = (response: TourOutcomeFields, onSuccess: () => HttpReply): 
   }
 };
 
-/** Stands for the answer to a request whose client went away: the router never writes it. */
-const CLIENT_GONE: HttpReply = { status: 499 };
-const GONE: unique symbol = Symbol('client gone');
+const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
+  outcomeProblem(response) ?? jsonReply(200, response.tour_names);
+const tourReply = (response: TourOutcomeFields & { readonly tour: Parameters<typeof tourFromMsg>[0] }) =>
+  outcomeProblem(response) ?? jsonReply(200, tourFromMsg(response.tour));
+const createdReply = (response: TourOutcomeFields): HttpReply =>
+  outcomeProblem(response) ?? jsonReply(201, SUCCESS);
+const doneReply = (response: TourOutcomeFields): HttpReply =>
+  outcomeProblem(response) ?? jsonReply(200, SUCCESS);
 
-/**
- * The one response of a call, or its error; unsubscribed (the call abandoned in the port) when the client
- * goes away, which settles with `gone` instead.
- */
-const responseOf = <T>(source: Observable<T>, client: ClientPresence, gone: T): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    if (client.gone) {
-      resolve(gone);
-      return;
-    }
-    // Settled by the first of: the response, an error, completion without a response, the client leaving.
-    let settled = false;
-    let stopWatchingClient = (): void => undefined;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      stopWatchingClient();
-      return true;
-    };
-    const subscription = source.subscribe({
-      next: (value) => {
-        if (settle()) resolve(value);
-      },
-      error: (error: unknown) => {
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the port's error, unchanged
-        if (settle()) reject(error);
-      },
-      complete: () => {
-        if (settle()) reject(new Error('the ROS call completed without a response'));
-      },
-    });
-    // Answered synchronously (a test double): nothing to watch.
-    if (subscription.closed) return;
-    stopWatchingClient = client.onGone(() => {
-      if (!settle()) return;
-      subscription.unsubscribe();
-      resolve(gone);
-    });
-  });
+// ---------------------------------------------------------------------------------------------------------
+// Documentation, derived into the OpenAPI document
 
-export const createTourRoutes = ({ port, rosTimeoutMs, inFlight }: TourRoutesOptions): Route[] => {
-  const callOptions = {
-    timeoutMs: rosTimeoutMs,
-    scheduler: asyncScheduler,
-    ...(inFlight === undefined ? {} : { inFlight }),
-  };
-  /**
-   * One port call bounded by the HTTP time-out and by the client: when it goes away, the call is
-   * abandoned. ROS failures become their documented replies.
-   */
-  const call = async <K extends RosServiceKey>(
-    client: ClientPresence,
-    service: K,
-    request: RosRequest<K>,
-    onResponse: (response: RosResponse<K>) => HttpReply,
-  ): Promise<HttpReply> => {
-    let response: RosResponse<K> | typeof GONE;
-    try {
-      response = await responseOf<RosResponse<K> | typeof GONE>(
-        callWithTimeout(port, service, request, callOptions),
-        client,
-        GONE,
-      );
-    } catch (error) {
-      const reply = rosErrorReply(error);
-      if (reply === undefined) throw error;
-      return reply;
-    }
-    return response === GONE ? CLIENT_GONE : onResponse(response);
-  };
-
-  const writeTour = (
-    client: ClientPresence,
-    service: 'tour_create' | 'tour_update',
-    tour: Tour,
-    status: number,
-  ) =>
-    call(client, service, { tour: tourToMsg(tour) }, (response) =>
-      outcomeReply(response, () => jsonReply(status, SUCCESS)),
-    );
-
-  return [
-    {
-      method: 'GET',
-      pattern: '/tour',
-      handle: ({ client }) =>
-        call(client, 'tour_list', {}, (response) =>
-          outcomeReply(response, () => jsonReply(200, response.tour_names)),
-        ),
-    },
-    {
-      method: 'GET',
-      pattern: '/tour/:tour_name',
-      handle: ({ head, client }) => {
-        const name = tourNameFromPath(head.params[0] ?? '');
-        if (!name.ok) return name.reply;
-        return call(client, 'tour_get', { tour_name: name.value }, (response) =>
-          outcomeReply(response, () => jsonReply(200, tourFromMsg(response.tour))),
-        );
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/tour',
-      jsonBody: true,
-      handle: ({ body, client }) => {
-        const tour = tourFromBody(body);
-        return tour.ok ? writeTour(client, 'tour_create', tour.value, 201) : tour.reply;
-      },
-    },
-    {
-      method: 'PUT',
-      pattern: '/tour',
-      jsonBody: true,
-      handle: ({ body, client }) => {
-        const tour = tourFromBody(body);
-        return tour.ok ? writeTour(client, 'tour_update', tour.value, 200) : tour.reply;
-      },
-    },
-    {
-      method: 'PUT',
-      pattern: '/tour/:tour_name',
-      jsonBody: true,
-      handle: ({ head, body, client }) => {
-        const name = tourNameFromPath(head.params[0] ?? '');
-        if (!name.ok) return name.reply;
-        // The path names the tour; a body may omit tour_name but must not name another tour.
-        if (isRecord(body) && body['tour_name'] !== undefined && body['tour_name'] !== name.value) {
-          return problemReply(
-            'validation-failed',
-            `tour_name: the body names ${JSON.stringify(body['tour_name'])} but the path names ${JSON.stringify(name.value)}`,
-            {
-              extensions: {
-                errors: [{ field: 'tour_name', message: 'differs from the tour name in the path' }],
-              },
-            },
-          );
-        }
-        // The body keeps the strict schema; the name comes from the path, and the tour service decides it.
-        const parsed = v.safeParse(TourPathBodySchema, body, { abortPipeEarly: true });
-        if (!parsed.success) return validationFailed(parsed.issues);
-        return writeTour(client, 'tour_update', { ...parsed.output, tour_name: name.value }, 200);
-      },
-    },
-    {
-      method: 'DELETE',
-      pattern: '/tour/:tour_name',
-      handle: ({ head, client }) => {
-        const name = tourNameFromPath(head.params[0] ?? '');
-        if (!name.ok) return name.reply;
-        return call(client, 'tour_delete', { tour_name: name.value }, (response) =>
-          outcomeReply(response, () => jsonReply(200, SUCCESS)),
-        );
-      },
-    },
-  ];
+const success = (description: string): ResponseDoc => ({ description, schema: 'Success' });
+/** What a tour service's outcome codes map to, whichever service answered. */
+const ROS_OUTCOMES = {
+  404: 'The tour service answered outcome NOT_FOUND',
+  409: 'The tour service answered outcome ALREADY_EXISTS',
+  422: 'The tour service answered outcome INVALID, or the body fails the schema (`errors` names each field)',
 };
+const ROS_FAILURES = {
+  502: 'The ROS service failed without a known outcome (outcome ERROR, or an unknown one)',
+  503: 'The ROS service is not available (`ros-unavailable`, with Retry-After), or the service is stopping',
+  504: 'The ROS service did not answer in time',
+};
+const PATH_NAME_FAILURE = {
+  400: 'The path cannot name a tour: not valid percent-encoding, a NUL character, or over 4096 bytes',
+};
+const TOUR_NAME_PARAM = {
+  tour_name:
+    'Percent-encoded tour name ("/" as %2F). Tours are stored by ROS nodes, which decide which names exist: ' +
+    `names created through this API follow the Tour schema (1–${TOUR_LIMITS.nameMaxChars} characters, no ` +
+    'control characters), but any name the tour service holds can be read, updated and deleted. Only a ' +
+    'path that cannot be a name (invalid percent-encoding, a NUL character, over 4096 bytes) gets 400.',
+};
+const docs = (
+  service: string,
+  summary: string,
+  responses: RouteDocs['responses'],
+  extra: Partial<RouteDocs> = {},
+): RouteDocs => ({
+  summary,
+  description: `Backed by the ROS service /${service}.`,
+  responses: { ...ROS_OUTCOMES, ...responses, ...ROS_FAILURES },
+  ...extra,
+});
+
+/** The component schemas the tour routes' documentation names. */
+export const TOUR_SCHEMAS = {
+  Tour: TourSchema,
+  TourUpdate: TourPathBodySchema,
+  StoredTour: StoredTourSchema,
+  TourNames: StoredTourNameListSchema,
+  Success: { type: 'object', required: ['success'], properties: { success: { const: true } } },
+};
+
+// ---------------------------------------------------------------------------------------------------------
+
+const listTours: Route = {
+  method: 'GET',
+  pattern: '/tour',
+  docs: docs('tour_list', 'List tour names', {
+    200: { description: 'Tour names, as the tour service holds them', schema: 'TourNames' },
+  }),
+  handle: () => rosCall('tour_list', {}, listReply),
+};
+
+const getTour: Route = {
+  method: 'GET',
+  pattern: '/tour/:tour_name',
+  docs: docs(
+    'tour_get',
+    'Get a tour',
+    {
+      200: { description: 'The tour, as the tour service holds it', schema: 'StoredTour' },
+      ...PATH_NAME_FAILURE,
+      404: 'No tour with this name',
+    },
+    { params: TOUR_NAME_PARAM },
+  ),
+  handle: ({ params }) => {
+    const name = tourNameFromPath(params[0] ?? '');
+    return typeof name === 'string' ? rosCall('tour_get', { tour_name: name }, tourReply) : name;
+  },
+};
+
+const createTour: Route<Tour> = {
+  method: 'POST',
+  pattern: '/tour',
+  body: TourSchema,
+  docs: docs(
+    'tour_create',
+    'Create a tour',
+    { 201: success('Created'), 409: 'A tour with this name exists' },
+    { bodyName: 'Tour' },
+  ),
+  handle: ({ body }) => rosCall('tour_create', { tour: tourToMsg(body) }, createdReply),
+};
+
+const updateTour: Route<Tour> = {
+  method: 'PUT',
+  pattern: '/tour',
+  body: TourSchema,
+  docs: docs(
+    'tour_update',
+    'Update the tour named in the body',
+    { 200: success('Updated'), 404: 'No tour with this name' },
+    { bodyName: 'Tour' },
+  ),
+  handle: ({ body }) => rosCall('tour_update', { tour: tourToMsg(body) }, doneReply),
+};
+
+const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
+  method: 'PUT',
+  pattern: '/tour/:tour_name',
+  body: TourPathBodySchema,
+  docs: {
+    ...docs(
+      'tour_update',
+      'Update the tour named in the path',
+      {
+        200: success('Updated'),
+        404: 'No tour with this name',
+        400: 'Malformed JSON, or a path that cannot name a tour (see the parameter)',
+      },
+      { params: TOUR_NAME_PARAM, bodyName: 'TourUpdate' },
+    ),
+    description:
+      'Backed by the ROS service /tour_update. The path names the tour; the body may omit tour_name, and a body naming another tour gets 422.',
+  },
+  handle: ({ params, body }) => {
+    const name = tourNameFromPath(params[0] ?? '');
+    if (typeof name !== 'string') return name;
+    // The path names the tour; a body may omit tour_name but must not name another tour.
+    if (body.tour_name !== undefined && body.tour_name !== name) {
+      return problemReply(
+        'validation-failed',
+        `tour_name: the body names ${JSON.stringify(body.tour_name)} but the path names ${JSON.stringify(name)}`,
+        {
+          extensions: { errors: [{ field: 'tour_name', message: 'differs from the tour name in the path' }] },
+        },
+      );
+    }
+    return rosCall('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) }, doneReply);
+  },
+};
+
+const deleteTour: Route = {
+  method: 'DELETE',
+  pattern: '/tour/:tour_name',
+  docs: docs(
+    'tour_delete',
+    'Delete a tour',
+    { 200: success('Deleted'), ...PATH_NAME_FAILURE, 404: 'No tour with this name' },
+    { params: TOUR_NAME_PARAM },
+  ),
+  handle: ({ params }) => {
+    const name = tourNameFromPath(params[0] ?? '');
+    return typeof name === 'string' ? rosCall('tour_delete', { tour_name: name }, doneReply) : name;
+  },
+};
+
+export const TOUR_ROUTES: readonly AnyRoute[] = [
+  listTours,
+  getTour,
+  createTour,
+  updateTour,
+  updateTourByPath,
+  deleteTour,
+];

@@ -65,8 +65,8 @@ const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, {
  */
 const frameCounters = (metrics: BridgeMetrics) => {
   const counters = (direction: 'in' | 'out', kind: 'text' | 'binary') => ({
-    frames: metrics.wsFrames.labels({ direction, kind }),
-    bytes: metrics.wsBytes.labels({ direction, kind }),
+    frames: metrics.wsFrames.child(direction, kind),
+    bytes: metrics.wsBytes.child(direction, kind),
   });
   const outText = counters('out', 'text');
   const outBinary = counters('out', 'binary');
@@ -78,7 +78,7 @@ const frameCounters = (metrics: BridgeMetrics) => {
         outText.frames.inc();
         outText.bytes.inc(frame.text.length);
         // An error frame answers a client frame that was not carried out.
-        if (frame.message.type === 'error') metrics.wsRefusedFrames.inc({ reason: frame.message.code });
+        if (frame.message.type === 'error') metrics.wsRefusedFrames.child(frame.message.code).inc();
         return;
       }
       outText.frames.inc();
@@ -201,7 +201,7 @@ export const installConversationEndpoint = (
       const socket = ws.getUserData();
       socket.open = false;
       openSockets -= 1;
-      metrics?.wsSessionsClosed.inc({ code: String(code) });
+      metrics?.wsSessionsClosed.child(String(code)).inc();
       report(socket, { type: 'ws.closed' });
       if (socket.session !== undefined) sessionLog(socket).info({ code }, 'session closed');
       socket.session = undefined;

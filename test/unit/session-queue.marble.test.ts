@@ -1,14 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { map, type Observable } from 'rxjs';
-import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
-import { chatQueue, type ConversationRequest } from '../../src/streams/chat-queue.js';
+import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
+import { startSessionActor, type ConversationRequest } from '../../src/actors/session-machine.js';
+import { createRosCalls } from '../../src/ros/ros-calls.js';
+import {
+  RosCallFailedError,
+  RosServiceUnavailableError,
+  RosTimeoutError,
+  type RosPort,
+} from '../../src/ros/ros-port.js';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
-import { byteBudget, Gauge, type ByteBudget } from '../../src/streams/resource-gauges.js';
-import type { RosCaller } from '../../src/streams/ros-call.js';
+import {
+  byteBudget,
+  createConversationGauges,
+  Gauge,
+  type ByteBudget,
+} from '../../src/streams/resource-gauges.js';
 import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/protocol/ws-protocol.js';
-import { audioOf } from '../support/conversation-fakes.js';
+import {
+  DEFAULT_LIMITS,
+  ERROR_CODES,
+  EXAMPLE_FRAMES,
+  type ConversationLimits,
+} from '../../src/protocol/ws-protocol.js';
+import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 
 const answer = (n: number) => ({ emotion: `emotion ${n}`, text: `text ${n}`, audio: audioOf(n, n) });
@@ -20,30 +35,73 @@ const chatOf = (n: number, bytes: number): ConversationRequest => ({
   audio: new Uint8Array(bytes).fill(n),
 });
 
-const queue = (
-  port: RosCaller,
-  scheduler: Parameters<typeof chatQueue>[0]['scheduler'],
-  limits: { maxWaitingCalls?: number; chatTimeoutMs?: number } = {},
-  audioBudget?: ByteBudget,
-) =>
-  chatQueue({
-    port,
-    messageIds: createMessageIdAllocator(),
-    scheduler,
-    ...(audioBudget === undefined ? {} : { audioBudget }),
-    limits: {
-      maxWaitingCalls: limits.maxWaitingCalls ?? 4,
-      chatTimeoutMs: limits.chatTimeoutMs ?? 1_000,
-      clearHistoryTimeoutMs: 1_000,
-    },
-  });
+/**
+ * A session fed `requests` (as the kiosk's frames: audio as binary, commands as text), its outbound frames
+ * after the initial state frame as the output; unsubscribing stops the session. The call wrapper runs on
+ * the test scheduler, so time-outs fire in virtual time.
+ */
+const queue =
+  (
+    port: Pick<RosPort, 'call' | 'serviceName'>,
+    scheduler: SchedulerLike,
+    limits: { maxWaitingCalls?: number; chatTimeoutMs?: number; clearHistoryTimeoutMs?: number } = {},
+    audioBudget?: ByteBudget,
+  ) =>
+  (requests: Observable<ConversationRequest>): Observable<OutboundFrame> =>
+    new Observable<OutboundFrame>((subscriber) => {
+      const full: ConversationLimits = {
+        ...DEFAULT_LIMITS,
+        maxWaitingCalls: limits.maxWaitingCalls ?? 4,
+        chatTimeoutMs: limits.chatTimeoutMs ?? 1_000,
+        clearHistoryTimeoutMs: limits.clearHistoryTimeoutMs ?? 1_000,
+      };
+      const gauges = createConversationGauges();
+      const calls = createRosCalls({
+        port,
+        scheduler,
+        timeoutsMs: {
+          chat: full.chatTimeoutMs,
+          clear_history: full.clearHistoryTimeoutMs,
+          tour_list: 1_000,
+          tour_get: 1_000,
+          tour_create: 1_000,
+          tour_update: 1_000,
+          tour_delete: 1_000,
+        },
+      });
+      let opened = false;
+      const session = startSessionActor({
+        calls,
+        messageIds: createMessageIdAllocator(),
+        playAudioPairs$: NEVER,
+        microphone: fakeMicrophone(),
+        limits: full,
+        gauges,
+        audioBudget: audioBudget ?? byteBudget(gauges.queuedAudioBytes, full.maxQueuedAudioBytes),
+        send: (frame) => {
+          if (opened) subscriber.next(frame);
+        },
+      });
+      opened = true;
+      const subscription = requests.subscribe((request) => {
+        session.send(
+          request.service === 'chat'
+            ? { type: 'ws.binary', data: request.audio }
+            : { type: 'ws.text', data: JSON.stringify({ service: request.service }) },
+        );
+      });
+      return () => {
+        subscription.unsubscribe();
+        session.stop();
+      };
+    });
 
 const busyFrame = (maxWaiting: number, service: string) =>
   errorFrame('busy', `1 call running and ${maxWaiting} waiting; ${service} dropped`);
 const audioBusyFrame = (limit: number) =>
   errorFrame('busy', `audio queued by all sessions would exceed ${limit} bytes; chat dropped`);
 
-describe('chatQueue (marbles)', () => {
+describe('the session call queue (marbles)', () => {
   it('runs calls one at a time in arrival order and sends one pair per answer, ids in send order', () => {
     const scheduler = marbleScheduler();
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
@@ -200,11 +258,10 @@ describe('chatQueue (marbles)', () => {
     scheduler.run(({ cold, hot, expectObservable }) => {
       const requests = hot<ConversationRequest>('-a', { a: clear });
       const frames = requests.pipe(
-        chatQueue({
-          port: scriptedPort({ clear_history: cold('-----(r|)', { r: {} }) }),
-          messageIds: createMessageIdAllocator(),
-          scheduler,
-          limits: { maxWaitingCalls: 1, chatTimeoutMs: 100, clearHistoryTimeoutMs: 3 },
+        queue(scriptedPort({ clear_history: cold('-----(r|)', { r: {} }) }), scheduler, {
+          maxWaitingCalls: 1,
+          chatTimeoutMs: 100,
+          clearHistoryTimeoutMs: 3,
         }),
       );
       expectObservable(frames).toBe('----t', {

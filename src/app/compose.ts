@@ -1,0 +1,128 @@
+import type { Options } from '../cli/options.js';
+import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
+import type { Logger } from '../log/logger.js';
+import { createBridgeMetrics, registerLiveGauges, type BridgeMetrics } from '../metrics/bridge-metrics.js';
+import type { ConversationLimits } from '../protocol/ws-protocol.js';
+import { SIM_SCHEMAS, simRoutes } from '../robot/sim/sim-routes.js';
+import type { SimControl } from '../robot/sim/sim-backend.js';
+import { createRosCalls, type RosCalls } from '../ros/ros-calls.js';
+import type { RosPort, RosServiceKey } from '../ros/ros-port.js';
+import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
+import { openApiRoute } from '../transport/http/openapi.js';
+import { defaultWebRoot, loadStaticSite } from '../transport/http/static-site.js';
+import { HEALTH_SCHEMAS, operationsRoutes } from '../transport/routes/operations-routes.js';
+import { staticRoutes } from '../transport/routes/static-routes.js';
+import { TOUR_ROUTES, TOUR_SCHEMAS } from '../transport/routes/tour-routes.js';
+import { startUwsApp } from '../transport/uws-app.js';
+import { SERVICE_VERSION } from '../version.js';
+
+/**
+ * The composition root: builds the bridge from the options and a ROS port, and nothing else. Every piece
+ * is made once here and handed down: the metrics, the one ROS call wrapper, the conversation hub, the
+ * route table, the uWebSockets.js app.
+ */
+
+export interface BridgeDependencies {
+  readonly options: Options;
+  readonly log: Logger;
+  readonly port: RosPort;
+  /** Present only with the sim backend: adds the /sim/* routes. */
+  readonly sim?: SimControl;
+  /** Directory of the built kiosk pages (`npm run build` writes dist/web); read once at start. */
+  readonly webRoot?: string;
+}
+
+export interface RunningBridge {
+  /** The TCP port actually bound (differs from options.port when that was 0). */
+  readonly listeningPort: number;
+  /** The conversation endpoint's shared state (gauges, microphone), for metrics and tests. */
+  readonly hub: ConversationHub;
+  readonly calls: RosCalls;
+  readonly metrics: BridgeMetrics;
+  /** Graceful stop (see RunningUwsApp.stop); does not close the ROS port, which belongs to the caller. */
+  stop(drainMs?: number): Promise<void>;
+}
+
+export const conversationLimits = (options: Options): ConversationLimits => ({
+  maxTextFrameBytes: options.max_text_frame_bytes,
+  maxBinaryFrameBytes: options.max_audio_frame_bytes,
+  maxWaitingCalls: options.chat_queue,
+  chatTimeoutMs: options.chat_timeout_ms,
+  clearHistoryTimeoutMs: options.ros_timeout_ms,
+  maxSessions: options.max_sessions,
+  maxSendBufferBytes: options.send_buffer_bytes,
+  maxQueuedAudioBytes: options.queued_audio_bytes,
+});
+
+/** Each service's time-out: /chat its own, everything else `--ros_timeout_ms`. */
+export const rosTimeouts = (options: Options): Record<RosServiceKey, number> => ({
+  chat: options.chat_timeout_ms,
+  clear_history: options.ros_timeout_ms,
+  tour_list: options.ros_timeout_ms,
+  tour_get: options.ros_timeout_ms,
+  tour_create: options.ros_timeout_ms,
+  tour_update: options.ros_timeout_ms,
+  tour_delete: options.ros_timeout_ms,
+});
+
+export const accessPolicy = (options: Options): AccessPolicy => ({
+  token: options.auth_token === '' ? undefined : options.auth_token,
+  allowedOrigins: parseAllowedOrigins(options.allowed_origins),
+});
+
+export const startBridge = async ({
+  options,
+  log,
+  port,
+  sim,
+  webRoot = defaultWebRoot(),
+}: BridgeDependencies): Promise<RunningBridge> => {
+  const site = await loadStaticSite(webRoot);
+  if (site === undefined) {
+    log.warn({ webRoot }, 'no kiosk pages to serve (run `npm run build`); the API works without them');
+  }
+  const metrics = createBridgeMetrics();
+  const calls = createRosCalls({ port, timeoutsMs: rosTimeouts(options), observer: metrics.rosCalls });
+  const hub = createConversationHub({
+    calls,
+    port,
+    limits: conversationLimits(options),
+    onStreamError: (source, error) => {
+      metrics.rosStreamRestarts.child(source).inc();
+      log.warn({ err: error, source }, `ROS stream ${source} failed or ended; subscribing again in 1 s`);
+    },
+  });
+  registerLiveGauges(metrics.registry, () => hub.readGauges());
+
+  const api = [
+    ...operationsRoutes(port, metrics.registry),
+    ...TOUR_ROUTES,
+    ...(sim === undefined ? [] : simRoutes(sim)),
+  ];
+  const routes = [
+    ...api,
+    openApiRoute(api, {
+      version: SERVICE_VERSION,
+      schemas: { ...TOUR_SCHEMAS, ...HEALTH_SCHEMAS, ...(sim === undefined ? {} : SIM_SCHEMAS) },
+    }),
+    ...staticRoutes(site),
+  ];
+  const app = await startUwsApp({
+    host: options.host,
+    port: options.port,
+    routes,
+    hub,
+    calls,
+    metrics,
+    policy: accessPolicy(options),
+    maxBodyBytes: options.max_body_bytes,
+    log,
+  });
+  return {
+    listeningPort: app.listeningPort,
+    hub,
+    calls,
+    metrics,
+    stop: (drainMs = Math.min(2_000, options.shutdown_timeout_ms)) => app.stop(drainMs),
+  };
+};

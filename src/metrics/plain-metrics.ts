@@ -1,0 +1,153 @@
+import type { Registry } from 'prom-client';
+
+/**
+ * Counters and histograms counted in plain numbers on the hot paths and handed to prom-client only at
+ * scrape time. prom-client's own `inc()`/`observe()` validate and hash their labels on every call, even
+ * on a bound child; that was a visible share of an HTTP request's CPU (docs/performance.md). A child here
+ * is bound once (by the route, the socket, the service) and counting is one addition.
+ */
+
+type Labels = Record<string, string>;
+
+/** One line of the exposition: prom-client renders `metricName` (default: the family's name) and labels. */
+interface ExportedValue {
+  readonly value: number;
+  readonly labels: Labels;
+  readonly metricName?: string;
+}
+
+/**
+ * What prom-client's registry asks of a metric at scrape time (its `get()`). prom-client's typings name
+ * the type with an enum its runtime does not use (the registry prints `type` as it is), hence our own.
+ */
+interface ExportedFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'histogram';
+  readonly aggregator: 'sum';
+  readonly values: readonly ExportedValue[];
+}
+
+const labelsOf = (names: readonly string[], values: readonly string[]): Labels =>
+  Object.fromEntries(names.map((name, index) => [name, values[index] ?? '']));
+
+export class PlainCounter {
+  value = 0;
+  constructor(readonly labels: Labels) {}
+  inc(by = 1): void {
+    this.value += by;
+  }
+}
+
+export class PlainHistogram {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(
+    readonly labels: Labels,
+    private readonly upperBounds: readonly number[],
+  ) {
+    this.counts = upperBounds.map(() => 0);
+  }
+  observe(value: number): void {
+    this.sum += value;
+    this.count += 1;
+    // Buckets are cumulative when exported; here each value counts in its first bucket only.
+    for (let index = 0; index < this.upperBounds.length; index += 1) {
+      if (value <= (this.upperBounds[index] ?? Number.POSITIVE_INFINITY)) {
+        this.counts[index] = (this.counts[index] ?? 0) + 1;
+        return;
+      }
+    }
+  }
+}
+
+abstract class PlainFamily<Child> {
+  abstract readonly type: ExportedFamily['type'];
+  readonly aggregator = 'sum' as const;
+  readonly #children = new Map<string, Child>();
+
+  constructor(
+    registry: Registry,
+    readonly name: string,
+    readonly help: string,
+    protected readonly labelNames: readonly string[],
+  ) {
+    // The registry calls get() and reset(); that is all of the Metric interface it uses.
+    registry.registerMetric(this as never);
+  }
+
+  protected abstract create(labels: Labels): Child;
+  protected abstract values(children: Iterable<Child>): ExportedValue[];
+
+  /** The child for these label values (in `labelNames` order), made on first use. Bind it once. */
+  child(...labelValues: string[]): Child {
+    const key = labelValues.join('\u0000');
+    let child = this.#children.get(key);
+    if (child === undefined) {
+      child = this.create(labelsOf(this.labelNames, labelValues));
+      this.#children.set(key, child);
+    }
+    return child;
+  }
+
+  get(): Promise<ExportedFamily> {
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.values(this.#children.values()),
+    });
+  }
+
+  reset(): void {
+    this.#children.clear();
+  }
+}
+
+export class CounterFamily extends PlainFamily<PlainCounter> {
+  readonly type = 'counter' as const;
+  protected create(labels: Labels): PlainCounter {
+    return new PlainCounter(labels);
+  }
+  protected values(children: Iterable<PlainCounter>): ExportedValue[] {
+    return [...children].map((child) => ({ labels: child.labels, value: child.value }));
+  }
+}
+
+export class HistogramFamily extends PlainFamily<PlainHistogram> {
+  readonly type = 'histogram' as const;
+  constructor(
+    registry: Registry,
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    private readonly upperBounds: readonly number[],
+  ) {
+    super(registry, name, help, labelNames);
+  }
+  protected create(labels: Labels): PlainHistogram {
+    return new PlainHistogram(labels, this.upperBounds);
+  }
+  protected values(children: Iterable<PlainHistogram>): ExportedValue[] {
+    const values: ExportedValue[] = [];
+    for (const child of children) {
+      let cumulative = 0;
+      this.upperBounds.forEach((bound, index) => {
+        cumulative += child.counts[index] ?? 0;
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { ...child.labels, le: String(bound) },
+          value: cumulative,
+        });
+      });
+      values.push(
+        { metricName: `${this.name}_bucket`, labels: { ...child.labels, le: '+Inf' }, value: child.count },
+        { metricName: `${this.name}_sum`, labels: child.labels, value: child.sum },
+        { metricName: `${this.name}_count`, labels: child.labels, value: child.count },
+      );
+    }
+    return values;
+  }
+}

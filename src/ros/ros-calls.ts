@@ -1,0 +1,153 @@
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { Deadlines, type DeadlineEntry, type DeadlineList } from './deadlines.js';
+import {
+  RosServiceUnavailableError,
+  RosTimeoutError,
+  type RosCallHandler,
+  type RosCallTicket,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from './ros-port.js';
+
+/**
+ * The one way the bridge calls ROS services: every HTTP tour request and every kiosk's /chat and
+ * /clear_history go through `RosCalls.call`, built once over the port by the composition root. It owns
+ * what every call needs: the service's time-out, the count of calls in flight, cancellation (the caller
+ * goes away: the port drops the late answer), and the call metrics.
+ */
+
+/** How a call ended, as the `ros_calls_total` metric counts it. */
+export type RosCallOutcome = 'ok' | 'unavailable' | 'failed' | 'abandoned';
+
+/** Told once per call when it ends; `seconds` is the time to the answer (outcome `ok` only). */
+export interface RosCallObserver {
+  settled(service: RosServiceKey, outcome: RosCallOutcome, seconds: number): void;
+}
+
+export interface RosCallSettings {
+  readonly port: Pick<RosPort, 'call' | 'serviceName'>;
+  /** Time a call of each service may take, from the moment it is made, before RosTimeoutError. */
+  readonly timeoutsMs: Readonly<Record<RosServiceKey, number>>;
+  /** Deadlines run on it; a TestScheduler in marble tests. Default: asyncScheduler. */
+  readonly scheduler?: SchedulerLike;
+  readonly observer?: RosCallObserver;
+}
+
+export interface RosCalls {
+  /**
+   * Calls `service`; the handler hears the response, the port's error, or RosTimeoutError once the
+   * service's time-out has passed. `cancel()` abandons the call: the handler hears nothing more.
+   */
+  call<K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket;
+  /** The service's name on the graph (remapped), as the errors name it. */
+  serviceName(service: RosServiceKey): string;
+  /** Calls made and not yet answered, failed, timed out or abandoned. */
+  readonly inFlight: number;
+}
+
+const NO_OBSERVER: RosCallObserver = { settled: () => undefined };
+
+/**
+ * One call: the handler the port answers, the deadline entry and the caller's ticket in one object, so a
+ * call allocates this and nothing else of its own.
+ */
+class PendingCall<K extends RosServiceKey> implements RosCallHandler<K>, RosCallTicket, DeadlineEntry {
+  deadline = 0;
+  previous: DeadlineEntry | undefined = undefined;
+  next: DeadlineEntry | undefined = undefined;
+  list: DeadlineList | undefined = undefined;
+  portCall: RosCallTicket | undefined = undefined;
+  settled = false;
+  readonly started = performance.now();
+
+  constructor(
+    private readonly calls: RosCallsImpl,
+    readonly service: K,
+    private readonly handler: RosCallHandler<K>,
+  ) {}
+
+  answered(response: RosResponse<K>): void {
+    if (this.settled) return;
+    this.calls.end(this, 'ok');
+    this.handler.answered(response);
+  }
+
+  failed(error: Error): void {
+    if (this.settled) return;
+    this.calls.end(this, error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed');
+    this.handler.failed(error);
+  }
+
+  expire(): void {
+    if (this.settled) return;
+    this.calls.end(this, 'abandoned');
+    this.portCall?.cancel();
+    this.handler.failed(this.calls.timeoutError(this.service));
+  }
+
+  cancel(): void {
+    if (this.settled) return;
+    this.calls.end(this, 'abandoned');
+    this.portCall?.cancel();
+  }
+}
+
+class RosCallsImpl implements RosCalls {
+  inFlight = 0;
+  readonly #port: RosCallSettings['port'];
+  readonly #timeoutsMs: RosCallSettings['timeoutsMs'];
+  readonly #deadlines: Deadlines;
+  readonly #observer: RosCallObserver;
+
+  constructor(settings: RosCallSettings) {
+    this.#port = settings.port;
+    this.#timeoutsMs = settings.timeoutsMs;
+    this.#deadlines = new Deadlines(settings.scheduler ?? asyncScheduler);
+    this.#observer = settings.observer ?? NO_OBSERVER;
+  }
+
+  call<K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket {
+    const pending = new PendingCall(this, service, handler);
+    this.inFlight += 1;
+    this.#deadlines.add(pending, this.#timeoutsMs[service]);
+    try {
+      pending.portCall = this.#port.call(service, request, pending);
+    } catch (error) {
+      // A port that throws fails this call only.
+      pending.failed(error instanceof Error ? error : new Error(String(error)));
+    }
+    return pending;
+  }
+
+  serviceName(service: RosServiceKey): string {
+    return this.#port.serviceName(service);
+  }
+
+  /** Called once per call, by the call, when it ends however it ends. */
+  end(pending: PendingCall<RosServiceKey>, outcome: RosCallOutcome): void {
+    pending.settled = true;
+    this.inFlight -= 1;
+    this.#deadlines.remove(pending);
+    this.#observer.settled(
+      pending.service,
+      outcome,
+      outcome === 'ok' ? (performance.now() - pending.started) / 1000 : 0,
+    );
+  }
+
+  timeoutError(service: RosServiceKey): RosTimeoutError {
+    return new RosTimeoutError(service, this.#timeoutsMs[service], this.#port.serviceName(service));
+  }
+}
+
+export const createRosCalls = (settings: RosCallSettings): RosCalls => new RosCallsImpl(settings);

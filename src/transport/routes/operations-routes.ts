@@ -1,0 +1,71 @@
+import type { Registry } from 'prom-client';
+import type { RosPort } from '../../ros/ros-port.js';
+import { jsonReply, problemReply } from '../http/reply.js';
+import type { AnyRoute } from '../http/route.js';
+
+const NO_STORE = { 'cache-control': 'no-store' };
+
+/** The component schema /ready's answer names. */
+export const HEALTH_SCHEMAS = {
+  Readiness: {
+    type: 'object',
+    required: ['ready', 'backend', 'detail'],
+    properties: {
+      ready: { type: 'boolean' },
+      backend: { enum: ['ros', 'sim'] },
+      detail: { type: 'string' },
+    },
+  },
+};
+
+/**
+ * What operations watch: /health answers while the process runs, /ready only once the backend is
+ * connected (both open to probes), /metrics the Prometheus text (behind the token like the API).
+ */
+export const operationsRoutes = (
+  port: Pick<RosPort, 'backend' | 'readiness'>,
+  metrics: Registry,
+): AnyRoute[] => [
+  {
+    method: 'GET',
+    pattern: '/health',
+    access: 'public',
+    docs: { summary: 'Liveness: the process answers', responses: { 200: 'Alive' } },
+    handle: () => jsonReply(200, { status: 'ok' }, NO_STORE),
+  },
+  {
+    method: 'GET',
+    pattern: '/ready',
+    access: 'public',
+    docs: {
+      summary: 'Readiness: the ROS backend is connected; says which backend',
+      responses: {
+        200: { description: 'Ready', schema: 'Readiness' },
+        503: 'Not ready (`not-ready`; `detail` says what is awaited), or the service is stopping',
+      },
+    },
+    handle: () => {
+      const readiness = port.readiness();
+      const state = { ready: readiness.ready, backend: port.backend, detail: readiness.detail };
+      return readiness.ready
+        ? jsonReply(200, state, NO_STORE)
+        : problemReply('not-ready', readiness.detail, {
+            extensions: state,
+            headers: { ...NO_STORE, 'retry-after': '1' },
+          });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/metrics',
+    docs: {
+      summary: 'Prometheus metrics (text exposition format)',
+      responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+    },
+    handle: async () => ({
+      status: 200,
+      headers: { 'content-type': metrics.contentType, ...NO_STORE },
+      body: await metrics.metrics(),
+    }),
+  },
+];

@@ -1,0 +1,102 @@
+import type { us_listen_socket } from 'uWebSockets.js';
+import type { ConversationHub } from '../actors/conversation-hub.js';
+import type { Logger } from '../log/logger.js';
+import type { BridgeMetrics } from '../metrics/bridge-metrics.js';
+import type { RosCalls } from '../ros/ros-calls.js';
+import type { AccessPolicy } from './http/access-policy.js';
+import { problemReply } from './http/reply.js';
+import type { AnyRoute } from './http/route.js';
+import { installRoutes } from './http/router.js';
+import { uWS } from './uws-build.js';
+import { installConversationEndpoint } from './ws/ws-endpoint.js';
+
+/**
+ * The uWebSockets.js app: the route table and `/ws` on one listening socket, and its graceful stop.
+ */
+
+export interface UwsAppSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly routes: readonly AnyRoute[];
+  readonly hub: ConversationHub;
+  readonly calls: Pick<RosCalls, 'call'>;
+  readonly metrics: BridgeMetrics;
+  readonly policy: AccessPolicy;
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+}
+
+export interface RunningUwsApp {
+  /** The TCP port actually bound (differs from the setting when that was 0). */
+  readonly listeningPort: number;
+  /**
+   * Graceful stop: no new connections, sessions closed with 1001 (their ROS calls abandoned), in-flight
+   * HTTP requests given until `drainMs` to finish, then every connection closed. Idempotent.
+   */
+  stop(drainMs: number): Promise<void>;
+}
+
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
+const DRAIN_POLL_MS = 10;
+
+const SHUTTING_DOWN = problemReply('shutting-down', 'the service is stopping; retry on its restart', {
+  headers: { 'retry-after': '1' },
+});
+
+export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsApp> => {
+  const { host, port, hub, log } = settings;
+  const app = uWS.App();
+  // Set when a graceful stop begins: keep-alive connections may still send requests, which start nothing.
+  let stopBegun = false;
+  const http = installRoutes(app, settings.routes, {
+    maxBodyBytes: settings.maxBodyBytes,
+    log,
+    policy: settings.policy,
+    calls: settings.calls,
+    requests: settings.metrics.httpRequests,
+    refusal: () => (stopBegun ? SHUTTING_DOWN : undefined),
+  });
+  const ws = installConversationEndpoint(app, {
+    hub,
+    log,
+    policy: settings.policy,
+    metrics: settings.metrics,
+  });
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (socket === false) {
+        reject(new ListenError(`cannot listen on ${host}:${port} (address in use or not available)`));
+      } else {
+        resolve(socket);
+      }
+    });
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = async (drainMs: number) => {
+    stopBegun = true;
+    uWS.us_listen_socket_close(listenSocket);
+    hub.close();
+    const deadline = Date.now() + drainMs;
+    // Bounded by the deadline: close frames get out and answers in progress are written.
+    while ((ws.openSockets() > 0 || http.inFlight > 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+    if (ws.openSockets() > 0 || http.inFlight > 0) {
+      log.warn(
+        { openSockets: ws.openSockets(), inFlightRequests: http.inFlight },
+        'closing connections that did not finish in time',
+      );
+    }
+    // App.close() (closes every remaining connection) exists in this build but is missing from its typings.
+    (app as typeof app & { close?: () => void }).close?.();
+  };
+  return {
+    listeningPort: uWS.us_socket_local_port(listenSocket),
+    stop: (drainMs) => (stopping ??= stop(drainMs)),
+  };
+};

@@ -1,0 +1,60 @@
+import type { Observable } from 'rxjs';
+import {
+  type RosCallHandler,
+  type RosCallTicket,
+  type RosPort,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from '../../src/ros/ros-port.js';
+
+/**
+ * Test doubles of the ROS port script their answers as observables (marbles, subjects). This makes one
+ * such observable a port call: subscribed when the call is made, its first value is the answer, its error
+ * the failure; cancelling the call unsubscribes.
+ */
+export const callFromObservable = <K extends RosServiceKey>(
+  source: Observable<RosResponse<K>>,
+  handler: RosCallHandler<K>,
+): RosCallTicket => {
+  let settled = false;
+  const isSettled = () => settled;
+  let subscription: { unsubscribe(): void } | undefined = undefined;
+  subscription = source.subscribe({
+    next: (response) => {
+      if (settled) return;
+      settled = true;
+      // The port's one answer: a source that emits and never completes is left at once.
+      subscription?.unsubscribe();
+      handler.answered(response);
+    },
+    error: (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      handler.failed(error instanceof Error ? error : new Error(String(error)));
+    },
+    complete: () => {
+      if (settled) return;
+      settled = true;
+      handler.failed(new Error('the ROS call completed without a response'));
+    },
+  });
+  // Answered during subscribe: `next` ran before the subscription existed to be left.
+  if (isSettled()) subscription.unsubscribe();
+  return {
+    cancel: () => {
+      settled = true;
+      subscription.unsubscribe();
+    },
+  };
+};
+
+/** Makes one call on a port (or the call wrapper) and waits for its outcome. */
+export const callOnce = <K extends RosServiceKey>(
+  port: Pick<RosPort, 'call'>,
+  service: K,
+  request: RosRequest<K>,
+): Promise<RosResponse<K>> =>
+  new Promise((resolve, reject) => {
+    port.call(service, request, { answered: resolve, failed: reject });
+  });
