@@ -1,4 +1,4 @@
-import type { SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 
 /**
  * Time-outs of ROS calls without a timer per call. Calls of one service share one time-out, so their
@@ -7,6 +7,39 @@ import type { SchedulerLike, Subscription } from 'rxjs';
  * its list; the timer moves only when it fires or a shorter time-out gets an earlier deadline. A timer
  * per call (a setInterval inserted and cleared for every request) showed in the HTTP profile.
  */
+
+/** Time for the deadlines: the process's clock, or a test scheduler's virtual one. */
+export interface DeadlineClock {
+  now(): number;
+  /** Runs `fire` once after `delayMs`; returns what cancels it. */
+  schedule(fire: () => void, delayMs: number): () => void;
+}
+
+/**
+ * The process's monotonic clock. The timer is unref'd: a deadline alone never keeps the process alive
+ * (whoever waits for the call does), so a quiet bridge or a finished test exits without waiting for it.
+ */
+export const PROCESS_CLOCK: DeadlineClock = {
+  now: () => performance.now(),
+  schedule: (fire, delayMs) => {
+    const timer = setTimeout(fire, delayMs);
+    timer.unref();
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
+
+/** A scheduler's clock: virtual time under a TestScheduler, in marble tests. */
+export const schedulerClock = (scheduler: SchedulerLike): DeadlineClock => ({
+  now: () => scheduler.now(),
+  schedule: (fire, delayMs) => {
+    const subscription = scheduler.schedule(fire, delayMs);
+    return () => {
+      subscription.unsubscribe();
+    };
+  },
+});
 
 /** What the queue keeps of a call: its deadline and its place in its list (the call object itself). */
 export interface DeadlineEntry {
@@ -47,11 +80,10 @@ export class DeadlineList {
 
 export class Deadlines {
   readonly #lists = new Map<number, DeadlineList>();
-  #timer: Subscription | undefined;
+  #cancelTimer: (() => void) | undefined;
   #armedFor = Number.POSITIVE_INFINITY;
 
-  /** Time runs on `scheduler`: asyncScheduler in the service, a TestScheduler in marble tests. */
-  constructor(private readonly scheduler: SchedulerLike) {}
+  constructor(readonly clock: DeadlineClock) {}
 
   /** `entry.expire()` runs `timeoutMs` from now unless the entry is removed first. */
   add(entry: DeadlineEntry, timeoutMs: number): void {
@@ -60,7 +92,7 @@ export class Deadlines {
       list = new DeadlineList(timeoutMs);
       this.#lists.set(timeoutMs, list);
     }
-    entry.deadline = this.scheduler.now() + timeoutMs;
+    entry.deadline = this.clock.now() + timeoutMs;
     list.push(entry);
     if (entry.deadline < this.#armedFor) this.#arm(entry.deadline);
   }
@@ -71,20 +103,20 @@ export class Deadlines {
   }
 
   #arm(deadline: number): void {
-    this.#timer?.unsubscribe();
+    this.#cancelTimer?.();
     this.#armedFor = deadline;
-    this.#timer = this.scheduler.schedule(
+    this.#cancelTimer = this.clock.schedule(
       () => {
         this.#fire();
       },
-      Math.max(0, deadline - this.scheduler.now()),
+      Math.max(0, deadline - this.clock.now()),
     );
   }
 
   #fire(): void {
-    this.#timer = undefined;
+    this.#cancelTimer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
-    const now = this.scheduler.now();
+    const now = this.clock.now();
     for (const list of this.#lists.values()) {
       // Bounded: each pass removes the head; entries added meanwhile are due after `now`.
       for (let entry = list.head; entry !== undefined && entry.deadline <= now; entry = list.head) {

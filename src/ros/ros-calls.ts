@@ -1,5 +1,11 @@
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { Deadlines, type DeadlineEntry, type DeadlineList } from './deadlines.js';
+import type { SchedulerLike } from 'rxjs';
+import {
+  Deadlines,
+  PROCESS_CLOCK,
+  schedulerClock,
+  type DeadlineEntry,
+  type DeadlineList,
+} from './deadlines.js';
 import {
   RosServiceUnavailableError,
   RosTimeoutError,
@@ -30,7 +36,7 @@ export interface RosCallSettings {
   readonly port: Pick<RosPort, 'call' | 'serviceName'>;
   /** Time a call of each service may take, from the moment it is made, before RosTimeoutError. */
   readonly timeoutsMs: Readonly<Record<RosServiceKey, number>>;
-  /** Deadlines run on it; a TestScheduler in marble tests. Default: asyncScheduler. */
+  /** Deadlines run on it; a TestScheduler in marble tests. Default: the process's clock. */
   readonly scheduler?: SchedulerLike;
   readonly observer?: RosCallObserver;
 }
@@ -64,7 +70,6 @@ class PendingCall<K extends RosServiceKey> implements RosCallHandler<K>, RosCall
   list: DeadlineList | undefined = undefined;
   portCall: RosCallTicket | undefined = undefined;
   settled = false;
-  readonly started = performance.now();
 
   constructor(
     private readonly calls: RosCallsImpl,
@@ -108,7 +113,9 @@ class RosCallsImpl implements RosCalls {
   constructor(settings: RosCallSettings) {
     this.#port = settings.port;
     this.#timeoutsMs = settings.timeoutsMs;
-    this.#deadlines = new Deadlines(settings.scheduler ?? asyncScheduler);
+    this.#deadlines = new Deadlines(
+      settings.scheduler === undefined ? PROCESS_CLOCK : schedulerClock(settings.scheduler),
+    );
     this.#observer = settings.observer ?? NO_OBSERVER;
   }
 
@@ -138,11 +145,11 @@ class RosCallsImpl implements RosCalls {
     pending.settled = true;
     this.inFlight -= 1;
     this.#deadlines.remove(pending);
-    this.#observer.settled(
-      pending.service,
-      outcome,
-      outcome === 'ok' ? (performance.now() - pending.started) / 1000 : 0,
-    );
+    // The deadline is the start plus the time-out, on the same clock: no second reading at the start.
+    const { clock } = this.#deadlines;
+    const seconds =
+      outcome === 'ok' ? (clock.now() - (pending.deadline - this.#timeoutsMs[pending.service])) / 1000 : 0;
+    this.#observer.settled(pending.service, outcome, seconds);
   }
 
   timeoutError(service: RosServiceKey): RosTimeoutError {

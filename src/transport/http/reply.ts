@@ -16,6 +16,13 @@ export const jsonReply = (status: number, value: unknown, headers?: Record<strin
   body: JSON.stringify(value),
 });
 
+/** A JSON answer whose body is already serialised. */
+export const jsonTextReply = (status: number, json: string): HttpReply => ({
+  status,
+  headers: JSON_HEADERS,
+  body: json,
+});
+
 /** Problem types, each documented in the OpenAPI document. */
 export const PROBLEM_TYPES = {
   'bad-request': { status: 400, title: 'Bad request' },

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { tourFromMsg, tourToMsg } from '../../protocol/tour-message.js';
+import { tourMsgToJson, tourToMsg } from '../../protocol/tour-message.js';
 import {
   StoredTourNameListSchema,
   StoredTourSchema,
@@ -8,8 +8,8 @@ import {
   TourSchema,
   type Tour,
 } from '../../protocol/tour-schema.js';
-import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
-import { jsonReply, problemReply, type HttpReply } from '../http/reply.js';
+import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/ros-messages.js';
+import { jsonReply, jsonTextReply, problemReply, type HttpReply } from '../http/reply.js';
 import { rosCall, type AnyRoute, type ResponseDoc, type Route, type RouteDocs } from '../http/route.js';
 
 /**
@@ -74,8 +74,8 @@ const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
 
 const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
   outcomeProblem(response) ?? jsonReply(200, response.tour_names);
-const tourReply = (response: TourOutcomeFields & { readonly tour: Parameters<typeof tourFromMsg>[0] }) =>
-  outcomeProblem(response) ?? jsonReply(200, tourFromMsg(response.tour));
+const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply =>
+  outcomeProblem(response) ?? jsonTextReply(200, tourMsgToJson(response.tour));
 const createdReply = (response: TourOutcomeFields): HttpReply =>
   outcomeProblem(response) ?? jsonReply(201, SUCCESS);
 const doneReply = (response: TourOutcomeFields): HttpReply =>
