@@ -4,8 +4,8 @@ import {
   createActor,
   enqueueActions,
   fromCallback,
-  fromEventObservable,
   raise,
+  sendTo,
   setup,
   type ActorRefFrom,
 } from 'xstate';
@@ -47,14 +47,14 @@ import type { MicrophoneView } from './microphone-machine.js';
 /**
  * One `/ws` connection, as a state machine a reader can follow:
  *
- *   open.idle ──request──▶ open.calling ──answer or failure──▶ open.answering ──sent──▶ idle, or calling the next
+ *   open.idle ──request──▶ open.calling ──answer or failure──▶ open.answering ──▶ idle, or calling the next
  *        (any open state) ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
  *
  * A kiosk's utterance (`ws.binary`) or command (`ws.text`) becomes a `request`. One call runs at a time
- * (`calling` invokes it); up to `maxWaitingCalls` wait behind it in arrival order, and beyond that, or when
- * the audio would not fit in the process-wide budget, the request is answered `busy` at once. Leaving
- * `calling` for `closed` stops the call: it is abandoned and its late answer dropped. Outbound frames leave
- * through the injected `send`; the transport only translates.
+ * (`calling` starts it); up to `maxWaitingCalls` wait behind it in arrival order, and beyond that, or when
+ * the audio would not fit in the process-wide budget, the request is answered `busy` at once. Closing stops
+ * the session's streams child and with it the running call: it is abandoned and its late answer dropped.
+ * Outbound frames leave through the injected `send`; the transport only translates.
  */
 
 /** A ROS call a session asks for. */
@@ -104,15 +104,16 @@ type CallOutcome =
 type SessionInternalEvent =
   | { readonly type: 'request'; readonly request: ConversationRequest }
   | { readonly type: 'call.settled'; readonly outcome: CallOutcome }
-  | { readonly type: 'answer.sent' }
   | { readonly type: 'microphone.changed'; readonly enabled: boolean }
-  | { readonly type: 'session.sendFailed'; readonly error: unknown }
+  /** A send threw: the socket is gone. */
+  | { readonly type: 'session.sendFailed' }
   | { readonly type: 'session.streamFailed'; readonly error: unknown };
 
 export type SessionEvent = SessionTransportEvent | SessionInternalEvent;
 
 interface SessionContext {
   readonly input: SessionInput;
+  readonly outbox: Outbox;
   /** The audio its admitted requests hold of the process-wide budget; all given back when it ends. */
   readonly holdings: BudgetHoldings<ConversationRequest>;
   /** Last microphone state this session was told about. */
@@ -161,17 +162,14 @@ const audioBytes = (request: ConversationRequest): number =>
   request.service === 'chat' ? request.audio.byteLength : 0;
 
 // ---------------------------------------------------------------------------------------------------------
-// The session's children
+// The session's child
 
-interface CallInput {
-  readonly calls: Pick<RosCalls, 'call'>;
-  readonly request: ConversationRequest;
-  readonly onCallAbandoned: SessionInput['onCallAbandoned'];
-}
-
-/** The running call: the ROS call's stream, turned into the one `call.settled` event it ends with. */
-const callLogic = fromEventObservable<SessionInternalEvent, CallInput>(({ input }) => {
-  const { calls, request, onCallAbandoned } = input;
+/** The running call's stream, turned into the one `call.settled` event it ends with. */
+const callSettled$ = (
+  calls: Pick<RosCalls, 'call'>,
+  request: ConversationRequest,
+  onCallAbandoned: SessionInput['onCallAbandoned'],
+): Observable<SessionInternalEvent> => {
   const onAbandoned =
     onCallAbandoned === undefined
       ? undefined
@@ -190,23 +188,31 @@ const callLogic = fromEventObservable<SessionInternalEvent, CallInput>(({ input 
     map(() => settled({ kind: 'answered', service: 'clear_history' })),
     catchError(failed),
   );
-});
+};
 
-interface FeedsInput {
+interface StreamsInput {
   readonly session: SessionInput;
+  readonly outbox: Outbox;
   readonly holdings: BudgetHoldings<ConversationRequest>;
 }
 
+/** What the machine tells its streams child: run this request's call (`calling` is entered). */
+interface StartCallEvent {
+  readonly type: 'call.start';
+  readonly request: ConversationRequest;
+}
+
 /**
- * The process-wide streams a session follows while it is open: /play_audio pairs and microphone changes,
- * in one child (each XState actor costs memory in every idle session; docs/performance.md). A pair needs
- * no decision of the machine: it goes straight to the transport, skipping a transition per session and
- * message (a quarter of the fan-out's server time). The session counts as live while this child runs, and
- * its end gives back the session's audio budget: a stopped actor runs no exit actions, only its children's
- * teardowns, so this is where a session's end is certain to be seen.
+ * Every stream of an open session in one child actor: the running call (started when the machine enters
+ * `calling`), the /play_audio pairs and the microphone changes. One long-lived child rather than one per
+ * stream or per call: each XState actor costs memory in every idle session, and spawning one per call was
+ * most of a chat round trip's machine time (docs/performance.md). A pair needs no decision of the machine:
+ * it goes straight to the transport. The session counts as live while this child runs, and its end gives
+ * back the session's audio budget and abandons a running call: a stopped actor runs no exit actions, only
+ * its children's teardowns, so this is where a session's end is certain to be seen.
  */
-const feedsLogic = fromCallback<{ type: 'none' }, FeedsInput>(({ input: feeds, sendBack }) => {
-  const { session: input, holdings } = feeds;
+const streamsLogic = fromCallback<StartCallEvent, StreamsInput>(({ input: streams, sendBack, receive }) => {
+  const { session: input, outbox, holdings } = streams;
   const { gauges } = input;
   gauges.liveSessions.increment();
   const fail = (error: unknown) => {
@@ -216,11 +222,7 @@ const feedsLogic = fromCallback<{ type: 'none' }, FeedsInput>(({ input: feeds, s
   subscription.add(
     input.playAudioPairs$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
       next: (pair) => {
-        try {
-          input.send(pair);
-        } catch (error) {
-          sendBack({ type: 'session.sendFailed', error } satisfies SessionInternalEvent);
-        }
+        if (!outbox.send(pair)) sendBack({ type: 'session.sendFailed' } satisfies SessionInternalEvent);
       },
       error: fail,
     }),
@@ -233,14 +235,45 @@ const feedsLogic = fromCallback<{ type: 'none' }, FeedsInput>(({ input: feeds, s
       error: fail,
     }),
   );
+  let call: Subscription | undefined;
+  receive(({ request }) => {
+    call?.unsubscribe();
+    call = callSettled$(input.calls, request, input.onCallAbandoned).subscribe((event) => {
+      sendBack(event);
+    });
+  });
   return () => {
+    call?.unsubscribe();
     subscription.unsubscribe();
     holdings.releaseAll();
     gauges.liveSessions.decrement();
   };
 });
 
-// ---------------------------------------------------------------------------------------------------------
+/**
+ * The session's way out: the transport's `send`, and whether it still works. A send that throws marks the
+ * outbox broken (the socket is gone), which the machine reads to close instead of going on.
+ */
+class Outbox {
+  #broken = false;
+  constructor(private readonly transportSend: SessionInput['send']) {}
+
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  /** False when the frame could not be sent (now or before). */
+  send(frame: OutboundFrame): boolean {
+    if (this.#broken) return false;
+    try {
+      this.transportSend(frame);
+      return true;
+    } catch {
+      this.#broken = true;
+      return false;
+    }
+  }
+}
 
 export const sessionMachine = setup({
   types: {
@@ -249,29 +282,24 @@ export const sessionMachine = setup({
     events: {} as SessionEvent,
   },
   actors: {
-    call: callLogic,
-    feeds: feedsLogic,
+    streams: streamsLogic,
   },
   actions: {
     deliver: ({ context, self }, frame: OutboundFrame) => {
-      try {
-        context.input.send(frame);
-      } catch (error) {
-        self.send({ type: 'session.sendFailed', error });
-      }
+      if (!context.outbox.send(frame)) self.send({ type: 'session.sendFailed' });
     },
-    /** Sends the last call's answer (or failure); the next call waits until it is out. */
-    deliverOutcome: ({ context, self }) => {
-      const { outcome, input } = context;
-      if (outcome === undefined) return;
-      try {
-        input.send(outcomeFrame(outcome, input.messageIds));
-      } catch (error) {
-        self.send({ type: 'session.sendFailed', error });
-        return;
-      }
-      self.send({ type: 'answer.sent' });
+    /** Sends the last call's answer (or failure). A broken outbox is seen by `answering` at once. */
+    deliverOutcome: ({ context }) => {
+      const { outcome, input, outbox } = context;
+      if (outcome !== undefined) outbox.send(outcomeFrame(outcome, input.messageIds));
     },
+    startCall: sendTo(
+      'streams',
+      ({ context }): StartCallEvent => ({
+        type: 'call.start',
+        request: runningRequest(context),
+      }),
+    ),
     /** The request's audio is taken from the budget (the guard checked that it fits). */
     holdAudio: ({ context, event }) => {
       if (event.type === 'request' && event.request.service === 'chat') {
@@ -315,11 +343,13 @@ export const sessionMachine = setup({
     audioOverBudget: ({ context, event }) =>
       event.type === 'request' && !context.holdings.fits(audioBytes(event.request)),
     hasWaiting: ({ context }) => context.waiting.length > 0,
+    outboxBroken: ({ context }) => context.outbox.broken,
   },
 }).createMachine({
   id: 'session',
   context: ({ input }) => ({
     input,
+    outbox: new Outbox(input.send),
     holdings: new BudgetHoldings(input.audioBudget),
     microphoneEnabled: input.microphone.isEnabled(),
     running: undefined,
@@ -340,9 +370,13 @@ export const sessionMachine = setup({
           }),
       },
       invoke: {
-        id: 'feeds',
-        src: 'feeds',
-        input: ({ context }): FeedsInput => ({ session: context.input, holdings: context.holdings }),
+        id: 'streams',
+        src: 'streams',
+        input: ({ context }): StreamsInput => ({
+          session: context.input,
+          outbox: context.outbox,
+          holdings: context.holdings,
+        }),
       },
       initial: 'idle',
       states: {
@@ -363,15 +397,7 @@ export const sessionMachine = setup({
         },
         /** One call runs; requests queue behind it up to the limit, beyond it they are answered busy. */
         calling: {
-          invoke: {
-            id: 'call',
-            src: 'call',
-            input: ({ context }): CallInput => ({
-              calls: context.input.calls,
-              request: runningRequest(context),
-              onCallAbandoned: context.input.onCallAbandoned,
-            }),
-          },
+          entry: 'startCall',
           on: {
             request: [
               {
@@ -393,32 +419,17 @@ export const sessionMachine = setup({
             'call.settled': { target: 'answering', actions: ['releaseAudio', 'settle'] },
           },
         },
-        /** The answer (or the failure) goes out; only then does the next call start. */
+        /**
+         * The answer (or the failure) goes out; then the next waiting call starts, or the session is idle.
+         * When the socket turned out to be gone, it closes instead: no waiting call is started for nobody.
+         */
         answering: {
           entry: 'deliverOutcome',
-          on: {
-            request: [
-              {
-                guard: 'queueFull',
-                actions: {
-                  type: 'deliver',
-                  params: ({ context, event }) => busyFrame(context, event.request, 'queue'),
-                },
-              },
-              {
-                guard: 'audioOverBudget',
-                actions: {
-                  type: 'deliver',
-                  params: ({ context, event }) => busyFrame(context, event.request, 'audio'),
-                },
-              },
-              { actions: ['holdAudio', 'admit'] },
-            ],
-            'answer.sent': [
-              { guard: 'hasWaiting', target: 'calling', actions: 'startNext' },
-              { target: 'idle', actions: 'clearOutcome' },
-            ],
-          },
+          always: [
+            { guard: 'outboxBroken', target: '#session.closed' },
+            { guard: 'hasWaiting', target: 'calling', actions: 'startNext' },
+            { target: 'idle', actions: 'clearOutcome' },
+          ],
         },
       },
       on: {
