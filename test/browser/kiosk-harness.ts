@@ -135,6 +135,19 @@ export const holdTalkButton = async (page: Page, ms: number): Promise<void> => {
   await page.mouse.up();
 };
 
+/** Opens the kiosk settings as an operator does: a long press (2 s) on the robot's face. */
+export const openSettings = async (page: Page): Promise<void> => {
+  const box = await page.locator('#face').boundingBox();
+  if (box === null) throw new Error('the face is not visible');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  try {
+    await page.locator('#settings').waitFor({ state: 'visible', timeout: 5_000 });
+  } finally {
+    await page.mouse.up();
+  }
+};
+
 /** Opens the kiosk page and waits until it is online with the microphone on. */
 export const openKiosk = async (
   browser: Browser,

@@ -5,6 +5,7 @@ import { launchBrowser, type Browser } from './browser.js';
 import {
   holdTalkButton,
   openKiosk,
+  openSettings,
   parseWav,
   snapshot,
   startKioskService,
@@ -165,11 +166,30 @@ describe('kiosk page', () => {
     await page.getByLabel('Hands-free').check();
     await page.locator('body[data-mode="hands-free"]').waitFor();
     assert.equal(await page.locator('#talk').getAttribute('aria-disabled'), 'true');
+    // The page says what to do now, and the button looks live, not switched off.
+    assert.equal(
+      await page.locator('#talk-hint').textContent(),
+      'Hands-free is on: just speak. The robot answers when you pause.',
+    );
+    assert.match((await page.locator('#talk').getAttribute('data-look')) ?? '', /^hands-free/);
+    const greyed = await page.evaluate(`(() => {
+      const talk = document.querySelector('#talk');
+      const look = talk.dataset.look;
+      const shown = getComputedStyle(talk).backgroundColor;
+      talk.dataset.look = 'waiting';
+      const waiting = getComputedStyle(talk).backgroundColor;
+      talk.dataset.look = look;
+      return shown === waiting;
+    })()`);
+    assert.equal(greyed, false, 'the button looks like the greyed-out "waiting" one');
     // The fake microphone beeps twice a second, well over the default -40 dB: an utterance starts.
     await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
+    assert.equal(await page.locator('#talk').getAttribute('data-look'), 'hands-free-listening');
+    assert.equal(await page.locator('#talk-label').textContent(), 'Listening…');
     // Each beep is voice for ~0.1–0.2 s: a few of them make an utterance long enough to send (300 ms).
-    await page.waitForTimeout(1_500);
+    await page.waitForTimeout(1_000);
     // The visitor falls silent: with the threshold at its top (0 dBFS) nothing counts as voice any more.
+    await openSettings(page);
     await page.locator('#threshold').focus();
     await page.keyboard.press('End');
     assert.equal(await page.locator('#threshold-value').textContent(), '0 dB');
@@ -198,6 +218,7 @@ describe('kiosk page', () => {
     }
     // Once it has finished, the beeps start an utterance again; switching hands-free off drops it unsent.
     await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
+    await page.getByRole('button', { name: 'Close' }).click();
     await page.getByLabel('Hands-free').uncheck();
     await page.locator('body[data-recording="false"][data-mode="push"]').waitFor();
     await page.waitForTimeout(300);

@@ -1,29 +1,47 @@
 /**
- * `npm run screenshots`: docs/img/kiosk.png and docs/img/admin.png at 1280×800, taken from the real pages
- * in headless Chromium against the service on the simulation.
+ * `npm run screenshots`: the pictures in docs/img, taken from the real pages in headless Chromium against
+ * the service on the simulation: the kiosk at a landscape kiosk (1280×800), a phone (390×844) and offline,
+ * and the operator page (1280×800).
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sendJson } from '../support/http.js';
 import { launchBrowser, VIEWPORT } from './browser.js';
-import { openKiosk, startKioskService, toneWav, waitForSnapshot } from './kiosk-harness.js';
+import { openKiosk, snapshot, startKioskService, toneWav, waitForSnapshot } from './kiosk-harness.js';
 
 const directory = fileURLToPath(new URL('../../docs/img/', import.meta.url));
 mkdirSync(directory, { recursive: true });
 
+const ANSWER =
+  'Welcome to the museum! Today we will see the rose garden, planted in 1898, the pond with its old ' +
+  'carp, and the gate built in 1750. The walk takes about forty minutes, with benches on the way. ' +
+  'Hold the blue button to ask me anything, at any time.';
+
 const service = await startKioskService();
 const browser = await launchBrowser();
+const written: string[] = [];
+let stopped = false;
 try {
   const { page: kiosk } = await openKiosk(browser, service);
-  await service.playAudio({
-    emotion: 'happy',
-    text: 'Welcome to the museum! Today we will see the rose garden, the pond and the old gate. Hold the blue button to ask me anything.',
-    audio: toneWav(4_000, 220),
-  });
-  await waitForSnapshot(kiosk, (state) => state.played.length === 1, 'the welcome message to start');
-  // Past the mouth animation's first swing, so the face is mid-sentence.
-  await kiosk.waitForTimeout(400);
-  await kiosk.screenshot({ path: `${directory}kiosk.png` });
+  for (const [name, size] of [
+    ['kiosk.png', VIEWPORT],
+    ['kiosk-phone.png', { width: 390, height: 844 }],
+  ] as const) {
+    await kiosk.setViewportSize(size);
+    const before = (await snapshot(kiosk)).played.length;
+    await service.playAudio({ emotion: 'happy', text: ANSWER, audio: toneWav(3_000, 220) });
+    await waitForSnapshot(
+      kiosk,
+      (state) => state.played.length === before + 1,
+      'the welcome message to start',
+    );
+    // Past the mouth animation's first swing, so the face is mid-sentence.
+    await kiosk.waitForTimeout(400);
+    await kiosk.screenshot({ path: `${directory}${name}` });
+    written.push(`${name} (${size.width}×${size.height})`);
+    await waitForSnapshot(kiosk, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
+  }
+  await kiosk.setViewportSize(VIEWPORT);
 
   await sendJson(service.baseUrl, 'POST', '/tour', {
     tour_name: 'garden',
@@ -35,15 +53,29 @@ try {
         dialogue: 'These roses are a hundred years old.',
       },
       { description: 'Pond', destination: 'pond', dialogue: null },
+      { description: 'Old gate', destination: 'gate', dialogue: 'Built in 1750, moved here in 1902.' },
     ],
   });
   const admin = await browser.newPage();
   await admin.goto(`${service.baseUrl}/admin`);
-  await admin.getByRole('button', { name: 'welcome', exact: true }).click();
+  await admin.getByRole('button', { name: 'garden', exact: true }).click();
   await admin.locator('#editor-heading', { hasText: 'Edit tour' }).waitFor();
   await admin.screenshot({ path: `${directory}admin.png` });
-  console.log(`wrote ${directory}kiosk.png and ${directory}admin.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  written.push(`admin.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+
+  // Last: the service goes away under the kiosk.
+  stopped = true;
+  await service.stop();
+  await kiosk.locator('body[data-connection="offline"]').waitFor();
+  // A countdown of a few seconds, and the face's fade to grey finished.
+  await kiosk
+    .locator('#connection-retry', { hasText: /trying again in [3-9] s/ })
+    .waitFor({ timeout: 20_000 });
+  await kiosk.waitForTimeout(600);
+  await kiosk.screenshot({ path: `${directory}kiosk-offline.png` });
+  written.push(`kiosk-offline.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  console.log(`wrote ${written.join(', ')} in ${directory}`);
 } finally {
   await browser.close();
-  await service.stop();
+  if (!stopped) await service.stop();
 }

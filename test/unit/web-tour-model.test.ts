@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   canAddStep,
+  draftFingerprint,
   draftFromTour,
   emptyDraft,
   emptyStep,
   moveItem,
+  normalizeDraft,
   parseProblem,
   parseTour,
   TOUR_LIMITS,
   tourFromDraft,
+  validateDraft,
   type Tour,
 } from '../../web/src/tour-model.js';
 
@@ -57,6 +60,46 @@ describe('tour drafts', () => {
     const full = { ...emptyDraft(), steps: Array.from({ length: TOUR_LIMITS.maxSteps }, emptyStep) };
     assert.equal(canAddStep(full), false);
     assert.equal(canAddStep(emptyDraft()), true);
+  });
+});
+
+describe('the page’s own rules', () => {
+  it('trims a new tour’s name and every map name, but never an existing tour’s name', () => {
+    const draft = { ...draftFromTour(tour), tour_name: '  garden ', map_name: '\tpark  ' };
+    assert.deepEqual(
+      [normalizeDraft(draft, 'create').tour_name, normalizeDraft(draft, 'create').map_name],
+      ['garden', 'park'],
+    );
+    assert.equal(normalizeDraft(draft, 'edit').tour_name, '  garden ');
+    assert.equal(normalizeDraft(draft, 'edit').map_name, 'park');
+  });
+
+  it('refuses blank names and steps without a description, naming the fields as the API does', () => {
+    assert.deepEqual(validateDraft(draftFromTour(tour)), []);
+    const draft = draftFromTour(tour);
+    const junk = {
+      ...draft,
+      tour_name: '   ',
+      map_name: '',
+      steps: draft.steps.map((step, index) => (index === 1 ? { ...step, description: ' \n ' } : step)),
+    };
+    assert.deepEqual(validateDraft(junk), [
+      { field: 'tour_name', message: 'Give the tour a name.' },
+      { field: 'map_name', message: 'Give the name of its map.' },
+      { field: 'steps.1.description', message: 'Describe step 2, or remove it.' },
+    ]);
+    // A new tour as the page opens it cannot be saved as it is.
+    assert.equal(validateDraft(emptyDraft()).length, 3);
+  });
+
+  it('tells an edited draft from one that saves the tour unchanged', () => {
+    const draft = draftFromTour(tour);
+    const baseline = draftFingerprint(draft);
+    assert.equal(draftFingerprint({ ...draft }), baseline);
+    // New keys (a re-render) are not a change; a changed field or order is.
+    assert.equal(draftFingerprint(draftFromTour(tour)), baseline);
+    assert.notEqual(draftFingerprint({ ...draft, map_name: 'park2' }), baseline);
+    assert.notEqual(draftFingerprint({ ...draft, steps: moveItem(draft.steps, 0, 1) }), baseline);
   });
 });
 

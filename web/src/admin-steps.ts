@@ -18,14 +18,14 @@ const FIELDS: readonly {
     label: 'Destination',
     multiline: false,
     maxLength: TOUR_LIMITS.destinationMaxChars,
-    hint: 'Location id on the map; leave empty for none.',
+    hint: 'Location id on the map; empty for none.',
   },
   {
     name: 'dialogue',
     label: 'Dialogue',
     multiline: true,
     maxLength: TOUR_LIMITS.dialogueMaxChars,
-    hint: 'What the robot says at this step; leave empty for nothing.',
+    hint: 'What the robot says here; empty for nothing.',
   },
 ];
 
@@ -41,8 +41,9 @@ const fieldControl = (step: StepDraft, index: number, field: (typeof FIELDS)[num
     'data-step-field': field.name,
     'aria-describedby': `${id}-error${field.hint === undefined ? '' : ` ${id}-hint`}`,
   };
+  if (field.name === 'description') attributes['required'] = '';
   const control = field.multiline
-    ? element('textarea', { ...attributes, rows: field.name === 'dialogue' ? '3' : '2' })
+    ? element('textarea', { ...attributes, rows: '3' })
     : element('input', { ...attributes, type: 'text', autocomplete: 'off' });
   control.value = step[field.name];
   wrapper.append(control);
@@ -51,8 +52,15 @@ const fieldControl = (step: StepDraft, index: number, field: (typeof FIELDS)[num
   return wrapper;
 };
 
-const actionButton = (action: StepAction, text: string, label: string, disabled: boolean) => {
-  const button = element('button', { type: 'button', 'data-action': action, 'aria-label': label }, text);
+/**
+ * A step's button. Its accessible name is its visible text followed by the step it acts on ("Move up step
+ * 2"): the visible words come first (WCAG 2.5.3, so speech control finds it by what it shows), the arrow
+ * is decoration, and the step number is there for screen readers only.
+ */
+const actionButton = (action: StepAction, arrow: string, text: string, number: number, disabled: boolean) => {
+  const button = element('button', { type: 'button', class: 'step__action', 'data-action': action });
+  if (arrow !== '') button.append(element('span', { 'aria-hidden': 'true' }, `${arrow} `));
+  button.append(text, element('span', { class: 'visually-hidden' }, ` step ${number}`));
   button.disabled = disabled;
   return button;
 };
@@ -63,12 +71,14 @@ export const renderStep = (step: StepDraft, index: number, count: number): HTMLL
   const fieldset = element('fieldset');
   const number = index + 1;
   fieldset.append(element('legend', {}, `Step ${number}`));
-  for (const field of FIELDS) fieldset.append(fieldControl(step, index, field));
+  const fields = element('div', { class: 'step__fields' });
+  for (const field of FIELDS) fields.append(fieldControl(step, index, field));
+  fieldset.append(fields);
   const actions = element('div', { class: 'step__actions' });
   actions.append(
-    actionButton('up', '↑ Move up', `Move step ${number} up`, index === 0),
-    actionButton('down', '↓ Move down', `Move step ${number} down`, index === count - 1),
-    actionButton('remove', 'Remove', `Remove step ${number}`, false),
+    actionButton('up', '↑', 'Move up', number, index === 0),
+    actionButton('down', '↓', 'Move down', number, index === count - 1),
+    actionButton('remove', '', 'Remove', number, false),
   );
   fieldset.append(actions);
   item.append(fieldset);

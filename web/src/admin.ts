@@ -3,12 +3,15 @@ import { renderStep, type StepAction, type StepField } from './admin-steps.js';
 import { byId, element } from './dom.js';
 import {
   canAddStep,
+  draftFingerprint,
   draftFromTour,
   emptyDraft,
   emptyStep,
   moveItem,
+  normalizeDraft,
   TOUR_LIMITS,
   tourFromDraft,
+  validateDraft,
   type Problem,
   type TourDraft,
 } from './tour-model.js';
@@ -44,9 +47,21 @@ interface Editor {
   /** `create` until the tour exists on the robot; then `edit` (the name is fixed: it identifies the tour). */
   mode: 'create' | 'edit';
   draft: TourDraft;
+  /** The draft as last opened or saved (draftFingerprint): anything else is an unsaved edit. */
+  saved: string;
 }
 let editor: Editor | undefined;
 let busy = false;
+
+const hasUnsavedEdits = (): boolean =>
+  editor !== undefined && draftFingerprint(editor.draft) !== editor.saved;
+
+/** Before the editor's draft is thrown away: true when there is nothing to lose or the operator agrees. */
+const mayDiscard = (): boolean => {
+  if (editor === undefined || !hasUnsavedEdits()) return true;
+  const what = editor.mode === 'edit' ? `“${editor.draft.tour_name}”` : 'the new tour';
+  return window.confirm(`Discard your unsaved changes to ${what}?`);
+};
 
 page.name.maxLength = TOUR_LIMITS.nameMaxChars;
 page.map.maxLength = TOUR_LIMITS.mapNameMaxChars;
@@ -81,13 +96,10 @@ const controlFor = (field: string): HTMLElement | undefined => {
   return undefined;
 };
 
-/** Shows a problem+json answer: title and status, detail, and each field error next to its field. */
-const showProblem = (action: string, problem: Problem): void => {
+/** Shows a problem: a heading, its detail, and each field error next to its field. */
+const showProblemAs = (heading: string, problem: Problem): void => {
   clearProblem();
-  const status = problem.status === 0 ? '' : ` (${problem.status})`;
-  page.problem.append(
-    element('h3', { class: 'problem__title' }, `${action} failed: ${problem.title}${status}`),
-  );
+  page.problem.append(element('h3', { class: 'problem__title' }, heading));
   // The detail of a schema failure repeats its first field error, which is listed below anyway.
   const first = problem.errors[0];
   const repeatsFirst = first !== undefined && problem.detail === `${first.field}: ${first.message}`;
@@ -119,21 +131,36 @@ const showProblem = (action: string, problem: Problem): void => {
   say('');
 };
 
+/** Shows a problem+json answer to `action`, with its title and status. */
+const showProblem = (action: string, problem: Problem): void => {
+  const status = problem.status === 0 ? '' : ` (${problem.status})`;
+  showProblemAs(`${action} failed: ${problem.title}${status}`, problem);
+};
+
 // ---------------------------------------------------------------------------------------------------------
 // The list
 
-const renderList = (names: readonly string[], current?: string): void => {
+/** The list highlights the tour the editor shows, and nothing while it shows a new tour or nothing. */
+const markCurrent = (): void => {
+  const current = editor?.mode === 'edit' ? editor.draft.tour_name : undefined;
+  for (const button of page.list.querySelectorAll<HTMLButtonElement>('.tour-list__open')) {
+    if (button.dataset['name'] === current) button.setAttribute('aria-current', 'true');
+    else button.removeAttribute('aria-current');
+  }
+};
+
+const renderList = (names: readonly string[]): void => {
   const items = names.slice(0, MAX_LISTED).map((name) => {
-    const button = element('button', { type: 'button', class: 'tour-list__open' }, name);
-    if (name === current) button.setAttribute('aria-current', 'true');
+    const button = element('button', { type: 'button', class: 'tour-list__open', 'data-name': name }, name);
     button.addEventListener('click', () => {
-      void openTour(name);
+      if (mayDiscard()) void openTour(name);
     });
     const item = element('li');
     item.append(button);
     return item;
   });
   page.list.replaceChildren(...items);
+  markCurrent();
   const more = names.length > MAX_LISTED ? ` (first ${MAX_LISTED} shown)` : '';
   page.listStatus.textContent =
     names.length === 0 ? 'No tours yet.' : `${names.length} tour${names.length === 1 ? '' : 's'}${more}`;
@@ -145,8 +172,7 @@ const loadList = async (): Promise<void> => {
     page.listStatus.textContent = `Could not load the tours: ${result.problem.title}. ${result.problem.detail}`;
     return;
   }
-  const names = [...result.value].sort((a, b) => a.localeCompare(b));
-  renderList(names, editor?.mode === 'edit' ? editor.draft.tour_name : undefined);
+  renderList([...result.value].sort((a, b) => a.localeCompare(b)));
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -161,6 +187,7 @@ const renderSteps = (): void => {
 };
 
 const renderEditor = (): void => {
+  markCurrent();
   if (editor === undefined) {
     page.form.hidden = true;
     page.heading.textContent = 'Open a tour, or create a new one';
@@ -196,25 +223,49 @@ const openTour = async (name: string): Promise<void> => {
     showProblem('Loading', result.problem);
     return;
   }
-  startEditing({ mode: 'edit', draft: draftFromTour(result.value) });
+  const draft = draftFromTour(result.value);
+  startEditing({ mode: 'edit', draft, saved: draftFingerprint(draft) });
   say('');
   await loadList();
 };
 
+/** A 409 on create is about the name: the name field says so too, not only the banner. */
+const withNameTaken = (problem: Problem): Problem =>
+  problem.status === 409 && !problem.errors.some((error) => error.field === 'tour_name')
+    ? {
+        ...problem,
+        errors: [
+          { field: 'tour_name', message: 'A tour with this name already exists: choose another name.' },
+          ...problem.errors,
+        ],
+      }
+    : problem;
+
 const save = async (): Promise<void> => {
   if (editor === undefined || busy) return;
-  const tour = tourFromDraft(editor.draft);
   const creating = editor.mode === 'create';
+  // Names go out trimmed; the form shows what is sent.
+  editor.draft = normalizeDraft(editor.draft, editor.mode);
+  page.name.value = editor.draft.tour_name;
+  page.map.value = editor.draft.map_name;
+  const errors = validateDraft(editor.draft);
+  if (errors.length > 0) {
+    showProblemAs('Not saved: some fields need attention', { status: 0, title: '', detail: '', errors });
+    page.problem.focus();
+    return;
+  }
+  const tour = tourFromDraft(editor.draft);
   setBusy(true);
   const result = creating ? await createTour(tour) : await updateTour(tour);
   setBusy(false);
   if (!result.ok) {
-    showProblem(creating ? 'Creating' : 'Saving', result.problem);
+    showProblem(creating ? 'Creating' : 'Saving', creating ? withNameTaken(result.problem) : result.problem);
     page.problem.focus();
     return;
   }
   clearProblem();
   editor.mode = 'edit';
+  editor.saved = draftFingerprint(editor.draft);
   renderEditor();
   say(creating ? `Created “${tour.tour_name}”.` : `Saved “${tour.tour_name}”.`);
   await loadList();
@@ -265,14 +316,18 @@ page.steps.addEventListener('input', (event) => {
   }));
 });
 
-/** After a re-render, focus the same action on the step that moved, or the nearest sensible control. */
+/**
+ * After a re-render, focus the same action on the step that moved, or the nearest sensible control, and
+ * bring the whole step into view (not only its button), clear of the sticky Save bar.
+ */
 const focusStepAction = (key: number, preferred: StepAction): void => {
-  const step = page.steps.querySelector(`.step[data-key="${key}"]`);
+  const step = page.steps.querySelector<HTMLElement>(`.step[data-key="${key}"]`);
   const candidates = [preferred, preferred === 'up' ? 'down' : 'up', 'remove'];
   for (const action of candidates) {
     const button = step?.querySelector<HTMLButtonElement>(`[data-action="${action}"]`);
     if (button && !button.disabled) {
-      button.focus();
+      button.focus({ preventScroll: true });
+      step?.scrollIntoView({ block: 'nearest' });
       return;
     }
   }
@@ -319,6 +374,7 @@ page.remove.addEventListener('click', () => {
   void removeTour();
 });
 page.close.addEventListener('click', () => {
+  if (!mayDiscard()) return;
   editor = undefined;
   clearProblem();
   renderEditor();
@@ -326,12 +382,21 @@ page.close.addEventListener('click', () => {
   page.newTour.focus();
 });
 page.newTour.addEventListener('click', () => {
-  startEditing({ mode: 'create', draft: emptyDraft() });
+  if (!mayDiscard()) return;
+  const draft = emptyDraft();
+  startEditing({ mode: 'create', draft, saved: draftFingerprint(draft) });
   say('');
   page.name.focus();
 });
 page.reload.addEventListener('click', () => {
   void loadList();
+});
+
+// Leaving the page (reload, another address, closing the tab) with unsaved edits asks first.
+window.addEventListener('beforeunload', (event) => {
+  if (!hasUnsavedEdits()) return;
+  // The browser asks with its own wording (pages cannot set the text any more).
+  event.preventDefault();
 });
 
 renderEditor();

@@ -1,8 +1,9 @@
 import { webSocketProtocols } from './access-token.js';
 import { DEFAULT_BACKOFF, reconnectDelayMs, type BackoffOptions } from './backoff.js';
 import { parseServerMessage, type ServerMessage } from './protocol.js';
+import type { ConnectionStatus } from './kiosk-view.js';
 
-export type ConnectionStatus = 'connecting' | 'online' | 'offline';
+export type { ConnectionStatus };
 
 export interface ConnectionHandlers {
   /** `retryInMs` is set while offline and a reconnect is scheduled. */

@@ -5,10 +5,11 @@ import { setSpeaking, showEmotion, type FaceElements } from './face.js';
 import { FramePairer, type AudioPair } from './frame-pairer.js';
 import { Microphone, type MicrophoneDevice } from './microphone.js';
 import { Player, type PlayOutcome } from './player.js';
+import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
 import { DEFAULT_MAX_AUDIO_FRAME_BYTES, PCM_SAMPLE_RATE, type ServerMessage } from './protocol.js';
 import { PreRoll, UtteranceBuffer } from './utterance.js';
-import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
+import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE, VoiceActivityDetector } from './vad.js';
 import { encodeWav, maxSamplesFor } from './wav.js';
 
 /**
@@ -27,20 +28,32 @@ const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAU
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
 /** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
 const ECHO_TAIL_MS = 600;
-
-type Recording = 'none' | 'push' | 'hands-free';
+/** A press on the face this long opens the kiosk settings (for operators; a visitor's tap does nothing). */
+const SETTINGS_PRESS_MS = 2_000;
+/** Answer text shrinks in these steps before it scrolls in its box. */
+const SPEECH_SCALES = [1, 0.9, 0.8] as const;
+/** The hands-free threshold is kept in this browser's storage, per kiosk. */
+const THRESHOLD_KEY = 'tour-bridge.kiosk.threshold-db';
 
 const page = {
   body: document.body,
   connection: byId('connection-status', HTMLElement),
+  retry: byId('connection-retry', HTMLElement),
   micText: byId('mic-text', HTMLElement),
+  faceWrap: byId('face-wrap', HTMLElement),
+  speechBox: byId('speech', HTMLElement),
+  speechIdle: byId('speech-idle', HTMLElement),
   speech: byId('speech-text', HTMLElement),
   talk: byId('talk', HTMLButtonElement),
   talkLabel: byId('talk-label', HTMLElement),
+  hint: byId('talk-hint', HTMLElement),
   handsFree: byId('hands-free', HTMLInputElement),
+  settings: byId('settings', HTMLDialogElement),
+  settingsClose: byId('settings-close', HTMLButtonElement),
   threshold: byId('threshold', HTMLInputElement),
   thresholdValue: byId('threshold-value', HTMLOutputElement),
   level: byId('level', HTMLMeterElement),
+  levelValue: byId('level-value', HTMLOutputElement),
   notice: byId('notice', HTMLElement),
   newConversation: byId('new-conversation', HTMLButtonElement),
   unlock: byId('unlock', HTMLElement),
@@ -58,8 +71,11 @@ const face: FaceElements = {
 
 const state = {
   connection: 'connecting' as ConnectionStatus,
-  retryInMs: undefined as number | undefined,
-  /** What the service says (`state` and `microphone` frames); undefined until the first state. */
+  /** From a session's end until the next session's state: reconnect attempts still show offline. */
+  lostSession: false,
+  /** performance.now() of the next reconnect attempt, while one is scheduled. */
+  retryAt: undefined as number | undefined,
+  /** What the service says (`state` and `microphone` frames); undefined until the session's state. */
   microphoneAllowed: undefined as boolean | undefined,
   device: 'closed' as MicrophoneDevice,
   deviceProblem: '',
@@ -78,59 +94,64 @@ const pairer = new FramePairer();
 // ---------------------------------------------------------------------------------------------------------
 // Rendering: the page shows `state`; every change goes through render().
 
-const canTalk = (): boolean =>
-  state.connection === 'online' && state.microphoneAllowed === true && state.device === 'open';
-
-/** Why talking is not possible right now, in words for the visitor; undefined when it is. */
-const refusal = (): string | undefined => {
-  if (state.connection !== 'online') return 'Not connected to the robot yet.';
-  if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
-  if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
-  if (state.device !== 'open') return 'The microphone is starting.';
-  return undefined;
+/** Sets an element's text only when it changes (the countdown re-renders often); true if it changed. */
+const setText = (target: HTMLElement, text: string): boolean => {
+  if (target.textContent === text) return false;
+  target.textContent = text;
+  return true;
 };
 
-const microphoneIndicator = (): { key: string; text: string } => {
-  if (state.microphoneAllowed === false) return { key: 'disabled', text: 'Microphone off' };
-  if (state.device === 'failed') return { key: 'unavailable', text: 'No microphone' };
-  if (state.microphoneAllowed === undefined || state.device !== 'open') {
-    return { key: 'pending', text: 'Microphone starting…' };
-  }
-  if (state.recording !== 'none') return { key: 'enabled', text: 'Listening…' };
-  return { key: 'enabled', text: state.handsFree ? 'Microphone on — just speak' : 'Microphone on' };
-};
-
-const connectionText = (): string => {
-  switch (state.connection) {
-    case 'online':
-      return 'Connected';
-    case 'connecting':
-      return 'Connecting…';
-    case 'offline':
-      return state.retryInMs === undefined
-        ? 'Offline'
-        : `Offline — trying again in ${Math.max(1, Math.round(state.retryInMs / 1000))} s`;
-  }
-};
+/** While offline with a retry scheduled, the countdown is redrawn every quarter second. */
+let countdown: ReturnType<typeof setInterval> | undefined;
 
 const render = (): void => {
-  const microphone = microphoneIndicator();
-  page.body.dataset['connection'] = state.connection;
-  page.body.dataset['microphone'] = microphone.key;
+  const view = kioskView(state, performance.now());
+  page.body.dataset['connection'] = view.connection;
+  page.body.dataset['microphone'] = view.microphoneKey;
   page.body.dataset['recording'] = String(state.recording !== 'none');
   page.body.dataset['mode'] = state.handsFree ? 'hands-free' : 'push';
-  page.connection.textContent = connectionText();
-  page.micText.textContent = microphone.text;
-  const usable = canTalk() && !state.handsFree;
+  setText(page.connection, view.connectionText);
+  setText(page.retry, view.retryText);
+  setText(page.micText, view.microphoneText);
   // aria-disabled rather than disabled: the button stays focusable and a press can say why it refuses.
-  page.talk.setAttribute('aria-disabled', String(!usable));
+  page.talk.setAttribute('aria-disabled', String(!view.talkUsable));
   page.talk.setAttribute('aria-pressed', String(state.recording === 'push'));
-  page.talkLabel.textContent = state.handsFree
-    ? 'Hands-free: just speak'
-    : state.recording === 'push'
-      ? 'Listening… release to send'
-      : 'Hold to talk';
+  page.talk.dataset['look'] = view.talkLook;
+  setText(page.talkLabel, view.talkLabel);
+  setText(page.hint, view.hint);
+  if (setText(page.speechIdle, view.idleText)) fitSpeech();
   page.newConversation.disabled = state.connection !== 'online';
+  const counting = state.connection === 'offline' && state.retryAt !== undefined;
+  if (counting && countdown === undefined) countdown = setInterval(render, 250);
+  if (!counting && countdown !== undefined) {
+    clearInterval(countdown);
+    countdown = undefined;
+  }
+};
+
+/**
+ * Fits the answer box to its share of the screen: the text shrinks in steps (never below a readable size),
+ * then scrolls inside the box, which is then focusable so it can be scrolled from the keyboard too.
+ */
+const fitSpeech = (): void => {
+  const box = page.speechBox;
+  let overflowing = false;
+  for (const scale of SPEECH_SCALES) {
+    box.style.setProperty('--speech-scale', String(scale));
+    overflowing = box.scrollHeight > box.clientHeight + 1;
+    if (!overflowing) break;
+  }
+  box.dataset['overflowing'] = String(overflowing);
+  if (overflowing) box.tabIndex = 0;
+  else box.removeAttribute('tabindex');
+  box.scrollTop = 0;
+};
+
+/** What the robot says now; empty shows the idle text instead. */
+const showAnswer = (text: string): void => {
+  page.speech.textContent = text;
+  page.speechIdle.hidden = text !== '';
+  fitSpeech();
 };
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -181,11 +202,7 @@ const finishRecording = (send: boolean, note?: string): void => {
 
 const beginPush = (): void => {
   if (state.recording !== 'none') return;
-  if (state.handsFree) {
-    notify('Hands-free mode is on: just speak.');
-    return;
-  }
-  const reason = refusal();
+  const reason = refusal(state);
   if (reason !== undefined) {
     probe.recordRefusal(reason);
     notify(reason);
@@ -199,7 +216,11 @@ const endPush = (send: boolean): void => {
 };
 
 const onChunk = (chunk: PcmChunk): void => {
-  page.level.value = Math.max(page.level.min, chunk.levelDb);
+  if (page.settings.open) {
+    const db = Math.max(page.level.min, chunk.levelDb);
+    page.level.value = db;
+    page.levelValue.value = `${Math.round(db)} dB`;
+  }
   if (state.recording === 'push') {
     if (!utterance.append(chunk.samples))
       finishRecording(true, 'That was the longest a message can be: sent.');
@@ -217,7 +238,7 @@ const onChunk = (chunk: PcmChunk): void => {
     player.busy ||
     performance.now() - state.lastPlaybackEndedAt < ECHO_TAIL_MS ||
     context.state !== 'running';
-  if (!state.handsFree || !canTalk() || robotSpeaking) {
+  if (!state.handsFree || !canTalk(state) || robotSpeaking) {
     vad.reset();
     preRoll.take();
     return;
@@ -262,7 +283,7 @@ const player = new Player(context, {
   onStart: (pair: AudioPair) => {
     clearNotice();
     showEmotion(face, pair.meta.emotion);
-    page.speech.textContent = pair.meta.text;
+    showAnswer(pair.meta.text);
     setSpeaking(face, true);
     probe.recordStart({
       messageId: pair.meta.messageId,
@@ -296,7 +317,7 @@ const onMessage = (message: ServerMessage): void => {
       // A new session's state replaces whatever the page showed before (reconnects included).
       probe.statesApplied += 1;
       showEmotion(face, message.emotion);
-      page.speech.textContent = message.text;
+      showAnswer(message.text);
       applyMicrophoneAllowed(message.microphone.enabled);
       return;
     case 'audio': {
@@ -326,9 +347,12 @@ const onBinary = (frame: ArrayBuffer): void => {
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 const connection = new KioskConnection(wsUrl, {
   onStatus: (status, retryInMs) => {
-    if (status === 'online') probe.connects += 1;
+    if (status === 'online') {
+      probe.connects += 1;
+      state.lostSession = false;
+    }
     state.connection = status;
-    state.retryInMs = retryInMs;
+    state.retryAt = retryInMs === undefined ? undefined : performance.now() + retryInMs;
     render();
   },
   onMessage,
@@ -336,7 +360,16 @@ const connection = new KioskConnection(wsUrl, {
   onSessionEnd: () => {
     // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
     pairer.clear();
+    // Nothing of the old session stays up: its answer, its notices, its microphone permission. The next
+    // session's state says what to show.
+    state.lostSession = true;
+    clearNotice();
+    showAnswer('');
+    showEmotion(face, 'neutral');
     finishRecording(false, 'The connection dropped; please say that again.');
+    state.microphoneAllowed = undefined;
+    microphone.close();
+    render();
   },
 });
 
@@ -366,12 +399,12 @@ const spaceTalks = (target: EventTarget | null): boolean =>
   !(target instanceof HTMLButtonElement && target !== page.talk);
 
 document.addEventListener('keydown', (event) => {
-  if (event.code !== 'Space' || !spaceTalks(event.target)) return;
+  if (event.code !== 'Space' || page.settings.open || !spaceTalks(event.target)) return;
   event.preventDefault();
   if (!event.repeat) beginPush();
 });
 document.addEventListener('keyup', (event) => {
-  if (event.code !== 'Space' || !spaceTalks(event.target)) return;
+  if (event.code !== 'Space' || page.settings.open || !spaceTalks(event.target)) return;
   event.preventDefault();
   endPush(true);
 });
@@ -386,12 +419,53 @@ page.handsFree.addEventListener('change', () => {
   vad.reset();
   render();
 });
-const showThreshold = () => {
-  const db = Number(page.threshold.value);
+const storedThreshold = (): number => {
+  try {
+    const stored = localStorage.getItem(THRESHOLD_KEY);
+    return stored === null || stored.trim() === '' ? DEFAULT_VAD.thresholdDb : clampThreshold(Number(stored));
+  } catch {
+    // Storage can be switched off in the browser; the default then holds.
+    return DEFAULT_VAD.thresholdDb;
+  }
+};
+const showThreshold = (): number => {
+  const db = clampThreshold(Number(page.threshold.value));
   vad.setThreshold(db);
   page.thresholdValue.value = `${db} dB`;
+  return db;
 };
-page.threshold.addEventListener('input', showThreshold);
+page.threshold.addEventListener('input', () => {
+  const db = showThreshold();
+  try {
+    localStorage.setItem(THRESHOLD_KEY, String(db));
+  } catch {
+    // Not kept across reloads then; it still applies now.
+  }
+});
+
+// The settings open on a long press of the face: out of a visitor's way, at hand for an operator.
+let settingsPress: ReturnType<typeof setTimeout> | undefined;
+const cancelSettingsPress = (): void => {
+  clearTimeout(settingsPress);
+  settingsPress = undefined;
+};
+page.faceWrap.addEventListener('pointerdown', (event) => {
+  if (event.button !== 0) return;
+  cancelSettingsPress();
+  settingsPress = setTimeout(() => {
+    settingsPress = undefined;
+    if (!page.settings.open) page.settings.showModal();
+  }, SETTINGS_PRESS_MS);
+});
+for (const type of ['pointerup', 'pointercancel', 'pointerleave'] as const) {
+  page.faceWrap.addEventListener(type, cancelSettingsPress);
+}
+page.faceWrap.addEventListener('contextmenu', (event) => {
+  event.preventDefault();
+});
+page.settingsClose.addEventListener('click', () => {
+  page.settings.close();
+});
 page.newConversation.addEventListener('click', () => {
   if (!connection.send(JSON.stringify({ service: 'clear_history' }))) notify('Not connected.');
 });
@@ -418,7 +492,11 @@ Object.defineProperty(window, 'tourKiosk', {
   }),
 });
 
+page.threshold.min = String(THRESHOLD_RANGE.minDb);
+page.threshold.max = String(THRESHOLD_RANGE.maxDb);
+page.threshold.value = String(storedThreshold());
 showThreshold();
+new ResizeObserver(fitSpeech).observe(page.speechBox.parentElement ?? page.body);
 showEmotion(face, 'neutral');
 showUnlock();
 render();

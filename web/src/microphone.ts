@@ -1,6 +1,7 @@
 import { PCM_PROCESSOR, type PcmChunk } from './capture-format.js';
+import type { MicrophoneDevice } from './kiosk-view.js';
 
-export type MicrophoneDevice = 'closed' | 'opening' | 'open' | 'failed';
+export type { MicrophoneDevice };
 
 export interface MicrophoneHandlers {
   readonly onChunk: (chunk: PcmChunk) => void;

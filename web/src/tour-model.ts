@@ -83,6 +83,45 @@ export const tourFromDraft = (draft: TourDraft): Tour => ({
   })),
 });
 
+/**
+ * What the page sends: names without surrounding spaces. A new tour's name is trimmed; an existing tour's
+ * name identifies it on the robot and is sent exactly as the robot holds it.
+ */
+export const normalizeDraft = (draft: TourDraft, mode: 'create' | 'edit'): TourDraft => ({
+  ...draft,
+  tour_name: mode === 'create' ? draft.tour_name.trim() : draft.tour_name,
+  map_name: draft.map_name.trim(),
+});
+
+export interface FieldError {
+  /** As the API names fields: `tour_name`, `map_name`, `steps.<index>.description`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * The page's own rules, checked before anything is sent: no blank names, no step without a description.
+ * Stricter than the API, which accepts a name of spaces and an empty description (README, "Kiosk and admin
+ * pages"); the API's other rules (length, control characters) are left to its 422 answers.
+ */
+export const validateDraft = (draft: TourDraft): FieldError[] => {
+  const errors: FieldError[] = [];
+  if (draft.tour_name.trim() === '') errors.push({ field: 'tour_name', message: 'Give the tour a name.' });
+  if (draft.map_name.trim() === '') errors.push({ field: 'map_name', message: 'Give the name of its map.' });
+  draft.steps.forEach((step, index) => {
+    if (step.description.trim() === '') {
+      errors.push({
+        field: `steps.${index}.description`,
+        message: `Describe step ${index + 1}, or remove it.`,
+      });
+    }
+  });
+  return errors;
+};
+
+/** The tour a draft would save, as a string: two drafts that save the same tour compare equal. */
+export const draftFingerprint = (draft: TourDraft): string => JSON.stringify(tourFromDraft(draft));
+
 /** The list with the item at `index` moved by `delta` places; unchanged when that leaves the list. */
 export const moveItem = <T>(items: readonly T[], index: number, delta: -1 | 1): T[] => {
   const target = index + delta;

@@ -22,6 +22,15 @@ export const DEFAULT_VAD: VadOptions = {
   minVoiceMs: 300,
 };
 
+/** The thresholds the kiosk settings offer, in dBFS. */
+export const THRESHOLD_RANGE = { minDb: -70, maxDb: 0 } as const;
+
+/** A threshold from settings or storage, as a whole dB inside THRESHOLD_RANGE; anything else is the default. */
+export const clampThreshold = (value: number): number =>
+  Number.isFinite(value)
+    ? Math.min(THRESHOLD_RANGE.maxDb, Math.max(THRESHOLD_RANGE.minDb, Math.round(value)))
+    : DEFAULT_VAD.thresholdDb;
+
 /** `start`: an utterance began (record, including the pre-roll); `end`: send it; `discard`: drop it. */
 export type VadEvent = 'start' | 'end' | 'discard';
 

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { kioskView, refusal, secondsLeft, type KioskState } from '../../web/src/kiosk-view.js';
+import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE } from '../../web/src/vad.js';
+
+const ready: KioskState = {
+  connection: 'online',
+  lostSession: false,
+  retryAt: undefined,
+  microphoneAllowed: true,
+  device: 'open',
+  deviceProblem: '',
+  handsFree: false,
+  recording: 'none',
+};
+
+describe('kioskView', () => {
+  it('offers push-to-talk when online with the microphone open', () => {
+    const view = kioskView(ready, 0);
+    assert.equal(view.connection, 'online');
+    assert.equal(view.connectionText, 'Connected');
+    assert.equal(view.retryText, '');
+    assert.equal(view.talkUsable, true);
+    assert.equal(view.talkLook, 'ready');
+    assert.equal(view.talkLabel, 'Hold to talk');
+    assert.equal(view.hint, 'Hold the button — or the Space bar — while you speak, then let go.');
+    assert.equal(view.microphoneText, 'Microphone on');
+    const listening = kioskView({ ...ready, recording: 'push' }, 0);
+    assert.equal(listening.talkLook, 'listening');
+    assert.equal(listening.microphoneText, 'Listening…');
+  });
+
+  it('says offline everywhere, with no microphone, and counts down to the next attempt', () => {
+    const offline: KioskState = {
+      ...ready,
+      connection: 'offline',
+      lostSession: true,
+      retryAt: 10_000,
+      microphoneAllowed: undefined,
+    };
+    assert.equal(kioskView(offline, 3_000).retryText, ' — trying again in 7 s');
+    assert.equal(kioskView(offline, 3_001).retryText, ' — trying again in 7 s');
+    assert.equal(kioskView(offline, 4_000).retryText, ' — trying again in 6 s');
+    assert.equal(kioskView(offline, 9_999).retryText, ' — trying again in 1 s');
+    // Late timers never show 0 or a negative number.
+    assert.equal(kioskView(offline, 12_000).retryText, ' — trying again in 1 s');
+    const view = kioskView(offline, 0);
+    // The announced status does not change every second.
+    assert.equal(view.connectionText, 'Offline');
+    assert.equal(view.connection, 'offline');
+    assert.equal(view.talkLook, 'offline');
+    assert.equal(view.talkLabel, 'Offline');
+    assert.equal(view.talkUsable, false);
+    assert.equal(view.microphoneKey, 'offline');
+    assert.equal(view.microphoneText, 'Microphone off while offline');
+    assert.match(view.idleText, /offline/);
+    assert.match(view.hint, /offline/);
+  });
+
+  it('stays offline while a reconnect attempt is under way, and only then', () => {
+    const attempt: KioskState = { ...ready, connection: 'connecting', lostSession: true, retryAt: undefined };
+    assert.equal(kioskView(attempt, 0).connection, 'offline');
+    assert.equal(kioskView(attempt, 0).connectionText, 'Offline');
+    assert.equal(kioskView(attempt, 0).retryText, ' — trying again now…');
+    const first: KioskState = { ...attempt, lostSession: false, microphoneAllowed: undefined };
+    assert.equal(kioskView(first, 0).connection, 'connecting');
+    assert.equal(kioskView(first, 0).connectionText, 'Connecting…');
+    assert.equal(kioskView(first, 0).retryText, '');
+    assert.equal(kioskView(first, 0).talkLook, 'waiting');
+  });
+
+  it('hands-free: the hint and the button say "just speak"; a press does not talk', () => {
+    const handsFree = { ...ready, handsFree: true };
+    const view = kioskView(handsFree, 0);
+    assert.equal(view.talkLook, 'hands-free');
+    assert.equal(view.talkLabel, 'Just speak');
+    assert.equal(view.hint, 'Hands-free is on: just speak. The robot answers when you pause.');
+    assert.doesNotMatch(view.hint, /Hold/);
+    assert.equal(view.talkUsable, false);
+    assert.equal(refusal(handsFree), 'Hands-free mode is on: just speak.');
+    assert.equal(kioskView({ ...handsFree, recording: 'hands-free' }, 0).talkLook, 'hands-free-listening');
+  });
+
+  it('says why talking is not possible', () => {
+    assert.equal(refusal(ready), undefined);
+    assert.equal(refusal({ ...ready, connection: 'offline' }), 'Not connected to the robot yet.');
+    assert.equal(
+      refusal({ ...ready, microphoneAllowed: false }),
+      'The robot has switched the microphone off.',
+    );
+    assert.equal(refusal({ ...ready, device: 'failed', deviceProblem: 'denied' }), 'No microphone: denied');
+    assert.equal(refusal({ ...ready, device: 'opening' }), 'The microphone is starting.');
+    assert.equal(kioskView({ ...ready, microphoneAllowed: false }, 0).talkLook, 'unavailable');
+  });
+
+  it('counts whole seconds up', () => {
+    assert.deepEqual(
+      [0, 1, 999, 1_000, 1_001, 4_500].map((left) => secondsLeft(left, 0)),
+      [1, 1, 1, 1, 2, 5],
+    );
+  });
+});
+
+describe('clampThreshold', () => {
+  it('keeps whole dB inside the range and refuses what is not a number', () => {
+    assert.equal(clampThreshold(-45), -45);
+    assert.equal(clampThreshold(-45.4), -45);
+    assert.equal(clampThreshold(-500), THRESHOLD_RANGE.minDb);
+    assert.equal(clampThreshold(12), THRESHOLD_RANGE.maxDb);
+    assert.equal(clampThreshold(Number.NaN), DEFAULT_VAD.thresholdDb);
+    assert.equal(clampThreshold(Number.POSITIVE_INFINITY), DEFAULT_VAD.thresholdDb);
+  });
+});

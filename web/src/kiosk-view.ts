@@ -1,0 +1,159 @@
+/**
+ * What the kiosk shows, decided from its state: pure (no DOM), so every wording and every state the
+ * visitor can meet is unit-tested in Node (test/unit/web-kiosk-view.test.ts). kiosk.ts puts the result on
+ * the page.
+ */
+
+export type Recording = 'none' | 'push' | 'hands-free';
+/** The socket's state (connection.ts); defined here so this module needs no DOM types. */
+export type ConnectionStatus = 'connecting' | 'online' | 'offline';
+/** The capture device's state (microphone.ts). */
+export type MicrophoneDevice = 'closed' | 'opening' | 'open' | 'failed';
+
+export interface KioskState {
+  readonly connection: ConnectionStatus;
+  /** True from a session's end until the next session's state arrives: reconnect attempts stay "offline". */
+  readonly lostSession: boolean;
+  /** performance.now() of the next reconnect attempt, while one is scheduled. */
+  readonly retryAt: number | undefined;
+  /** What the service says (`state` and `microphone` frames); undefined until the session's state. */
+  readonly microphoneAllowed: boolean | undefined;
+  readonly device: MicrophoneDevice;
+  readonly deviceProblem: string;
+  readonly handsFree: boolean;
+  readonly recording: Recording;
+}
+
+/** The connection as the visitor sees it: a reconnect attempt after a lost session is still offline. */
+export type ShownConnection = 'connecting' | 'online' | 'offline';
+
+/** The talk button's look; CSS keys off it (`data-look`). */
+export type TalkLook =
+  | 'ready'
+  | 'listening'
+  | 'hands-free'
+  | 'hands-free-listening'
+  | 'waiting'
+  | 'unavailable'
+  | 'offline';
+
+export interface KioskView {
+  readonly connection: ShownConnection;
+  /** Announced (a status region): changes only when the connection does. */
+  readonly connectionText: string;
+  /** Beside it, not announced: the countdown to the next attempt while offline (else empty). */
+  readonly retryText: string;
+  readonly microphoneKey: 'pending' | 'enabled' | 'disabled' | 'unavailable' | 'offline';
+  readonly microphoneText: string;
+  readonly talkLabel: string;
+  readonly talkLook: TalkLook;
+  /** Whether a press of the button (or Space) starts an utterance. */
+  readonly talkUsable: boolean;
+  readonly hint: string;
+  /** Shown in the answer box while there is no answer to show. */
+  readonly idleText: string;
+}
+
+export const shownConnection = (state: KioskState): ShownConnection => {
+  if (state.connection === 'online') return 'online';
+  if (state.connection === 'offline' || state.lostSession) return 'offline';
+  return 'connecting';
+};
+
+/** Whole seconds left before the next attempt, counted down to 1 (never 0 while still waiting). */
+export const secondsLeft = (retryAt: number, now: number): number =>
+  Math.max(1, Math.ceil((retryAt - now) / 1000));
+
+export const canTalk = (state: KioskState): boolean =>
+  state.connection === 'online' && state.microphoneAllowed === true && state.device === 'open';
+
+/** Why a press does not talk, in words for the visitor; undefined when it does. */
+export const refusal = (state: KioskState): string | undefined => {
+  if (state.connection !== 'online') return 'Not connected to the robot yet.';
+  if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
+  if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.device !== 'open') return 'The microphone is starting.';
+  if (state.handsFree) return 'Hands-free mode is on: just speak.';
+  return undefined;
+};
+
+const connectionText = (shown: ShownConnection): string => {
+  if (shown === 'online') return 'Connected';
+  if (shown === 'connecting') return 'Connecting…';
+  return 'Offline';
+};
+
+const retryText = (state: KioskState, shown: ShownConnection, now: number): string => {
+  if (shown !== 'offline') return '';
+  if (state.connection === 'offline' && state.retryAt !== undefined) {
+    return ` — trying again in ${secondsLeft(state.retryAt, now)} s`;
+  }
+  return ' — trying again now…';
+};
+
+const microphone = (
+  state: KioskState,
+  shown: ShownConnection,
+): Pick<KioskView, 'microphoneKey' | 'microphoneText'> => {
+  if (shown === 'offline')
+    return { microphoneKey: 'offline', microphoneText: 'Microphone off while offline' };
+  if (state.microphoneAllowed === false)
+    return { microphoneKey: 'disabled', microphoneText: 'Microphone off' };
+  if (state.device === 'failed') return { microphoneKey: 'unavailable', microphoneText: 'No microphone' };
+  if (state.microphoneAllowed === undefined || state.device !== 'open') {
+    return { microphoneKey: 'pending', microphoneText: 'Microphone starting…' };
+  }
+  if (state.recording !== 'none') return { microphoneKey: 'enabled', microphoneText: 'Listening…' };
+  return {
+    microphoneKey: 'enabled',
+    microphoneText: state.handsFree ? 'Microphone on — just speak' : 'Microphone on',
+  };
+};
+
+const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkLabel' | 'talkLook'> => {
+  if (shown === 'offline') return { talkLabel: 'Offline', talkLook: 'offline' };
+  if (shown === 'connecting') return { talkLabel: 'Connecting…', talkLook: 'waiting' };
+  if (state.microphoneAllowed === false) return { talkLabel: 'Microphone off', talkLook: 'unavailable' };
+  if (state.device === 'failed') return { talkLabel: 'No microphone', talkLook: 'unavailable' };
+  if (state.microphoneAllowed === undefined || state.device !== 'open') {
+    return { talkLabel: 'Starting…', talkLook: 'waiting' };
+  }
+  if (state.handsFree) {
+    return state.recording === 'hands-free'
+      ? { talkLabel: 'Listening…', talkLook: 'hands-free-listening' }
+      : { talkLabel: 'Just speak', talkLook: 'hands-free' };
+  }
+  return state.recording === 'push'
+    ? { talkLabel: 'Listening…\nlet go to send', talkLook: 'listening' }
+    : { talkLabel: 'Hold to talk', talkLook: 'ready' };
+};
+
+const hint = (state: KioskState, shown: ShownConnection): string => {
+  if (shown === 'offline') return 'The robot is offline: it cannot hear or answer until it is back.';
+  if (shown === 'connecting') return 'Connecting to the robot…';
+  if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
+  if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.handsFree) return 'Hands-free is on: just speak. The robot answers when you pause.';
+  return 'Hold the button — or the Space bar — while you speak, then let go.';
+};
+
+const idleText = (state: KioskState, shown: ShownConnection): string => {
+  if (shown === 'offline') return 'I am offline at the moment, so I cannot hear or answer you. Back soon!';
+  if (shown === 'connecting') return 'Just a moment — I am getting ready.';
+  if (state.handsFree) return 'Hello! Just speak and ask me something.';
+  return 'Hello! Hold the big button and ask me something.';
+};
+
+export const kioskView = (state: KioskState, now: number): KioskView => {
+  const shown = shownConnection(state);
+  return {
+    connection: shown,
+    connectionText: connectionText(shown),
+    retryText: retryText(state, shown, now),
+    ...microphone(state, shown),
+    ...talk(state, shown),
+    talkUsable: refusal(state) === undefined,
+    hint: hint(state, shown),
+    idleText: idleText(state, shown),
+  };
+};
