@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
@@ -7,7 +7,21 @@ import { parse as parseYaml } from 'yaml';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
+import type { HttpRequest } from 'uWebSockets.js';
+import { captureRequestHead } from '../../src/http/request-head.js';
 import { markdownTableRows } from '../support/markdown-table.js';
+import {
+  directivesNamed,
+  nginxBytes,
+  nginxSeconds,
+  parseNginxConfig,
+  placeholdersUsed,
+  PROXY_PLACEHOLDERS,
+  PROXY_TEMPLATE,
+  readProxyTemplate,
+  renderProxyConfig,
+  type Directive,
+} from '../support/nginx-config.js';
 
 /*
  * Static checks of the deployment files, where no Docker engine exists (CI, this repository's dev
@@ -305,6 +319,27 @@ describe('README, "Deploying on a robot"', () => {
     assert.ok(section.includes('(#uwebsocketsjs-build)'), 'links the uWebSockets.js build section');
   });
 
+  it('explains TLS in front with the shipped files; the kiosk needs no insecure-origin flag', () => {
+    const start = readme.indexOf('### TLS in front (https for the kiosks)');
+    assert.ok(start > 0);
+    const tls = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    for (const text of [
+      PROXY_TEMPLATE,
+      'deploy/nginx/make-cert.sh deploy/tls',
+      'TLS_CA_CERT=',
+      'docker compose -f compose.yaml -f deploy/nginx/compose.tls.yaml up',
+      'test/browser/tls-proxy.test.ts',
+      ...PROXY_PLACEHOLDERS.map((name) => `\${${name}}`),
+    ]) {
+      assert.ok(tls.includes(text), text);
+    }
+    // The host recipe's envsubst names exactly the template's placeholders (others would eat nginx's).
+    const listed = /envsubst '([^']*)'/.exec(tls)?.[1]?.split(/\s+/) ?? [];
+    assert.deepEqual(listed.sort(), PROXY_PLACEHOLDERS.map((name) => `\${${name}}`).sort());
+    assert.ok(readme.includes('(#tls-in-front-https-for-the-kiosks)'), 'the kiosk section links it');
+    assert.doesNotMatch(readme, /unsafely-treat-insecure-origin-as-secure/);
+  });
+
   it('lists every environment variable the image sets, with its default', () => {
     const rows = markdownTableRows(section);
     for (const [name, value] of finalEnv) {
@@ -312,5 +347,204 @@ describe('README, "Deploying on a robot"', () => {
       assert.ok(row, `README has a row for ${name}`);
       assert.equal(row[1], `\`${value}\``, `README gives the default of ${name}`);
     }
+  });
+});
+
+/** Every .ts file under src/, wherever the layout puts it. */
+const sourceFiles = (dir: URL): URL[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(new URL(`${entry.name}/`, dir))
+      : entry.name.endsWith('.ts')
+        ? [new URL(entry.name, dir)]
+        : [],
+  );
+
+describe('deploy/nginx: TLS in front of the bridge', () => {
+  const template = readProxyTemplate();
+  const config = parseNginxConfig(template);
+  const [server, ...otherServers] = directivesNamed(config, 'server');
+  const serverBlock = server?.block ?? [];
+  const locations = directivesNamed(serverBlock, 'location');
+  const only = (directives: readonly Directive[], name: string) => {
+    const found = directivesNamed(directives, name);
+    assert.equal(found.length, 1, `exactly one ${name}`);
+    return found[0]!;
+  };
+  const headers = new Map(
+    directivesNamed(serverBlock, 'proxy_set_header').map((d) => [d.args[0]!.toLowerCase(), d.args[1]!]),
+  );
+  /** The variable a `map` directive defines from `source`, and its entries. */
+  const mapOf = (source: string) => {
+    const map = directivesNamed(config, 'map').find((d) => d.args[0] === source);
+    assert.ok(map?.block, `a map from ${source}`);
+    return { variable: map.args[1]!, entries: new Map(map.block.map((d) => [d.name, d.args[0]!])) };
+  };
+
+  it('has exactly the placeholders its header documents, and is valid once they are filled in', () => {
+    assert.deepEqual(placeholdersUsed(template).sort(), [...PROXY_PLACEHOLDERS].sort());
+    const header = template.slice(0, template.indexOf('\nmap '));
+    for (const name of PROXY_PLACEHOLDERS) assert.match(header, new RegExp(`\\$\\{${name}\\}\\s+\\S`), name);
+    assert.equal(otherServers.length, 0);
+    const rendered = renderProxyConfig(template, {
+      TOUR_BRIDGE_TLS_LISTEN: '443',
+      TOUR_BRIDGE_TLS_CERT: '/etc/tls/server.crt',
+      TOUR_BRIDGE_TLS_KEY: '/etc/tls/server.key',
+      TOUR_BRIDGE_UPSTREAM: '127.0.0.1:7000',
+      TOUR_BRIDGE_TLS_ACCESS_LOG: '/dev/stdout',
+    });
+    assert.deepEqual(placeholdersUsed(rendered), []);
+    assert.throws(() =>
+      renderProxyConfig(template, {
+        ...Object.fromEntries(PROXY_PLACEHOLDERS.map((n) => [n, 'x'])),
+        TOUR_BRIDGE_TLS_CERT: 'a b; c',
+      } as never),
+    );
+  });
+
+  it('listens with TLS 1.2+ only, on the certificate and key of the placeholders', () => {
+    assert.deepEqual(only(serverBlock, 'listen').args, ['${TOUR_BRIDGE_TLS_LISTEN}', 'ssl']);
+    assert.deepEqual(only(serverBlock, 'ssl_certificate').args, ['${TOUR_BRIDGE_TLS_CERT}']);
+    assert.deepEqual(only(serverBlock, 'ssl_certificate_key').args, ['${TOUR_BRIDGE_TLS_KEY}']);
+    assert.deepEqual(only(serverBlock, 'ssl_protocols').args, ['TLSv1.2', 'TLSv1.3']);
+  });
+
+  it('proxies every location to the bridge over HTTP/1.1, headers set once for all locations', () => {
+    const upstream = only(config, 'upstream');
+    assert.deepEqual(upstream.args, ['tour_bridge']);
+    assert.deepEqual(
+      upstream.block?.map((d) => [d.name, ...d.args]),
+      [['server', '${TOUR_BRIDGE_UPSTREAM}']],
+    );
+    // nginx's default towards the upstream is HTTP/1.0, which the pinned uWebSockets.js never answers.
+    assert.deepEqual(only(serverBlock, 'proxy_http_version').args, ['1.1']);
+    assert.deepEqual(
+      locations.map((l) => l.args.join(' ')),
+      ['/', '= /ws'],
+    );
+    for (const location of locations) {
+      assert.deepEqual(only(location.block ?? [], 'proxy_pass').args, ['http://tour_bridge']);
+      // A proxy_set_header (or proxy_http_version) in a location would drop every server-level one there.
+      for (const name of ['proxy_set_header', 'proxy_http_version']) {
+        assert.deepEqual(
+          directivesNamed(location.block ?? [], name),
+          [],
+          `${name} in ${location.args.join(' ')}`,
+        );
+      }
+    }
+  });
+
+  it('upgrades WebSockets, and passes the Host with its port, the client address and the request id', () => {
+    const upgrade = mapOf('$http_upgrade');
+    assert.deepEqual(
+      [...upgrade.entries],
+      [
+        ['default', 'upgrade'],
+        ['', 'close'],
+      ],
+    );
+    assert.equal(headers.get('upgrade'), '$http_upgrade');
+    assert.equal(headers.get('connection'), upgrade.variable);
+    assert.equal(
+      headers.get('host'),
+      '$http_host',
+      'the port too: same-origin checks compare Origin with Host',
+    );
+    assert.equal(headers.get('x-real-ip'), '$remote_addr');
+    assert.equal(headers.get('x-forwarded-for'), '$remote_addr');
+    assert.equal(headers.get('x-forwarded-proto'), '$scheme');
+    const requestId = mapOf('$http_x_request_id');
+    assert.equal(headers.get('x-request-id'), requestId.variable);
+    assert.equal(requestId.entries.get('default'), '$request_id');
+    assert.ok(
+      directivesNamed(config, 'log_format').some((d) => d.args.join(' ').includes(requestId.variable)),
+      'the access log carries the id',
+    );
+  });
+
+  it("keeps a caller's request id exactly when the bridge would echo it", () => {
+    const requestId = mapOf('$http_x_request_id');
+    const [pattern] = [...requestId.entries].find(([key]) => key.startsWith('~')) ?? [];
+    assert.ok(pattern);
+    const nginxKeeps = new RegExp(pattern.slice(1));
+    const bridgeEchoes = (id: string) => {
+      const request = {
+        getHeader: (name: string) => (name === 'x-request-id' ? id : ''),
+        getParameter: () => '',
+        getMethod: () => 'get',
+        getUrl: () => '/',
+        getQuery: () => '',
+      };
+      return captureRequestHead(request as unknown as HttpRequest, 0).requestId === id;
+    };
+    const samples = [
+      'abc',
+      'a.b:c-d_e',
+      'A'.repeat(64),
+      'A'.repeat(65),
+      '',
+      'a b',
+      'a/b',
+      'é',
+      'a\tb',
+      'x;y',
+      '0',
+    ];
+    for (const sample of samples)
+      assert.equal(nginxKeeps.test(sample), bridgeEchoes(sample), JSON.stringify(sample));
+  });
+
+  it("keeps quiet WebSockets open well past the bridge's idle ping and a /chat call; bodies up to the bridge's limit", () => {
+    const idle = sourceFiles(new URL('../../src/', import.meta.url)).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\bidleTimeout:\s*(\d+)/g)].map((match) => Number(match[1])),
+    );
+    assert.equal(idle.length, 1, 'one uWebSockets.js idleTimeout in src/');
+    const chatTimeoutS = Number(OPTION_SPECS.chat_timeout_ms.defaultValue) / 1000;
+    const ws = locations.find((l) => l.args.join(' ') === '= /ws')!;
+    for (const name of ['proxy_read_timeout', 'proxy_send_timeout']) {
+      const seconds = nginxSeconds(only(ws.block ?? [], name).args[0]!);
+      assert.ok(seconds >= 4 * idle[0]! && seconds >= 4 * chatTimeoutS, `${name} ${seconds} s`);
+    }
+    assert.equal(
+      nginxBytes(only(serverBlock, 'client_max_body_size').args[0]!),
+      Number(OPTION_SPECS.max_body_bytes.defaultValue),
+    );
+  });
+
+  const overlay = parseYaml(read('deploy/nginx/compose.tls.yaml')) as {
+    services: Record<string, ComposeService & { environment: Record<string, string> }>;
+  };
+
+  it('compose.tls.yaml runs it in front of the compose bridge with the official nginx image', () => {
+    assert.deepEqual(Object.keys(overlay.services), ['tls-proxy']);
+    const proxy = overlay.services['tls-proxy']!;
+    assert.match(proxy.image ?? '', /^nginx:\d+\.\d+(\.\d+)?(-[a-z]+)?$/, 'a pinned nginx release');
+    assert.deepEqual(Object.keys(proxy.environment).sort(), [...PROXY_PLACEHOLDERS].sort());
+    const exposed = inStage(finalStage, 'EXPOSE').map(argumentsOf)[0];
+    assert.equal(proxy.environment['TOUR_BRIDGE_UPSTREAM'], `bridge:${exposed}`);
+    assert.ok(proxy.depends_on?.includes('bridge') && 'bridge' in services);
+    // source:target:ro; the source may hold a ${VAR:-default} with a colon of its own.
+    const mounts = (proxy.volumes ?? []).map((volume) => {
+      assert.ok(volume.endsWith(':ro'), `${volume} is read-only`);
+      const mount = volume.slice(0, -':ro'.length);
+      const colon = mount.lastIndexOf(':');
+      return [mount.slice(0, colon), mount.slice(colon + 1)];
+    });
+    const templateMount = mounts.find(([source]) => source === `./${PROXY_TEMPLATE}`);
+    assert.ok(templateMount, 'mounts the shipped template');
+    assert.match(templateMount[1]!, /^\/etc\/nginx\/templates\/[\w.-]+\.conf\.template$/);
+    const tlsDir = mounts.find(([, target]) => target === '/etc/tour-bridge/tls')?.[1];
+    assert.ok(tlsDir);
+    for (const name of ['TOUR_BRIDGE_TLS_CERT', 'TOUR_BRIDGE_TLS_KEY']) {
+      assert.ok(proxy.environment[name]!.startsWith(`${tlsDir}/`), name);
+    }
+    assert.deepEqual(proxy.ports, [`443:${proxy.environment['TOUR_BRIDGE_TLS_LISTEN']}`]);
+    const ignored = (file: string) =>
+      read(file)
+        .split('\n')
+        .map((line) => line.trim());
+    assert.ok(ignored('.gitignore').includes('deploy/tls/'), 'keys made under deploy/tls are not committed');
+    assert.ok(ignored('.dockerignore').includes('deploy'), 'nor sent into the image build');
   });
 });
