@@ -89,7 +89,7 @@ describe('Dockerfile', () => {
     assert.ok(validate('FROM\nEXPOSE seventy\nHEALTHCHECK --interval=x CMD true\n').length >= 2);
   });
 
-  it('is multi-stage: Node.js pinned, a ROS 2 Jazzy Noble build stage and a ROS 2 Jazzy Noble runtime', () => {
+  it('is multi-stage: Node.js 24 LTS pinned, a ROS 2 Jazzy Noble build stage and a ROS 2 Jazzy Noble runtime', () => {
     assert.deepEqual(
       stages.map((stage) => [stage.name, stage.image]),
       [
@@ -100,16 +100,98 @@ describe('Dockerfile', () => {
     );
     assert.equal(argDefaults.get('ROS_DISTRO'), 'jazzy');
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
-    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(engines);
-    const pinned = /^(\d+)\.(\d+)\.(\d+)$/.exec(argDefaults.get('NODE_VERSION') ?? '');
+    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(engines)?.slice(1).map(Number);
+    const pinned = /^(\d+)\.(\d+)\.(\d+)$/
+      .exec(argDefaults.get('NODE_VERSION') ?? '')
+      ?.slice(1)
+      .map(Number);
     assert.ok(minimum && pinned, `engines ${engines}, NODE_VERSION ${argDefaults.get('NODE_VERSION')}`);
-    const [, major, minor, patch] = pinned.map(Number);
-    const [, minMajor, minMinor, minPatch] = minimum.map(Number);
-    assert.equal(major, minMajor, 'the image runs the Node.js major the project is tested with');
-    assert.ok(
-      minor! > minMinor! || (minor === minMinor && patch! >= minPatch!),
-      'satisfies package.json engines',
+    // Node.js 24 became LTS with 24.11.0 ('Krypton', supported until April 2028); 20 is past its end.
+    assert.equal(pinned[0], 24, 'the image runs Node.js 24 LTS');
+    assert.ok(pinned[1]! >= 11, `${pinned.join('.')} is a 24.x LTS release`);
+    const order = pinned.findIndex((part, index) => part !== minimum[index]);
+    assert.ok(order === -1 || pinned[order]! > minimum[order]!, 'satisfies package.json engines');
+  });
+
+  it('runs the official uWebSockets.js release, pinned to its tag and commit, swapped in after npm ci and tsc', () => {
+    const release = argDefaults.get('UWS_RELEASE') ?? '';
+    const version = /^v(\d+)\.(\d+)\.(\d+)$/.exec(release)?.slice(1).map(Number);
+    assert.ok(version, `UWS_RELEASE ${release} is a release tag`);
+    // v20.52.0 added Node.js 24 (ABI 137); releases from v20.55.0 on are built on Ubuntu 24.04.
+    assert.ok(version[0] === 20 && version[1]! >= 55, `${release} has binaries for Node.js 24 on Noble`);
+    assert.match(argDefaults.get('UWS_COMMIT') ?? '', /^[0-9a-f]{40}$/, 'the full commit the tag must be');
+    const build = stages.find((stage) => stage.name === 'build')!;
+    for (const name of ['UWS_RELEASE', 'UWS_COMMIT']) {
+      assert.ok(
+        inStage(build, 'ARG').some((arg) => argumentsOf(arg) === name),
+        `the build stage declares ${name}`,
+      );
+    }
+    const runs = inStage(build, 'RUN');
+    const swap = runs.find((run) => argumentsOf(run).includes('uWebSockets.js.git'));
+    assert.ok(swap, 'a RUN fetches the official release');
+    const text = argumentsOf(swap);
+    for (const part of [
+      'fetch -q --depth 1 https://github.com/uNetworking/uWebSockets.js.git "refs/tags/${UWS_RELEASE}"',
+      `fetched="$(git -C /tmp/uws rev-parse 'FETCH_HEAD^{commit}')"`,
+      'if [ "${fetched}" != "${UWS_COMMIT}" ]; then',
+      'exit 1',
+      'rm -rf node_modules/uWebSockets.js',
+      'git -C /tmp/uws archive "${UWS_COMMIT}" | tar -x -C node_modules/uWebSockets.js',
+    ]) {
+      assert.ok(text.includes(part), part);
+    }
+    // The build must stop when the check fails: it is the last command of that RUN, joined by &&.
+    assert.match(text, /&& node docker\/check-uws-native\.mjs$/);
+    const at = (instruction: Instruction) => build.instructions.indexOf(instruction);
+    const npmCi = runs.find((run) => /^npm ci\b/.test(argumentsOf(run)))!;
+    const tsc = runs.find((run) => argumentsOf(run).includes('tsc -p tsconfig.ros.json'))!;
+    assert.ok(at(swap) > at(npmCi) && at(swap) > at(tsc), 'after npm ci, and after tsc (lockfile typings)');
+    const copied = inStage(build, 'COPY').find(
+      (copy) => argumentsOf(copy) === 'docker/check-uws-native.mjs ./docker/check-uws-native.mjs',
     );
+    assert.ok(copied && at(copied) < at(swap), 'the check script is in /app/docker before it runs');
+  });
+
+  it('fails the image build unless uWebSockets.js loads natively, also in the runtime image as its user', () => {
+    const checks = inStage(finalStage, 'RUN').filter(
+      (run) => argumentsOf(run) === 'node docker/check-uws-native.mjs',
+    );
+    assert.equal(checks.length, 1);
+    const at = (instruction: Instruction) => finalStage.instructions.indexOf(instruction);
+    const [user] = inStage(finalStage, 'USER');
+    const [workdir] = inStage(finalStage, 'WORKDIR');
+    const app = dockerfile
+      .getCOPYs()
+      .find((copy) => copy.getFromFlag()?.getValue() === 'build' && argumentsOf(copy) === '/app /app');
+    assert.ok(user && workdir && app);
+    assert.equal(argumentsOf(workdir), '/app');
+    assert.ok(at(checks[0]!) > Math.max(at(user), at(workdir), at(app)));
+    // What it checks: src/http/uws-build.ts's own test of a native build (SSLApp only exists there).
+    const script = read('docker/check-uws-native.mjs');
+    assert.match(script, /typeof uws\?\.SSLApp !== 'function'/);
+    assert.match(read('src/http/uws-build.ts'), /\['SSLApp'\] === 'function'/);
+    assert.match(script, /process\.exit\(1\)/);
+  });
+
+  it("leaves development and CI on the lockfile's Node.js 20 build of uWebSockets.js", () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    assert.equal(
+      pkg.dependencies['uWebSockets.js'],
+      'npm:@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
+    );
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { name?: string; version?: string; integrity?: string }>;
+    };
+    const locked = lock.packages['node_modules/uWebSockets.js'];
+    assert.deepEqual(
+      [locked?.name, locked?.version],
+      ['@trufflesuite/uws-js-unofficial', '20.30.0-unofficial.0'],
+    );
+    assert.match(locked?.integrity ?? '', /^sha512-/, 'the registry tarball is pinned by its integrity');
+    const lockText = read('package-lock.json');
+    assert.doesNotMatch(lockText, /uNetworking/i, "the official release is the image's alone");
+    assert.doesNotMatch(lockText, /"resolved": "(git|github:)/, 'no git dependency for CI to fetch');
   });
 
   it('builds the interfaces with colcon, rebuilds rclnodejs with ROS and the interfaces sourced, type-checks with tsconfig.ros.json', () => {
@@ -338,6 +420,28 @@ describe('README, "Deploying on a robot"', () => {
     assert.deepEqual(listed.sort(), PROXY_PLACEHOLDERS.map((name) => `\${${name}}`).sort());
     assert.ok(readme.includes('(#tls-in-front-https-for-the-kiosks)'), 'the kiosk section links it');
     assert.doesNotMatch(readme, /unsafely-treat-insecure-origin-as-secure/);
+  });
+
+  it('says which Node.js and uWebSockets.js CI tests and which the image runs', () => {
+    const start = readme.indexOf('### uWebSockets.js build');
+    const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    const rows = markdownTableRows(section);
+    const ci = rows.find((cells) => cells[0]?.startsWith('Development and CI'));
+    const image = rows.find((cells) => cells[0]?.startsWith('The image'));
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    assert.ok(ci && image);
+    assert.ok(ci[1]?.startsWith('20.20.2'), ci[1]);
+    assert.ok(ci[2]?.includes(pkg.dependencies['uWebSockets.js']!.replace(/^npm:/, '')), ci[2]);
+    assert.match(ci[3] ?? '', /Debian 12/);
+    assert.ok(image[1]?.startsWith(argDefaults.get('NODE_VERSION')!), image[1]);
+    assert.ok(image[2]?.includes(`\`${argDefaults.get('UWS_RELEASE')}\``), image[2]);
+    assert.ok(image[2]?.includes(`\`${argDefaults.get('UWS_COMMIT')}\``), image[2]);
+    assert.match(image[3] ?? '', /Noble/);
+    assert.ok(section.includes('docker/check-uws-native.mjs'));
+    assert.ok(
+      readme.includes(`\`node:${argDefaults.get('NODE_VERSION')}-bookworm-slim\``),
+      'Inside the image',
+    );
   });
 
   it('lists every environment variable the image sets, with its default', () => {
