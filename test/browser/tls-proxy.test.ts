@@ -59,10 +59,21 @@ describe('kiosk over https through the shipped nginx configuration', () => {
     await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
   });
   after(async () => {
-    await browser?.close();
-    await proxy?.stop();
-    await service?.stop();
-    if (scratch !== '') await rm(scratch, { recursive: true, force: true });
+    // Every step runs even when one before it fails, so nothing is left running or on disk.
+    const failures: unknown[] = [];
+    for (const step of [
+      () => browser?.close(),
+      () => proxy?.stop(),
+      () => service?.stop(),
+      () => (scratch === '' ? undefined : rm(scratch, { recursive: true, force: true })),
+    ]) {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
   });
 
   it('is a secure context on https, with the certificate verified and no insecure-origin flag', async () => {
