@@ -17,7 +17,11 @@ export interface KioskService extends TestService {
   setMicrophone(enabled: boolean): Promise<void>;
 }
 
-export const startKioskService = async (port = 0): Promise<KioskService> => {
+/** `overrides`: more command-line options for the service (flag name without dashes → value). */
+export const startKioskService = async (
+  port = 0,
+  overrides: Record<string, string> = {},
+): Promise<KioskService> => {
   const sim = createSimBackend();
   const chats: Uint8Array[] = [];
   const spied: RosPort = {
@@ -27,7 +31,10 @@ export const startKioskService = async (port = 0): Promise<KioskService> => {
       return sim.call(service, request, handler);
     },
   };
-  const running = await startTestService(spied, { sim: sim.sim, overrides: { port: String(port) } });
+  const running = await startTestService(spied, {
+    sim: sim.sim,
+    overrides: { ...overrides, port: String(port) },
+  });
   const post = async (path: string, body: unknown) => {
     const result = await sendJson(running.baseUrl, 'POST', path, body);
     if (result.status !== 200) throw new Error(`${path} answered ${result.status}: ${result.text}`);

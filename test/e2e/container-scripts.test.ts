@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,5 +161,82 @@ describe('src/healthcheck.ts (the image HEALTHCHECK)', () => {
     const invalid = await probe('70000');
     assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /TOUR_BRIDGE_PORT must be a port from 1 to 65535/);
+  });
+});
+
+describe('docker/check-uws-native.mjs (the image build fails unless uWebSockets.js is native)', () => {
+  const script = new URL('../../docker/check-uws-native.mjs', import.meta.url).pathname;
+  let scratch: string;
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'tour-bridge-uws-check-'));
+  });
+  after(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  /** The script beside a stand-in uWebSockets.js package (none when `module` is undefined). */
+  const checkAgainst = async (name: string, module?: { version: string; source: string }) => {
+    const app = join(scratch, name);
+    await mkdir(join(app, 'docker'), { recursive: true });
+    await writeFile(join(app, 'docker', 'check-uws-native.mjs'), await readFile(script));
+    if (module !== undefined) {
+      const dir = join(app, 'node_modules', 'uWebSockets.js');
+      await mkdir(dir, { recursive: true });
+      await writeFile(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: 'uWebSockets.js', version: module.version, main: 'uws.js' }),
+      );
+      await writeFile(join(dir, 'uws.js'), module.source);
+    }
+    return run([process.execPath, join(app, 'docker', 'check-uws-native.mjs')], {
+      PATH: process.env['PATH'],
+    });
+  };
+
+  it('passes on the build package-lock.json installs, native on this Node.js', async () => {
+    const result = await run([process.execPath, script], { PATH: process.env['PATH'] });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(
+      result.stdout.trim(),
+      `check-uws-native: @trufflesuite/uws-js-unofficial@20.30.0-unofficial.0 is native on Node.js ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})`,
+    );
+  });
+
+  it('fails on a JavaScript fallback (App but no SSLApp), naming the build', async () => {
+    const result = await checkAgainst('fallback', {
+      version: '20.30.0-js-fallback',
+      source: 'module.exports = { App() {} };\n',
+    });
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /uWebSockets\.js@20\.30\.0-js-fallback loaded without its native binary on Node\.js v/,
+    );
+  });
+
+  it('fails when the release has no binary for this Node.js or glibc (it throws on load)', async () => {
+    const result = await checkAgainst('no-binary', {
+      version: '20.58.0',
+      source:
+        "throw new Error('This version of uWS.js (v20.58.0) supports only Node.js versions 20, 22, 24 and 25. " +
+        "Error: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38\\' not found');\n",
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /uWebSockets\.js@20\.58\.0 does not load on Node\.js v.*:\n.*GLIBC_2\.38/);
+  });
+
+  it('fails when uWebSockets.js is not installed at all', async () => {
+    const result = await checkAgainst('missing');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /check-uws-native: uWebSockets\.js does not load on Node\.js v/);
+  });
+
+  it('passes on a native-looking module exposing App and SSLApp', async () => {
+    const result = await checkAgainst('native', {
+      version: '20.58.0',
+      source: 'module.exports = { App() {}, SSLApp() {} };\n',
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^check-uws-native: uWebSockets\.js@20\.58\.0 is native on Node\.js v/);
   });
 });

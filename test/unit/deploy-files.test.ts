@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
@@ -7,7 +7,21 @@ import { parse as parseYaml } from 'yaml';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
+import type { HttpRequest } from 'uWebSockets.js';
+import { captureRequestHead } from '../../src/http/request-head.js';
 import { markdownTableRows } from '../support/markdown-table.js';
+import {
+  directivesNamed,
+  nginxBytes,
+  nginxSeconds,
+  parseNginxConfig,
+  placeholdersUsed,
+  PROXY_PLACEHOLDERS,
+  PROXY_TEMPLATE,
+  readProxyTemplate,
+  renderProxyConfig,
+  type Directive,
+} from '../support/nginx-config.js';
 
 /*
  * Static checks of the deployment files, where no Docker engine exists (CI, this repository's dev
@@ -75,7 +89,7 @@ describe('Dockerfile', () => {
     assert.ok(validate('FROM\nEXPOSE seventy\nHEALTHCHECK --interval=x CMD true\n').length >= 2);
   });
 
-  it('is multi-stage: Node.js pinned, a ROS 2 Jazzy Noble build stage and a ROS 2 Jazzy Noble runtime', () => {
+  it('is multi-stage: Node.js 24 LTS pinned, a ROS 2 Jazzy Noble build stage and a ROS 2 Jazzy Noble runtime', () => {
     assert.deepEqual(
       stages.map((stage) => [stage.name, stage.image]),
       [
@@ -86,16 +100,98 @@ describe('Dockerfile', () => {
     );
     assert.equal(argDefaults.get('ROS_DISTRO'), 'jazzy');
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
-    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(engines);
-    const pinned = /^(\d+)\.(\d+)\.(\d+)$/.exec(argDefaults.get('NODE_VERSION') ?? '');
+    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(engines)?.slice(1).map(Number);
+    const pinned = /^(\d+)\.(\d+)\.(\d+)$/
+      .exec(argDefaults.get('NODE_VERSION') ?? '')
+      ?.slice(1)
+      .map(Number);
     assert.ok(minimum && pinned, `engines ${engines}, NODE_VERSION ${argDefaults.get('NODE_VERSION')}`);
-    const [, major, minor, patch] = pinned.map(Number);
-    const [, minMajor, minMinor, minPatch] = minimum.map(Number);
-    assert.equal(major, minMajor, 'the image runs the Node.js major the project is tested with');
-    assert.ok(
-      minor! > minMinor! || (minor === minMinor && patch! >= minPatch!),
-      'satisfies package.json engines',
+    // Node.js 24 became LTS with 24.11.0 ('Krypton', supported until April 2028); 20 is past its end.
+    assert.equal(pinned[0], 24, 'the image runs Node.js 24 LTS');
+    assert.ok(pinned[1]! >= 11, `${pinned.join('.')} is a 24.x LTS release`);
+    const order = pinned.findIndex((part, index) => part !== minimum[index]);
+    assert.ok(order === -1 || pinned[order]! > minimum[order]!, 'satisfies package.json engines');
+  });
+
+  it('runs the official uWebSockets.js release, pinned to its tag and commit, swapped in after npm ci and tsc', () => {
+    const release = argDefaults.get('UWS_RELEASE') ?? '';
+    const version = /^v(\d+)\.(\d+)\.(\d+)$/.exec(release)?.slice(1).map(Number);
+    assert.ok(version, `UWS_RELEASE ${release} is a release tag`);
+    // v20.52.0 added Node.js 24 (ABI 137); releases from v20.55.0 on are built on Ubuntu 24.04.
+    assert.ok(version[0] === 20 && version[1]! >= 55, `${release} has binaries for Node.js 24 on Noble`);
+    assert.match(argDefaults.get('UWS_COMMIT') ?? '', /^[0-9a-f]{40}$/, 'the full commit the tag must be');
+    const build = stages.find((stage) => stage.name === 'build')!;
+    for (const name of ['UWS_RELEASE', 'UWS_COMMIT']) {
+      assert.ok(
+        inStage(build, 'ARG').some((arg) => argumentsOf(arg) === name),
+        `the build stage declares ${name}`,
+      );
+    }
+    const runs = inStage(build, 'RUN');
+    const swap = runs.find((run) => argumentsOf(run).includes('uWebSockets.js.git'));
+    assert.ok(swap, 'a RUN fetches the official release');
+    const text = argumentsOf(swap);
+    for (const part of [
+      'fetch -q --depth 1 https://github.com/uNetworking/uWebSockets.js.git "refs/tags/${UWS_RELEASE}"',
+      `fetched="$(git -C /tmp/uws rev-parse 'FETCH_HEAD^{commit}')"`,
+      'if [ "${fetched}" != "${UWS_COMMIT}" ]; then',
+      'exit 1',
+      'rm -rf node_modules/uWebSockets.js',
+      'git -C /tmp/uws archive "${UWS_COMMIT}" | tar -x -C node_modules/uWebSockets.js',
+    ]) {
+      assert.ok(text.includes(part), part);
+    }
+    // The build must stop when the check fails: it is the last command of that RUN, joined by &&.
+    assert.match(text, /&& node docker\/check-uws-native\.mjs$/);
+    const at = (instruction: Instruction) => build.instructions.indexOf(instruction);
+    const npmCi = runs.find((run) => /^npm ci\b/.test(argumentsOf(run)))!;
+    const tsc = runs.find((run) => argumentsOf(run).includes('tsc -p tsconfig.ros.json'))!;
+    assert.ok(at(swap) > at(npmCi) && at(swap) > at(tsc), 'after npm ci, and after tsc (lockfile typings)');
+    const copied = inStage(build, 'COPY').find(
+      (copy) => argumentsOf(copy) === 'docker/check-uws-native.mjs ./docker/check-uws-native.mjs',
     );
+    assert.ok(copied && at(copied) < at(swap), 'the check script is in /app/docker before it runs');
+  });
+
+  it('fails the image build unless uWebSockets.js loads natively, also in the runtime image as its user', () => {
+    const checks = inStage(finalStage, 'RUN').filter(
+      (run) => argumentsOf(run) === 'node docker/check-uws-native.mjs',
+    );
+    assert.equal(checks.length, 1);
+    const at = (instruction: Instruction) => finalStage.instructions.indexOf(instruction);
+    const [user] = inStage(finalStage, 'USER');
+    const [workdir] = inStage(finalStage, 'WORKDIR');
+    const app = dockerfile
+      .getCOPYs()
+      .find((copy) => copy.getFromFlag()?.getValue() === 'build' && argumentsOf(copy) === '/app /app');
+    assert.ok(user && workdir && app);
+    assert.equal(argumentsOf(workdir), '/app');
+    assert.ok(at(checks[0]!) > Math.max(at(user), at(workdir), at(app)));
+    // What it checks: src/http/uws-build.ts's own test of a native build (SSLApp only exists there).
+    const script = read('docker/check-uws-native.mjs');
+    assert.match(script, /typeof uws\?\.SSLApp !== 'function'/);
+    assert.match(read('src/http/uws-build.ts'), /\['SSLApp'\] === 'function'/);
+    assert.match(script, /process\.exit\(1\)/);
+  });
+
+  it("leaves development and CI on the lockfile's Node.js 20 build of uWebSockets.js", () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    assert.equal(
+      pkg.dependencies['uWebSockets.js'],
+      'npm:@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
+    );
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { name?: string; version?: string; integrity?: string }>;
+    };
+    const locked = lock.packages['node_modules/uWebSockets.js'];
+    assert.deepEqual(
+      [locked?.name, locked?.version],
+      ['@trufflesuite/uws-js-unofficial', '20.30.0-unofficial.0'],
+    );
+    assert.match(locked?.integrity ?? '', /^sha512-/, 'the registry tarball is pinned by its integrity');
+    const lockText = read('package-lock.json');
+    assert.doesNotMatch(lockText, /uNetworking/i, "the official release is the image's alone");
+    assert.doesNotMatch(lockText, /"resolved": "(git|github:)/, 'no git dependency for CI to fetch');
   });
 
   it('builds the interfaces with colcon, rebuilds rclnodejs with ROS and the interfaces sourced, type-checks with tsconfig.ros.json', () => {
@@ -305,6 +401,49 @@ describe('README, "Deploying on a robot"', () => {
     assert.ok(section.includes('(#uwebsocketsjs-build)'), 'links the uWebSockets.js build section');
   });
 
+  it('explains TLS in front with the shipped files; the kiosk needs no insecure-origin flag', () => {
+    const start = readme.indexOf('### TLS in front (https for the kiosks)');
+    assert.ok(start > 0);
+    const tls = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    for (const text of [
+      PROXY_TEMPLATE,
+      'deploy/nginx/make-cert.sh deploy/tls',
+      'TLS_CA_CERT=',
+      'docker compose -f compose.yaml -f deploy/nginx/compose.tls.yaml up',
+      'test/browser/tls-proxy.test.ts',
+      ...PROXY_PLACEHOLDERS.map((name) => `\${${name}}`),
+    ]) {
+      assert.ok(tls.includes(text), text);
+    }
+    // The host recipe's envsubst names exactly the template's placeholders (others would eat nginx's).
+    const listed = /envsubst '([^']*)'/.exec(tls)?.[1]?.split(/\s+/) ?? [];
+    assert.deepEqual(listed.sort(), PROXY_PLACEHOLDERS.map((name) => `\${${name}}`).sort());
+    assert.ok(readme.includes('(#tls-in-front-https-for-the-kiosks)'), 'the kiosk section links it');
+    assert.doesNotMatch(readme, /unsafely-treat-insecure-origin-as-secure/);
+  });
+
+  it('says which Node.js and uWebSockets.js CI tests and which the image runs', () => {
+    const start = readme.indexOf('### uWebSockets.js build');
+    const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    const rows = markdownTableRows(section);
+    const ci = rows.find((cells) => cells[0]?.startsWith('Development and CI'));
+    const image = rows.find((cells) => cells[0]?.startsWith('The image'));
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    assert.ok(ci && image);
+    assert.ok(ci[1]?.startsWith('20.20.2'), ci[1]);
+    assert.ok(ci[2]?.includes(pkg.dependencies['uWebSockets.js']!.replace(/^npm:/, '')), ci[2]);
+    assert.match(ci[3] ?? '', /Debian 12/);
+    assert.ok(image[1]?.startsWith(argDefaults.get('NODE_VERSION')!), image[1]);
+    assert.ok(image[2]?.includes(`\`${argDefaults.get('UWS_RELEASE')}\``), image[2]);
+    assert.ok(image[2]?.includes(`\`${argDefaults.get('UWS_COMMIT')}\``), image[2]);
+    assert.match(image[3] ?? '', /Noble/);
+    assert.ok(section.includes('docker/check-uws-native.mjs'));
+    assert.ok(
+      readme.includes(`\`node:${argDefaults.get('NODE_VERSION')}-bookworm-slim\``),
+      'Inside the image',
+    );
+  });
+
   it('lists every environment variable the image sets, with its default', () => {
     const rows = markdownTableRows(section);
     for (const [name, value] of finalEnv) {
@@ -312,5 +451,204 @@ describe('README, "Deploying on a robot"', () => {
       assert.ok(row, `README has a row for ${name}`);
       assert.equal(row[1], `\`${value}\``, `README gives the default of ${name}`);
     }
+  });
+});
+
+/** Every .ts file under src/, wherever the layout puts it. */
+const sourceFiles = (dir: URL): URL[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(new URL(`${entry.name}/`, dir))
+      : entry.name.endsWith('.ts')
+        ? [new URL(entry.name, dir)]
+        : [],
+  );
+
+describe('deploy/nginx: TLS in front of the bridge', () => {
+  const template = readProxyTemplate();
+  const config = parseNginxConfig(template);
+  const [server, ...otherServers] = directivesNamed(config, 'server');
+  const serverBlock = server?.block ?? [];
+  const locations = directivesNamed(serverBlock, 'location');
+  const only = (directives: readonly Directive[], name: string) => {
+    const found = directivesNamed(directives, name);
+    assert.equal(found.length, 1, `exactly one ${name}`);
+    return found[0]!;
+  };
+  const headers = new Map(
+    directivesNamed(serverBlock, 'proxy_set_header').map((d) => [d.args[0]!.toLowerCase(), d.args[1]!]),
+  );
+  /** The variable a `map` directive defines from `source`, and its entries. */
+  const mapOf = (source: string) => {
+    const map = directivesNamed(config, 'map').find((d) => d.args[0] === source);
+    assert.ok(map?.block, `a map from ${source}`);
+    return { variable: map.args[1]!, entries: new Map(map.block.map((d) => [d.name, d.args[0]!])) };
+  };
+
+  it('has exactly the placeholders its header documents, and is valid once they are filled in', () => {
+    assert.deepEqual(placeholdersUsed(template).sort(), [...PROXY_PLACEHOLDERS].sort());
+    const header = template.slice(0, template.indexOf('\nmap '));
+    for (const name of PROXY_PLACEHOLDERS) assert.match(header, new RegExp(`\\$\\{${name}\\}\\s+\\S`), name);
+    assert.equal(otherServers.length, 0);
+    const rendered = renderProxyConfig(template, {
+      TOUR_BRIDGE_TLS_LISTEN: '443',
+      TOUR_BRIDGE_TLS_CERT: '/etc/tls/server.crt',
+      TOUR_BRIDGE_TLS_KEY: '/etc/tls/server.key',
+      TOUR_BRIDGE_UPSTREAM: '127.0.0.1:7000',
+      TOUR_BRIDGE_TLS_ACCESS_LOG: '/dev/stdout',
+    });
+    assert.deepEqual(placeholdersUsed(rendered), []);
+    assert.throws(() =>
+      renderProxyConfig(template, {
+        ...Object.fromEntries(PROXY_PLACEHOLDERS.map((n) => [n, 'x'])),
+        TOUR_BRIDGE_TLS_CERT: 'a b; c',
+      } as never),
+    );
+  });
+
+  it('listens with TLS 1.2+ only, on the certificate and key of the placeholders', () => {
+    assert.deepEqual(only(serverBlock, 'listen').args, ['${TOUR_BRIDGE_TLS_LISTEN}', 'ssl']);
+    assert.deepEqual(only(serverBlock, 'ssl_certificate').args, ['${TOUR_BRIDGE_TLS_CERT}']);
+    assert.deepEqual(only(serverBlock, 'ssl_certificate_key').args, ['${TOUR_BRIDGE_TLS_KEY}']);
+    assert.deepEqual(only(serverBlock, 'ssl_protocols').args, ['TLSv1.2', 'TLSv1.3']);
+  });
+
+  it('proxies every location to the bridge over HTTP/1.1, headers set once for all locations', () => {
+    const upstream = only(config, 'upstream');
+    assert.deepEqual(upstream.args, ['tour_bridge']);
+    assert.deepEqual(
+      upstream.block?.map((d) => [d.name, ...d.args]),
+      [['server', '${TOUR_BRIDGE_UPSTREAM}']],
+    );
+    // nginx's default towards the upstream is HTTP/1.0, which the pinned uWebSockets.js never answers.
+    assert.deepEqual(only(serverBlock, 'proxy_http_version').args, ['1.1']);
+    assert.deepEqual(
+      locations.map((l) => l.args.join(' ')),
+      ['/', '= /ws'],
+    );
+    for (const location of locations) {
+      assert.deepEqual(only(location.block ?? [], 'proxy_pass').args, ['http://tour_bridge']);
+      // A proxy_set_header (or proxy_http_version) in a location would drop every server-level one there.
+      for (const name of ['proxy_set_header', 'proxy_http_version']) {
+        assert.deepEqual(
+          directivesNamed(location.block ?? [], name),
+          [],
+          `${name} in ${location.args.join(' ')}`,
+        );
+      }
+    }
+  });
+
+  it('upgrades WebSockets, and passes the Host with its port, the client address and the request id', () => {
+    const upgrade = mapOf('$http_upgrade');
+    assert.deepEqual(
+      [...upgrade.entries],
+      [
+        ['default', 'upgrade'],
+        ['', 'close'],
+      ],
+    );
+    assert.equal(headers.get('upgrade'), '$http_upgrade');
+    assert.equal(headers.get('connection'), upgrade.variable);
+    assert.equal(
+      headers.get('host'),
+      '$http_host',
+      'the port too: same-origin checks compare Origin with Host',
+    );
+    assert.equal(headers.get('x-real-ip'), '$remote_addr');
+    assert.equal(headers.get('x-forwarded-for'), '$remote_addr');
+    assert.equal(headers.get('x-forwarded-proto'), '$scheme');
+    const requestId = mapOf('$http_x_request_id');
+    assert.equal(headers.get('x-request-id'), requestId.variable);
+    assert.equal(requestId.entries.get('default'), '$request_id');
+    assert.ok(
+      directivesNamed(config, 'log_format').some((d) => d.args.join(' ').includes(requestId.variable)),
+      'the access log carries the id',
+    );
+  });
+
+  it("keeps a caller's request id exactly when the bridge would echo it", () => {
+    const requestId = mapOf('$http_x_request_id');
+    const [pattern] = [...requestId.entries].find(([key]) => key.startsWith('~')) ?? [];
+    assert.ok(pattern);
+    const nginxKeeps = new RegExp(pattern.slice(1));
+    const bridgeEchoes = (id: string) => {
+      const request = {
+        getHeader: (name: string) => (name === 'x-request-id' ? id : ''),
+        getParameter: () => '',
+        getMethod: () => 'get',
+        getUrl: () => '/',
+        getQuery: () => '',
+      };
+      return captureRequestHead(request as unknown as HttpRequest, 0).requestId === id;
+    };
+    const samples = [
+      'abc',
+      'a.b:c-d_e',
+      'A'.repeat(64),
+      'A'.repeat(65),
+      '',
+      'a b',
+      'a/b',
+      'é',
+      'a\tb',
+      'x;y',
+      '0',
+    ];
+    for (const sample of samples)
+      assert.equal(nginxKeeps.test(sample), bridgeEchoes(sample), JSON.stringify(sample));
+  });
+
+  it("keeps quiet WebSockets open well past the bridge's idle ping and a /chat call; bodies up to the bridge's limit", () => {
+    const idle = sourceFiles(new URL('../../src/', import.meta.url)).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\bidleTimeout:\s*(\d+)/g)].map((match) => Number(match[1])),
+    );
+    assert.equal(idle.length, 1, 'one uWebSockets.js idleTimeout in src/');
+    const chatTimeoutS = Number(OPTION_SPECS.chat_timeout_ms.defaultValue) / 1000;
+    const ws = locations.find((l) => l.args.join(' ') === '= /ws')!;
+    for (const name of ['proxy_read_timeout', 'proxy_send_timeout']) {
+      const seconds = nginxSeconds(only(ws.block ?? [], name).args[0]!);
+      assert.ok(seconds >= 4 * idle[0]! && seconds >= 4 * chatTimeoutS, `${name} ${seconds} s`);
+    }
+    assert.equal(
+      nginxBytes(only(serverBlock, 'client_max_body_size').args[0]!),
+      Number(OPTION_SPECS.max_body_bytes.defaultValue),
+    );
+  });
+
+  const overlay = parseYaml(read('deploy/nginx/compose.tls.yaml')) as {
+    services: Record<string, ComposeService & { environment: Record<string, string> }>;
+  };
+
+  it('compose.tls.yaml runs it in front of the compose bridge with the official nginx image', () => {
+    assert.deepEqual(Object.keys(overlay.services), ['tls-proxy']);
+    const proxy = overlay.services['tls-proxy']!;
+    assert.match(proxy.image ?? '', /^nginx:\d+\.\d+(\.\d+)?(-[a-z]+)?$/, 'a pinned nginx release');
+    assert.deepEqual(Object.keys(proxy.environment).sort(), [...PROXY_PLACEHOLDERS].sort());
+    const exposed = inStage(finalStage, 'EXPOSE').map(argumentsOf)[0];
+    assert.equal(proxy.environment['TOUR_BRIDGE_UPSTREAM'], `bridge:${exposed}`);
+    assert.ok(proxy.depends_on?.includes('bridge') && 'bridge' in services);
+    // source:target:ro; the source may hold a ${VAR:-default} with a colon of its own.
+    const mounts = (proxy.volumes ?? []).map((volume) => {
+      assert.ok(volume.endsWith(':ro'), `${volume} is read-only`);
+      const mount = volume.slice(0, -':ro'.length);
+      const colon = mount.lastIndexOf(':');
+      return [mount.slice(0, colon), mount.slice(colon + 1)];
+    });
+    const templateMount = mounts.find(([source]) => source === `./${PROXY_TEMPLATE}`);
+    assert.ok(templateMount, 'mounts the shipped template');
+    assert.match(templateMount[1]!, /^\/etc\/nginx\/templates\/[\w.-]+\.conf\.template$/);
+    const tlsDir = mounts.find(([, target]) => target === '/etc/tour-bridge/tls')?.[1];
+    assert.ok(tlsDir);
+    for (const name of ['TOUR_BRIDGE_TLS_CERT', 'TOUR_BRIDGE_TLS_KEY']) {
+      assert.ok(proxy.environment[name]!.startsWith(`${tlsDir}/`), name);
+    }
+    assert.deepEqual(proxy.ports, [`443:${proxy.environment['TOUR_BRIDGE_TLS_LISTEN']}`]);
+    const ignored = (file: string) =>
+      read(file)
+        .split('\n')
+        .map((line) => line.trim());
+    assert.ok(ignored('.gitignore').includes('deploy/tls/'), 'keys made under deploy/tls are not committed');
+    assert.ok(ignored('.dockerignore').includes('deploy'), 'nor sent into the image build');
   });
 });
