@@ -4,7 +4,7 @@
 // so an image whose uWebSockets.js would not load natively is never built. Two ways to fail: the
 // official release throws when it has no binary for this platform and Node.js ABI (or the binary needs
 // a newer glibc); the npm build of package-lock.json instead falls back, silently, to a JavaScript
-// shim without SSLApp (src/http/uws-build.ts tells the two apart the same way at start-up).
+// shim without SSLApp (src/transport/uws-build.ts tells the two apart the same way at start-up).
 // test/e2e/container-scripts.test.ts runs it against the real module and against stand-ins.
 import { createRequire } from 'node:module';
 

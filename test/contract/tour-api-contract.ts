@@ -217,7 +217,7 @@ export const tourApiContract = (target: () => ContractTarget): void => {
       const wrong = assertProblem(await request(url(), 'PATCH', '/tour'), 405, 'method-not-allowed');
       assert.match(String(wrong['detail']), /PATCH/);
       const allowList = (await request(url(), 'DELETE', '/tour')).headers.get('allow');
-      // OPTIONS: every path answers a CORS preflight (src/http/route-guard.ts).
+      // OPTIONS: every path answers a CORS preflight (src/transport/http/router.ts).
       assert.equal(allowList, 'GET, POST, PUT, OPTIONS');
       assert.equal(
         (await request(url(), 'POST', pathOf('x'))).headers.get('allow'),

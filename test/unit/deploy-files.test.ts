@@ -7,8 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
-import type { HttpRequest } from 'uWebSockets.js';
-import { captureRequestHead } from '../../src/http/request-head.js';
+import { requestIdOf } from '../../src/transport/http/request-id.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import {
   directivesNamed,
@@ -167,10 +166,10 @@ describe('Dockerfile', () => {
     assert.ok(user && workdir && app);
     assert.equal(argumentsOf(workdir), '/app');
     assert.ok(at(checks[0]!) > Math.max(at(user), at(workdir), at(app)));
-    // What it checks: src/http/uws-build.ts's own test of a native build (SSLApp only exists there).
+    // What it checks: src/transport/uws-build.ts's own test of a native build (SSLApp only exists there).
     const script = read('docker/check-uws-native.mjs');
     assert.match(script, /typeof uws\?\.SSLApp !== 'function'/);
-    assert.match(read('src/http/uws-build.ts'), /\['SSLApp'\] === 'function'/);
+    assert.match(read('src/transport/uws-build.ts'), /\['SSLApp'\] === 'function'/);
     assert.match(script, /process\.exit\(1\)/);
   });
 
@@ -572,16 +571,8 @@ describe('deploy/nginx: TLS in front of the bridge', () => {
     const [pattern] = [...requestId.entries].find(([key]) => key.startsWith('~')) ?? [];
     assert.ok(pattern);
     const nginxKeeps = new RegExp(pattern.slice(1));
-    const bridgeEchoes = (id: string) => {
-      const request = {
-        getHeader: (name: string) => (name === 'x-request-id' ? id : ''),
-        getParameter: () => '',
-        getMethod: () => 'get',
-        getUrl: () => '/',
-        getQuery: () => '',
-      };
-      return captureRequestHead(request as unknown as HttpRequest, 0).requestId === id;
-    };
+    const bridgeEchoes = (id: string) =>
+      requestIdOf({ getHeader: (name: string) => (name === 'x-request-id' ? id : '') }) === id;
     const samples = [
       'abc',
       'a.b:c-d_e',

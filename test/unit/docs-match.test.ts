@@ -25,7 +25,7 @@ describe('README matches the code', () => {
   });
 });
 
-describe('docs/protocol.md matches src/ws/protocol.ts', () => {
+describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
   const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
   const rows = markdownTableRows(protocol);
 

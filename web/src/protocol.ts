@@ -1,5 +1,5 @@
 /**
- * The parts of the `/ws` protocol the kiosk needs (src/ws/protocol.ts is the source of truth; the browser
+ * The parts of the `/ws` protocol the kiosk needs (src/protocol/ws-protocol.ts is the source of truth; the browser
  * build cannot import it, so test/unit/web-protocol.test.ts checks these copies against it).
  */
 

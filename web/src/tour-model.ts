@@ -1,6 +1,6 @@
 /**
  * Tours as the operator page edits them. Pure: no DOM, so the rules (limits, reordering, null vs "")
- * are unit-tested in Node. TOUR_LIMITS copies src/tours/tour-schema.ts (test/unit/web-protocol.test.ts
+ * are unit-tested in Node. TOUR_LIMITS copies src/protocol/tour-schema.ts (test/unit/web-protocol.test.ts
  * checks they agree); the form enforces them with maxlength so nothing over a limit is ever sent.
  */
 

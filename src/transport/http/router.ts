@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from '../../log/logger.js';
 import type { CounterFamily, PlainCounter } from '../../metrics/plain-metrics.js';
@@ -17,6 +16,7 @@ import {
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
 import { problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
+import { requestIdOf } from './request-id.js';
 import { rosErrorReply } from './ros-error-reply.js';
 import {
   pathTemplate,
@@ -53,19 +53,6 @@ export interface InstalledRoutes {
   /** Requests started and not yet answered or abandoned by their client (the graceful stop waits for them). */
   readonly inFlight: number;
 }
-
-// A caller-supplied id is echoed only when it cannot corrupt a log line or a header.
-const SAFE_REQUEST_ID = /^[\w.:-]{1,64}$/;
-// Our own ids: UUID-shaped, a random part drawn once per process and a counter, so they are unique across
-// restarts and cost no random bytes per request (randomUUID was 5 % of a GET's CPU).
-const ID_PREFIX = randomUUID().slice(0, 24);
-let idCounter = 0;
-const requestIdOf = (req: HttpRequest): string => {
-  const given = req.getHeader('x-request-id');
-  if (given !== '' && SAFE_REQUEST_ID.test(given)) return given;
-  idCounter = (idCounter + 1) % 0x1000000000000;
-  return ID_PREFIX + idCounter.toString(16).padStart(12, '0');
-};
 
 const NO_PARAMS: readonly string[] = [];
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
