@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseCommandLine, type Options } from './cli/options.js';
-import { describeUwsBuild } from './transport/uws-build.js';
+import { describeUwsBuild, uwsBuildName, uwsFallbackRefusal } from './transport/uws-build.js';
+import { RclnodejsUnavailableError, rosEnvironmentProblem } from './ros/rclnodejs/rclnodejs-loader.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { DeferredRosPort } from './ros/deferred-port.js';
 import { connectRosBackend, loadBackend } from './app/backend.js';
@@ -88,14 +89,23 @@ const main = async (): Promise<void> => {
   });
 
   const uws = describeUwsBuild();
+  const refusal = uwsFallbackRefusal(uws, options.uws_fallback);
+  if (refusal !== undefined) return fail(refusal, 2);
   log.info(
     { uws, version: SERVICE_VERSION, node: process.version },
-    `uWebSockets.js build: ${uws.packageName}@${uws.version} (${uws.native ? 'native' : 'JS FALLBACK'})`,
+    `uWebSockets.js build: ${uwsBuildName(uws)} (${uws.native ? 'native' : 'JS FALLBACK'})`,
   );
   if (!uws.native) {
     log.warn(
-      'uWebSockets.js runs its slow JavaScript fallback: the native binary does not match this Node.js',
+      'uWebSockets.js runs its JavaScript fallback (accepted with --uws_fallback accept): no backpressure, slow kiosks are never closed',
     );
+  }
+  // Known before anything listens: no ROS 2 environment, so the ros backend cannot start at all.
+  if (options.backend === 'ros') {
+    const problem = rosEnvironmentProblem(process.env);
+    if (problem !== undefined) {
+      return fail(describeBackendFailure(new RclnodejsUnavailableError(problem)), 1);
+    }
   }
 
   // The server listens first, on a port whose backend may come later: while ROS starts (waiting for
@@ -106,6 +116,7 @@ const main = async (): Promise<void> => {
     service = await startBridge({
       options,
       log,
+      uws,
       port: backend.port,
       ...(backend.sim ? { sim: backend.sim } : {}),
     });
@@ -137,7 +148,8 @@ const main = async (): Promise<void> => {
     // Closed by a signal while starting: the shutdown handler exits.
     if (backend.port.closing.aborted) return;
     backend.port.fail(error instanceof Error ? error.message : String(error));
-    log.fatal({ err: error }, 'backend failed to start');
+    // One line, no stack: the reason is the operator's to act on (the stderr line below says how).
+    log.fatal({ reason: error instanceof Error ? error.message : String(error) }, 'backend failed to start');
     await service.stop(0);
     return fail(describeBackendFailure(error), 1);
   }

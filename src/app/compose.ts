@@ -1,7 +1,12 @@
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import type { Logger } from '../log/logger.js';
-import { createBridgeMetrics, registerLiveGauges, type BridgeMetrics } from '../metrics/bridge-metrics.js';
+import {
+  createBridgeMetrics,
+  registerBuildInfo,
+  registerLiveGauges,
+  type BridgeMetrics,
+} from '../metrics/bridge-metrics.js';
 import type { ConversationLimits } from '../protocol/ws-protocol.js';
 import { SIM_SCHEMAS, simRoutes } from '../robot/sim/sim-routes.js';
 import type { SimControl } from '../robot/sim/sim-backend.js';
@@ -14,6 +19,7 @@ import { HEALTH_SCHEMAS, operationsRoutes } from '../transport/routes/operations
 import { staticRoutes } from '../transport/routes/static-routes.js';
 import { TOUR_ROUTES, TOUR_SCHEMAS } from '../transport/routes/tour-routes.js';
 import { startUwsApp } from '../transport/uws-app.js';
+import { uwsBuildName, type UwsBuild } from '../transport/uws-build.js';
 import { SERVICE_VERSION } from '../version.js';
 
 /**
@@ -26,6 +32,8 @@ export interface BridgeDependencies {
   readonly options: Options;
   readonly log: Logger;
   readonly port: RosPort;
+  /** The uWebSockets.js build this process runs on, named by /ready and the metrics. */
+  readonly uws: UwsBuild;
   /** Present only with the sim backend: adds the /sim/* routes. */
   readonly sim?: SimControl;
   /** Directory of the built kiosk pages (`npm run build` writes dist/web); read once at start. */
@@ -74,6 +82,7 @@ export const startBridge = async ({
   options,
   log,
   port,
+  uws,
   sim,
   webRoot = defaultWebRoot(),
 }: BridgeDependencies): Promise<RunningBridge> => {
@@ -93,9 +102,10 @@ export const startBridge = async ({
     },
   });
   registerLiveGauges(metrics.registry, () => hub.readGauges());
+  registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
 
   const api = [
-    ...operationsRoutes(port, metrics.registry),
+    ...operationsRoutes(port, metrics.registry, uws),
     ...TOUR_ROUTES,
     ...(sim === undefined ? [] : simRoutes(sim)),
   ];

@@ -143,3 +143,14 @@ export const registerLiveGauges = (registry: Registry, read: () => LiveGauges): 
     (gauges) => gauges.queuedAudioBytes,
   );
 };
+
+/** `tour_bridge_uws_build_info{uws, native} 1`: which uWebSockets.js build serves, and whether natively. */
+export const registerBuildInfo = (registry: Registry, build: { uws: string; native: boolean }): void => {
+  const info = new Gauge({
+    name: `${PREFIX}uws_build_info`,
+    help: 'The uWebSockets.js build serving HTTP and /ws (native: false is the JavaScript fallback, without backpressure)',
+    labelNames: ['uws', 'native'],
+    registers: [registry],
+  });
+  info.set({ uws: build.uws, native: String(build.native) }, 1);
+};

@@ -59,25 +59,78 @@ describe('server process', () => {
     assert.match(result.stdout, /--backend <value> \(ros\|sim\)/);
   });
 
-  it('exits 1 with one clear line when --backend ros cannot load rclnodejs', async (context) => {
-    if (process.env['AMENT_PREFIX_PATH'] !== undefined) {
-      context.skip('ROS 2 is sourced here: rclnodejs may load');
-      return;
-    }
-    const result = await runServer([
-      '--backend',
-      'ros',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-      '--log_level',
-      'critical',
-    ]);
+  it('exits 1 with one clear line when --backend ros has no ROS 2, before listening and without a stack', async () => {
+    // At the default log level, as an operator runs it.
+    const result = await runServer(['--backend', 'ros', '--port', '0', '--host', '127.0.0.1'], {
+      AMENT_PREFIX_PATH: '',
+    });
     assert.equal(result.code, 1);
     const lines = result.stderr.trim().split('\n');
     assert.equal(lines.length, 1, result.stderr);
-    assert.match(lines[0] ?? '', /rclnodejs/);
+    assert.match(lines[0] ?? '', /rclnodejs cannot load: AMENT_PREFIX_PATH is not set/);
+    assert.match(lines[0] ?? '', /source ROS 2 first/);
     assert.match(lines[0] ?? '', /--backend sim/);
+    assert.doesNotMatch(result.stdout, /listening on/);
+    assert.doesNotMatch(result.stdout + result.stderr, /^\s+at /m);
+  });
+
+  // The pinned build runs its JavaScript fallback when told to (UWS_USE_FALLBACK), as it does on a Node.js
+  // it has no binary for: the same code path the refusal guards.
+  it('refuses to start on the uWebSockets.js JavaScript fallback: exit 2, one line naming Node.js, the build and the fix', async () => {
+    const result = await runServer(['--backend', 'sim', '--port', '0', '--host', '127.0.0.1'], {
+      UWS_USE_FALLBACK: '1',
+    });
+    assert.equal(result.code, 2);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(
+      lines[0] ?? '',
+      new RegExp(
+        `^tour-bridge: uWebSockets\\.js @trufflesuite/uws-js-unofficial@[^ ]+ has no native binary for Node\\.js ${process.version.replace(/\./g, '\\.')} \\(ABI ${process.versions.modules}\\)`,
+      ),
+    );
+    assert.match(lines[0] ?? '', /--uws_fallback accept$/);
+    assert.doesNotMatch(result.stdout, /listening on/);
+  });
+
+  it('starts on the fallback with --uws_fallback accept, and /ready and /metrics name the build', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--port', '0', '--host', '127.0.0.1'],
+      {
+        env: { ...process.env, UWS_USE_FALLBACK: '1', TOUR_BRIDGE_UWS_FALLBACK: 'accept' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    try {
+      let output = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /"port":(\d+)/.exec(output);
+          if (match) resolve(Number(match[1]));
+        });
+        child.once('exit', () => {
+          reject(new Error(`server exited: ${output}`));
+        });
+      });
+      assert.match(output, /"level":"warn"[^\n]*JavaScript fallback \(accepted with --uws_fallback accept\)/);
+      const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as {
+        uws: { build: string; native: boolean };
+      };
+      assert.deepEqual(ready.uws, {
+        build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
+        native: false,
+      });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      assert.match(
+        metrics,
+        /^tour_bridge_uws_build_info\{uws="@trufflesuite\/uws-js-unofficial@20\.30\.0-unofficial\.0",native="false"\} 1$/m,
+      );
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGTERM');
+    }
   });
 });

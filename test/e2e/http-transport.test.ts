@@ -24,10 +24,22 @@ describe('HTTP transport on the simulation', () => {
     assert.deepEqual(health.json, { status: 'ok' });
     const ready = await request(running.baseUrl, 'GET', '/ready');
     assert.equal(ready.status, 200);
-    const body = ready.json as { ready: boolean; backend: string; detail: string };
+    const body = ready.json as {
+      ready: boolean;
+      backend: string;
+      detail: string;
+      uws: { build: string; native: boolean };
+    };
     assert.equal(body.ready, true);
     assert.equal(body.backend, 'sim');
     assert.match(body.detail, /SIMULATION/);
+    // The build serving, natively here (a fallback would have refused to start).
+    assert.deepEqual(body.uws, {
+      build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
+      native: true,
+    });
+    const metrics = await request(running.baseUrl, 'GET', '/metrics');
+    assert.match(metrics.text, /^tour_bridge_uws_build_info\{uws="[^"]+",native="true"\} 1$/m);
   });
 
   it('serves an OpenAPI 3.1 document covering every route, sim routes included', async () => {

@@ -8,6 +8,7 @@ import {
   type SimBackendOptions,
 } from '../../src/robot/sim/sim-backend.js';
 import { startBridge, type RunningBridge } from '../../src/app/compose.js';
+import { describeUwsBuild } from '../../src/transport/uws-build.js';
 
 /** Options as the CLI would produce them, on loopback and an ephemeral port unless overridden. */
 export const testOptions = (overrides: Record<string, string> = {}): Options => {
@@ -58,6 +59,7 @@ export const startTestService = async (
   const service = await startBridge({
     options: resolved,
     log,
+    uws: describeUwsBuild(),
     port,
     ...(options.sim === undefined ? {} : { sim: options.sim }),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),

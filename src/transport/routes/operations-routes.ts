@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { RosPort } from '../../ros/ros-port.js';
 import { jsonReply, problemReply } from '../http/reply.js';
 import type { AnyRoute } from '../http/route.js';
+import { uwsBuildName, type UwsBuild } from '../uws-build.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -9,11 +10,17 @@ const NO_STORE = { 'cache-control': 'no-store' };
 export const HEALTH_SCHEMAS = {
   Readiness: {
     type: 'object',
-    required: ['ready', 'backend', 'detail'],
+    required: ['ready', 'backend', 'detail', 'uws'],
     properties: {
       ready: { type: 'boolean' },
       backend: { enum: ['ros', 'sim'] },
       detail: { type: 'string' },
+      uws: {
+        type: 'object',
+        description: 'The uWebSockets.js build serving; native false is its JavaScript fallback',
+        required: ['build', 'native'],
+        properties: { build: { type: 'string' }, native: { type: 'boolean' } },
+      },
     },
   },
 };
@@ -25,47 +32,51 @@ export const HEALTH_SCHEMAS = {
 export const operationsRoutes = (
   port: Pick<RosPort, 'backend' | 'readiness'>,
   metrics: Registry,
-): AnyRoute[] => [
-  {
-    method: 'GET',
-    pattern: '/health',
-    access: 'public',
-    docs: { summary: 'Liveness: the process answers', responses: { 200: 'Alive' } },
-    handle: () => jsonReply(200, { status: 'ok' }, NO_STORE),
-  },
-  {
-    method: 'GET',
-    pattern: '/ready',
-    access: 'public',
-    docs: {
-      summary: 'Readiness: the ROS backend is connected; says which backend',
-      responses: {
-        200: { description: 'Ready', schema: 'Readiness' },
-        503: 'Not ready (`not-ready`; `detail` says what is awaited), or the service is stopping',
+  uwsBuild: UwsBuild,
+): AnyRoute[] => {
+  const uws = { build: uwsBuildName(uwsBuild), native: uwsBuild.native };
+  return [
+    {
+      method: 'GET',
+      pattern: '/health',
+      access: 'public',
+      docs: { summary: 'Liveness: the process answers', responses: { 200: 'Alive' } },
+      handle: () => jsonReply(200, { status: 'ok' }, NO_STORE),
+    },
+    {
+      method: 'GET',
+      pattern: '/ready',
+      access: 'public',
+      docs: {
+        summary: 'Readiness: the ROS backend is connected; says which backend',
+        responses: {
+          200: { description: 'Ready', schema: 'Readiness' },
+          503: 'Not ready (`not-ready`; `detail` says what is awaited), or the service is stopping',
+        },
+      },
+      handle: () => {
+        const readiness = port.readiness();
+        const state = { ready: readiness.ready, backend: port.backend, detail: readiness.detail, uws };
+        return readiness.ready
+          ? jsonReply(200, state, NO_STORE)
+          : problemReply('not-ready', readiness.detail, {
+              extensions: state,
+              headers: { ...NO_STORE, 'retry-after': '1' },
+            });
       },
     },
-    handle: () => {
-      const readiness = port.readiness();
-      const state = { ready: readiness.ready, backend: port.backend, detail: readiness.detail };
-      return readiness.ready
-        ? jsonReply(200, state, NO_STORE)
-        : problemReply('not-ready', readiness.detail, {
-            extensions: state,
-            headers: { ...NO_STORE, 'retry-after': '1' },
-          });
+    {
+      method: 'GET',
+      pattern: '/metrics',
+      docs: {
+        summary: 'Prometheus metrics (text exposition format)',
+        responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+      },
+      handle: async () => ({
+        status: 200,
+        headers: { 'content-type': metrics.contentType, ...NO_STORE },
+        body: await metrics.metrics(),
+      }),
     },
-  },
-  {
-    method: 'GET',
-    pattern: '/metrics',
-    docs: {
-      summary: 'Prometheus metrics (text exposition format)',
-      responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
-    },
-    handle: async () => ({
-      status: 200,
-      headers: { 'content-type': metrics.contentType, ...NO_STORE },
-      body: await metrics.metrics(),
-    }),
-  },
-];
+  ];
+};
