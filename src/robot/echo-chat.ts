@@ -2,7 +2,7 @@ import type { ChatRequestMsg, ChatResponseMsg } from '../ros/ros-messages.js';
 
 /**
  * The echo answer to a `/chat` request: the audio back, with a text saying how much was heard. Served
- * by the simulation and by the reference demo chat node (src/nodes/demo-chat-node.ts), so a person at
+ * by the simulation and by the reference demo chat node (src/robot/nodes/demo-chat-node.ts), so a person at
  * a kiosk hears themselves on either.
  */
 export const echoChat = (request: ChatRequestMsg): ChatResponseMsg => {

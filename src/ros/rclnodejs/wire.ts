@@ -121,7 +121,7 @@ export const setBoolRequestFromWire = (request: WireSetBoolRequest): SetBoolRequ
 });
 
 /*
- * The server side, used by the reference nodes (src/nodes): what rclnodejs hands a service callback,
+ * The server side, used by the reference nodes (src/robot/nodes): what rclnodejs hands a service callback,
  * and what the callback sends back. The same field copies, the other way round.
  */
 

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The layers of docs/architecture.md, held: a folder of src/ (each top-level entry is one) imports only
+ * folders below it, so there is no folder cycle, and only the composition root reaches the robot's
+ * stand-ins. A new folder fails here until it is given its place.
+ */
+
+/** From the top to the bottom. */
+const LAYERS = [
+  'server',
+  'healthcheck',
+  'app',
+  'cli',
+  'robot',
+  'transport',
+  'actors',
+  'streams',
+  'protocol',
+  'metrics',
+  'ros',
+  'log',
+  'version',
+] as const;
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+const sourceFiles = (directory: string): string[] =>
+  readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+
+/** The folder (or top-level file, without extension) of src/ a path is in. */
+const roomOf = (path: string): string => (relative(SRC, path).split('/')[0] ?? '').replace(/\.ts$/, '');
+
+// Static imports and exports with a relative specifier, and dynamic `import('./…')`.
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\b[^'";]*?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+interface Edge {
+  readonly from: string;
+  readonly to: string;
+  readonly file: string;
+}
+
+const edges = (): Edge[] =>
+  sourceFiles(SRC).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(IMPORT)].flatMap((match) => {
+      const specifier = match[1] ?? match[2] ?? '';
+      const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
+      if (!target.startsWith(`${SRC}/`)) return [];
+      const from = roomOf(file);
+      const to = roomOf(target);
+      return from === to ? [] : [{ from, to, file: relative(SRC, file) }];
+    }),
+  );
+
+describe('layers of src/', () => {
+  const all = edges();
+
+  it('finds the imports it checks (the reader works)', () => {
+    assert.ok(all.some((edge) => edge.from === 'transport' && edge.to === 'actors'));
+    assert.ok(all.some((edge) => edge.from === 'actors' && edge.to === 'streams'));
+    assert.ok(all.length > 30, `${all.length} imports between folders`);
+  });
+
+  it('gives every folder of src/ its place, the required rooms among them', () => {
+    const rooms = new Set(sourceFiles(SRC).map(roomOf));
+    for (const room of rooms) assert.ok((LAYERS as readonly string[]).includes(room), `${room} has no layer`);
+    for (const required of ['server', 'actors', 'streams']) assert.ok(rooms.has(required), required);
+  });
+
+  it('imports only downwards: no import runs back up a layer, so no folder cycle', () => {
+    const rank = (room: string) => (LAYERS as readonly string[]).indexOf(room);
+    const upwards = all
+      .filter((edge) => rank(edge.from) >= rank(edge.to))
+      .map((edge) => `${edge.file} imports ${edge.to}/`);
+    assert.deepEqual(upwards, []);
+  });
+
+  it('keeps the robot apart: only the composition root imports it', () => {
+    const importers = [...new Set(all.filter((edge) => edge.to === 'robot').map((edge) => edge.from))];
+    assert.deepEqual(importers, ['app']);
+  });
+});
