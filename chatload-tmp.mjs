@@ -1,0 +1,22 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import WebSocket from 'ws';
+const [server, port, size, sessions, rounds] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6])];
+const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
+const p = spawn('node', [server, '--backend', 'sim', '--log_level', 'error', '--host', '127.0.0.1', '--port', String(port), '--max_audio_frame_bytes', String(8<<20)], { stdio: 'inherit' });
+await new Promise((r) => setTimeout(r, 1500));
+const metrics = async () => { const t = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(); const g = (n) => (Number((new RegExp(`^tour_bridge_${n} (\\S+)`, 'm').exec(t) ?? [])[1]) / 1048576).toFixed(1); return `rss ${g('process_resident_memory_bytes')} heap ${g('nodejs_heap_size_used_bytes')} ext ${g('nodejs_external_memory_bytes')} MiB`; };
+console.log('start', await metrics());
+const audio = Buffer.alloc(size, 7);
+const c0 = cpu(p.pid);
+await Promise.all(Array.from({ length: sessions }, async () => {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { perMessageDeflate: false, maxPayload: 64 << 20 });
+  await new Promise((r) => ws.once('message', r));
+  for (let i = 0; i < rounds; i++) await new Promise((r) => { const h = (d, bin) => { if (bin) { ws.off('message', h); r(); } }; ws.on('message', h); ws.send(audio); });
+  ws.close();
+}));
+const c1 = cpu(p.pid);
+console.log('after', await metrics(), `cpu ${((c1 - c0) * 10000 / (sessions * rounds)).toFixed(0)} µs/round trip`);
+await new Promise((r) => setTimeout(r, 5000));
+console.log('+5 s', await metrics());
+p.kill('SIGTERM');
