@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { request } from '../support/http.js';
+import { startServerProcess } from '../support/server-process.js';
 
 interface Exit {
   readonly code: number | null;
@@ -94,43 +96,28 @@ describe('server process', () => {
   });
 
   it('starts on the fallback with --uws_fallback accept, and /ready and /metrics name the build', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--port', '0', '--host', '127.0.0.1'],
-      {
-        env: { ...process.env, UWS_USE_FALLBACK: '1', TOUR_BRIDGE_UWS_FALLBACK: 'accept' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const server = await startServerProcess([], {
+      env: { UWS_USE_FALLBACK: '1', TOUR_BRIDGE_UWS_FALLBACK: 'accept' },
+    });
     try {
-      let output = '';
-      const port = await new Promise<number>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /"port":(\d+)/.exec(output);
-          if (match) resolve(Number(match[1]));
-        });
-        child.once('exit', () => {
-          reject(new Error(`server exited: ${output}`));
-        });
-      });
-      assert.match(output, /"level":"warn"[^\n]*JavaScript fallback \(accepted with --uws_fallback accept\)/);
-      const ready = (await (await fetch(`http://127.0.0.1:${port}/ready`)).json()) as {
+      assert.match(
+        server.startupLog,
+        /"level":"warn"[^\n]*JavaScript fallback \(accepted with --uws_fallback accept\)/,
+      );
+      const ready = (await request(server.baseUrl, 'GET', '/ready')).json as {
         uws: { build: string; native: boolean };
       };
       assert.deepEqual(ready.uws, {
         build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
         native: false,
       });
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const metrics = await request(server.baseUrl, 'GET', '/metrics');
       assert.match(
-        metrics,
+        metrics.text,
         /^tour_bridge_uws_build_info\{uws="@trufflesuite\/uws-js-unofficial@20\.30\.0-unofficial\.0",native="false"\} 1$/m,
       );
     } finally {
-      clearTimeout(killer);
-      child.kill('SIGTERM');
+      await server.stop();
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import {
+  ROS_SERVICE_KEYS,
   type RosCallHandler,
   type RosCallTicket,
   type RosPort,
@@ -58,3 +59,9 @@ export const callOnce = <K extends RosServiceKey>(
   new Promise((resolve, reject) => {
     port.call(service, request, { answered: resolve, failed: reject });
   });
+
+/** Time-outs for the call wrapper: `chatMs` for /chat, `otherMs` for every other service. */
+export const callTimeouts = (chatMs: number, otherMs = chatMs): Record<RosServiceKey, number> =>
+  Object.fromEntries(
+    ROS_SERVICE_KEYS.map((service) => [service, service === 'chat' ? chatMs : otherMs]),
+  ) as Record<RosServiceKey, number>;

@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 export interface ServerProcess {
   readonly baseUrl: string;
   readonly wsUrl: string;
+  /** What the server printed on stdout up to the line saying it listens (its start-up log). */
+  readonly startupLog: string;
   /** Resident set size of the server process, in bytes. */
   rssBytes(): number;
   stop(): Promise<void>;
@@ -16,12 +18,12 @@ export interface ServerProcess {
 
 export const startServerProcess = async (
   args: readonly string[] = [],
-  timeoutMs = 20_000,
+  { timeoutMs = 20_000, env = {} }: { timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<ServerProcess> => {
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--host', '127.0.0.1', '--port', '0', ...args],
-    { stdio: 'pipe' },
+    { stdio: 'pipe', env: { ...process.env, ...env } },
   );
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
@@ -48,6 +50,7 @@ export const startServerProcess = async (
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
+    startupLog: output,
     rssBytes: () => {
       const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (!match) throw new Error('no VmRSS');

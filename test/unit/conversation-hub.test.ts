@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { Observable, Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { createConversationHub, type ConversationHubOptions } from '../../src/actors/conversation-hub.js';
@@ -28,15 +29,7 @@ const hubOver = (port: PortLike, options: Omit<ConversationHubOptions, 'calls' |
   const calls = createRosCalls({
     port,
     ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
-    timeoutsMs: {
-      chat,
-      clear_history: other,
-      tour_list: other,
-      tour_get: other,
-      tour_create: other,
-      tour_update: other,
-      tour_delete: other,
-    },
+    timeoutsMs: callTimeouts(chat, other),
   });
   return createConversationHub({ ...options, port, calls });
 };

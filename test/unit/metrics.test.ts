@@ -4,19 +4,11 @@ import { NEVER, of, throwError } from 'rxjs';
 import { createBridgeMetrics, registerLiveGauges } from '../../src/metrics/bridge-metrics.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
 import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ros-port.js';
-import { callOnce } from '../support/port-calls.js';
+import { callTimeouts, callOnce } from '../support/port-calls.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 
 const gauges = { liveSessions: 3, openSubscriptions: 9, inFlightRosCalls: 1, queuedAudioBytes: 4096 };
-const TIMEOUTS = {
-  chat: 1_000,
-  clear_history: 1_000,
-  tour_list: 1_000,
-  tour_get: 1_000,
-  tour_create: 1_000,
-  tour_update: 1_000,
-  tour_delete: 1_000,
-};
+const TIMEOUTS = callTimeouts(1_000);
 
 describe('metrics', () => {
   it('renders live gauges and counters in the Prometheus text format', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import type { SchedulerLike } from 'rxjs';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
@@ -26,15 +27,7 @@ const callWithTimeout = <K extends RosServiceKey>(
     onAbandoned,
   }: { timeoutMs: number; scheduler: SchedulerLike; onAbandoned?: () => void },
 ) => {
-  const timeoutsMs = {
-    chat: timeoutMs,
-    clear_history: timeoutMs,
-    tour_list: timeoutMs,
-    tour_get: timeoutMs,
-    tour_create: timeoutMs,
-    tour_update: timeoutMs,
-    tour_delete: timeoutMs,
-  };
+  const timeoutsMs = callTimeouts(timeoutMs);
   const calls = createRosCalls({ port, timeoutsMs, scheduler });
   return { call: rosCall$(calls, service, request, onAbandoned), calls };
 };
@@ -153,15 +146,7 @@ describe('rosCall$ over the call wrapper (marbles)', () => {
       const never = cold('-');
       const calls = createRosCalls({
         port: scriptedPort({ 1: never, 2: never, 3: never }),
-        timeoutsMs: {
-          chat: 5,
-          clear_history: 5,
-          tour_list: 5,
-          tour_get: 5,
-          tour_create: 5,
-          tour_update: 5,
-          tour_delete: 5,
-        },
+        timeoutsMs: callTimeouts(5),
         scheduler,
       });
       const starts = hot('a-b--c|', { a: 1, b: 2, c: 3 });
@@ -222,15 +207,7 @@ describe('rosCall$ over the call wrapper (marbles)', () => {
     scheduler.run(({ cold, flush }) => {
       const calls = createRosCalls({
         port: scriptedPort({ 1: cold('-(r|)', { r: response }) }),
-        timeoutsMs: {
-          chat: 50,
-          clear_history: 50,
-          tour_list: 50,
-          tour_get: 50,
-          tour_create: 50,
-          tour_update: 50,
-          tour_delete: 50,
-        },
+        timeoutsMs: callTimeouts(50),
         scheduler: counting,
       });
       let answered = 0;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type SessionActor } from '../../src/actors/session-machine.js';
@@ -37,7 +38,7 @@ const openSession = (options: HarnessOptions = {}) => {
   // The real call wrapper over the fake port: the session's calls get their time-outs there.
   const calls = createRosCalls({
     port,
-    timeoutsMs: callTimeouts(limits),
+    timeoutsMs: callTimeouts(limits.chatTimeoutMs, limits.clearHistoryTimeoutMs),
     scheduler: options.scheduler ?? asyncScheduler,
   });
   const actor: SessionActor = startSessionActor({
@@ -58,16 +59,6 @@ const openSession = (options: HarnessOptions = {}) => {
   return { port, frames, gauges, microphone, playAudio, actor };
 };
 
-/** Each service's time-out as the composition root sets them from the limits. */
-const callTimeouts = (limits: ConversationLimits) => ({
-  chat: limits.chatTimeoutMs,
-  clear_history: limits.clearHistoryTimeoutMs,
-  tour_list: 5_000,
-  tour_get: 5_000,
-  tour_create: 5_000,
-  tour_update: 5_000,
-  tour_delete: 5_000,
-});
 const readGauges = ({ conversationGauges, calls }: ReturnType<typeof openSession>['gauges']) =>
   readConversationGauges(conversationGauges, calls);
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type ConversationRequest } from '../../src/actors/session-machine.js';
@@ -59,15 +60,7 @@ const queue =
       const calls = createRosCalls({
         port,
         scheduler,
-        timeoutsMs: {
-          chat: full.chatTimeoutMs,
-          clear_history: full.clearHistoryTimeoutMs,
-          tour_list: 1_000,
-          tour_get: 1_000,
-          tour_create: 1_000,
-          tour_update: 1_000,
-          tour_delete: 1_000,
-        },
+        timeoutsMs: callTimeouts(full.chatTimeoutMs, full.clearHistoryTimeoutMs),
       });
       let opened = false;
       const session = startSessionActor({
