@@ -26,6 +26,7 @@ import {
   type RosCallResult,
   type RouteRequest,
 } from './route.js';
+
 /**
  * Installs the route table on a uWebSockets.js app. Each route gets its own handler for its method, so
  * uWebSockets.js dispatches; per pattern, every other method answers 405 with `Allow`, OPTIONS answers a
