@@ -37,7 +37,11 @@ export const request = async (
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
-  for (const observer of observers) observer({ method, path, status: response.status });
+  // The path as it went out: fetch resolves dot segments (`/tour/.` is sent as `/tour/`).
+  const sent = new URL(`${baseUrl}${path}`);
+  for (const observer of observers) {
+    observer({ method, path: `${sent.pathname}${sent.search}`, status: response.status });
+  }
   let json: unknown = undefined;
   try {
     json = JSON.parse(text);
