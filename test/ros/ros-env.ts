@@ -15,10 +15,14 @@ export const CYCLONEDDS_LOOPBACK =
 /**
  * The environment of a contract run: the caller's, with discovery kept on this host and a ROS domain
  * of the run's own, unless the caller chose otherwise. Idempotent (a second call changes nothing).
+ * SUBNET is not kept: sourcing a Jazzy setup.bash sets it (ros_environment's default), so it says
+ * nothing of the caller's choice, and a test run must stay on this host.
  */
 export const rosRunEnvironment = (base: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...base };
-  env['ROS_AUTOMATIC_DISCOVERY_RANGE'] ??= 'LOCALHOST';
+  const range = env['ROS_AUTOMATIC_DISCOVERY_RANGE'];
+  if (range === undefined || range === '' || range === 'SUBNET')
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST';
   // 0–101: the domain IDs safe on every platform (ROS 2 "The ROS_DOMAIN_ID").
   env['ROS_DOMAIN_ID'] ??= String(randomInt(0, 102));
   env['CYCLONEDDS_URI'] ??= CYCLONEDDS_LOOPBACK;
