@@ -63,7 +63,7 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
 });
 
 /** Each service's time-out: /chat its own, everything else `--ros_timeout_ms`. */
-export const rosTimeouts = (options: Options): Record<RosServiceKey, number> => ({
+const rosTimeouts = (options: Options): Record<RosServiceKey, number> => ({
   chat: options.chat_timeout_ms,
   clear_history: options.ros_timeout_ms,
   tour_list: options.ros_timeout_ms,
@@ -73,7 +73,7 @@ export const rosTimeouts = (options: Options): Record<RosServiceKey, number> => 
   tour_delete: options.ros_timeout_ms,
 });
 
-export const accessPolicy = (options: Options): AccessPolicy => ({
+const accessPolicy = (options: Options): AccessPolicy => ({
   token: options.auth_token === '' ? undefined : options.auth_token,
   allowedOrigins: parseAllowedOrigins(options.allowed_origins),
 });

@@ -1,7 +1,6 @@
 import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { jsonReply } from './reply.js';
-import { PROBLEM_TYPES, problemTypeUri } from './reply.js';
+import { jsonTextReply, PROBLEM_TYPES, problemTypeUri } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type ResponseDoc, type Route } from './route.js';
 
 /**
@@ -12,7 +11,7 @@ import { pathTemplate, patternParams, type AnyRoute, type ResponseDoc, type Rout
 
 // `check` actions carry rules JSON Schema cannot name; the `metadata` beside each one states them instead.
 const CONVERSION: ConversionConfig = { target: 'draft-2020-12', ignoreActions: ['check'] };
-export const jsonSchemaOf = (schema: v.GenericSchema): Record<string, unknown> => {
+const jsonSchemaOf = (schema: v.GenericSchema): Record<string, unknown> => {
   const { $schema: _ignored, ...rest } = toJsonSchema(schema, CONVERSION);
   return rest;
 };
@@ -191,7 +190,7 @@ export const openApiRoute = (routes: readonly AnyRoute[], info: OpenApiInfo): Ro
     docs: { summary: 'This document', responses: { 200: 'OpenAPI 3.1' } },
     handle: () => {
       body ??= JSON.stringify(buildOpenApiDocument([...routes, route], info));
-      return { ...jsonReply(200, null), body };
+      return jsonTextReply(200, body);
     },
   };
   return route;
