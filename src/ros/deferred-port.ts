@@ -1,11 +1,13 @@
 import { BehaviorSubject, EMPTY, NEVER, switchMap, type Observable } from 'rxjs';
-import type { PlayAudioMsg } from './ros-messages.js';
+import type { ConverseGoalMsg, PlayAudioMsg } from './ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
   SETTLED_CALL,
   type BackendReadiness,
   type RosCallHandler,
+  type RosCallKey,
+  type RosConverseHandler,
   type RosCallTicket,
   type MicrophoneRequest,
   type RosPort,
@@ -55,7 +57,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
   // Kept past close(): a call refused after the backend closed still names the service as it called it.
   let attachedNames: RosPort['serviceName'] | undefined;
   // The attached backend's names; the default names before.
-  const serviceName = (service: RosServiceKey): string =>
+  const serviceName = (service: RosCallKey): string =>
     attachedNames?.(service) ?? defaultServiceName(service);
 
   // Streams follow the state: nothing while pending, the backend's once attached, complete when closed.
@@ -95,6 +97,12 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       const state = state$.value;
       if (state.kind === 'attached') return state.port.call(service, request, handler);
       handler.failed(new RosServiceUnavailableError(service, serviceName(service)));
+      return SETTLED_CALL;
+    },
+    converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
+      const state = state$.value;
+      if (state.kind === 'attached') return state.port.converse(goal, handler);
+      handler.failed(new RosServiceUnavailableError('converse', serviceName('converse')));
       return SETTLED_CALL;
     },
     serviceName,

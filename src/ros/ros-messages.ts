@@ -55,6 +55,29 @@ export interface ChatResponseMsg {
   audio: Uint8Array;
 }
 
+/** tour_guide_interfaces/action/Converse: the goal. */
+export interface ConverseGoalMsg {
+  audio: Uint8Array;
+}
+/** tour_guide_interfaces/action/Converse: one feedback, a part of the answer. */
+export interface ConverseFeedbackMsg {
+  emotion: string;
+  text: string;
+  audio: Uint8Array;
+}
+/** tour_guide_interfaces/action/Converse: the result. `outcome` is one of ConverseOutcome. */
+export interface ConverseResultMsg {
+  success: boolean;
+  outcome: number;
+  message: string;
+}
+/** Outcome codes of the Converse result (constants in the action's result). */
+export const ConverseOutcome = {
+  OK: 0,
+  INVALID: 3,
+  ERROR: 4,
+} as const;
+
 export type EmptyRequestMsg = Record<string, never>;
 export type EmptyResponseMsg = Record<string, never>;
 

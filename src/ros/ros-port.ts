@@ -2,6 +2,9 @@ import type { Observable } from 'rxjs';
 import type {
   ChatRequestMsg,
   ChatResponseMsg,
+  ConverseFeedbackMsg,
+  ConverseGoalMsg,
+  ConverseResultMsg,
   EmptyRequestMsg,
   EmptyResponseMsg,
   PlayAudioMsg,
@@ -48,6 +51,14 @@ export const ROS_SERVICES = {
   tour_delete: { name: '/tour_delete', type: 'tour_guide_interfaces/srv/TourDelete' },
 } as const satisfies Record<RosServiceKey, { name: string; type: string }>;
 
+/** The action the bridge calls instead of `/chat` with `--chat_interface action`: a streamed turn. */
+export const ROS_ACTIONS = {
+  converse: { name: '/converse', type: 'tour_guide_interfaces/action/Converse' },
+} as const;
+export type RosActionKey = keyof typeof ROS_ACTIONS;
+/** What a call names: a service, or the Converse action. The errors below carry it. */
+export type RosCallKey = RosServiceKey | RosActionKey;
+
 export const ROS_PLAY_AUDIO_TOPIC = {
   name: '/play_audio',
   type: 'tour_guide_interfaces/msg/PlayAudio',
@@ -74,7 +85,8 @@ export interface BackendReadiness {
 }
 
 /** The default (un-remapped) name of a service: what the simulation uses and the API documents. */
-export const defaultServiceName = (service: RosServiceKey): string => ROS_SERVICES[service].name;
+export const defaultServiceName = (service: RosCallKey): string =>
+  service === 'converse' ? ROS_ACTIONS.converse.name : ROS_SERVICES[service].name;
 
 /**
  * Receives the outcome of one service call: exactly one of the two methods runs, at most once, and never
@@ -83,6 +95,18 @@ export const defaultServiceName = (service: RosServiceKey): string => ROS_SERVIC
 export interface RosCallHandler<K extends RosServiceKey> {
   answered(response: RosResponse<K>): void;
   /** RosServiceUnavailableError, RosCallFailedError, or RosTimeoutError from the call wrapper. */
+  failed(error: Error): void;
+}
+
+/**
+ * Receives what one Converse goal brings: zero or more parts (feedback, in the order the action server
+ * published them), then exactly one of `finished` (the result) or `failed` (RosServiceUnavailableError:
+ * no action server; RosCallFailedError: goal rejected, aborted or lost). Nothing runs after the goal's
+ * ticket was cancelled.
+ */
+export interface RosConverseHandler {
+  part(feedback: ConverseFeedbackMsg): void;
+  finished(result: ConverseResultMsg): void;
   failed(error: Error): void;
 }
 
@@ -105,7 +129,7 @@ export interface RosPort {
    * /tour_get:=/robot/tour_get`), the name an operator finds with `ros2 service list`, so error texts
    * use it. The simulation uses the default names.
    */
-  serviceName(service: RosServiceKey): string;
+  serviceName(service: RosCallKey): string;
 
   /**
    * Calls a ROS service; the handler hears the one outcome: the response, or RosServiceUnavailableError
@@ -118,6 +142,13 @@ export interface RosPort {
     request: RosRequest<K>,
     handler: RosCallHandler<K>,
   ): RosCallTicket;
+
+  /**
+   * Sends a goal to the Converse action server (default `/converse`, remappable). The handler hears the
+   * parts as they arrive, then the result. `cancel()` on the ticket cancels the goal on the ROS side and
+   * drops anything that arrives after. Time-outs are the call wrapper's.
+   */
+  converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket;
 
   /** Messages of the `/play_audio` topic. Hot: only messages after subscription are seen. */
   readonly playAudio$: Observable<PlayAudioMsg>;
@@ -144,10 +175,10 @@ export interface RosPort {
 export class RosServiceUnavailableError extends Error {
   override readonly name = 'RosServiceUnavailableError';
   constructor(
-    readonly service: RosServiceKey,
+    readonly service: RosCallKey,
     readonly serviceName: string = defaultServiceName(service),
   ) {
-    super(`ROS service ${serviceName} is not available`);
+    super(`ROS ${service === 'converse' ? 'action' : 'service'} ${serviceName} is not available`);
   }
 }
 
@@ -155,7 +186,7 @@ export class RosServiceUnavailableError extends Error {
 export class RosTimeoutError extends Error {
   override readonly name = 'RosTimeoutError';
   constructor(
-    readonly service: RosServiceKey,
+    readonly service: RosCallKey,
     readonly timeoutMs: number,
     readonly serviceName: string = defaultServiceName(service),
   ) {
@@ -168,7 +199,7 @@ export class RosCallFailedError extends Error {
   override readonly name = 'RosCallFailedError';
   readonly serviceName: string;
   constructor(
-    readonly service: RosServiceKey,
+    readonly service: RosCallKey,
     detail: string,
     options?: { cause?: unknown; serviceName?: string },
   ) {

@@ -27,7 +27,8 @@ export const scriptedPort = (
   script: Readonly<Record<string, Observable<unknown>>>,
   names: Readonly<Partial<Record<RosServiceKey, string>>> = {},
 ): Pick<RosPort, 'call' | 'serviceName'> => ({
-  serviceName: (service) => names[service] ?? defaultServiceName(service),
+  serviceName: (service) =>
+    (service === 'converse' ? undefined : names[service]) ?? defaultServiceName(service),
   call: <K extends RosServiceKey>(
     service: K,
     request: RosRequest<K>,

@@ -1,10 +1,14 @@
 import { NEVER, Subject, type Observable } from 'rxjs';
-import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import type { ConverseGoalMsg, PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import {
   defaultServiceName,
   type BackendReadiness,
   type MicrophoneRequest,
+  RosServiceUnavailableError,
+  SETTLED_CALL,
   type RosCallHandler,
+  type RosCallKey,
+  type RosConverseHandler,
   type RosCallTicket,
   type RosPort,
   type RosRequest,
@@ -37,8 +41,13 @@ export class ScriptedPort implements RosPort {
     private readonly names: Readonly<Partial<Record<RosServiceKey, string>>> = {},
   ) {}
 
-  serviceName(service: RosServiceKey): string {
-    return this.names[service] ?? defaultServiceName(service);
+  serviceName(service: RosCallKey): string {
+    return (service === 'converse' ? undefined : this.names[service]) ?? defaultServiceName(service);
+  }
+
+  converse(_goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
+    handler.failed(new RosServiceUnavailableError('converse'));
+    return SETTLED_CALL;
   }
 
   call<K extends RosServiceKey>(

@@ -14,6 +14,7 @@ const backendWith = (playAudio$: Observable<PlayAudioMsg>): RosPort => ({
   description: 'marble backend',
   serviceName: defaultServiceName,
   call: () => SETTLED_CALL,
+  converse: () => SETTLED_CALL,
   playAudio$,
   microphoneRequests$: NEVER,
   readiness: () => ({ ready: true, detail: 'marble backend' }),

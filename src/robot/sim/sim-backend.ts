@@ -160,6 +160,11 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     description: SIM_DESCRIPTION,
     serviceName: defaultServiceName,
     call,
+    // Placeholder until the simulated Converse action lands (issue #12).
+    converse: (_goal, handler) => {
+      handler.failed(new RosServiceUnavailableError('converse'));
+      return SETTLED_CALL;
+    },
     playAudio$: defer(() => playAudio),
     microphoneRequests$: microphoneRequests.asObservable(),
     readiness: (): BackendReadiness =>

@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 import { Subject } from 'rxjs';
 import type { PlayAudioMsg } from '../ros-messages.js';
 import {
+  ROS_ACTIONS,
   ROS_MICROPHONE_SERVICE,
+  RosServiceUnavailableError,
+  SETTLED_CALL,
   ROS_NODE_NAME,
   ROS_PLAY_AUDIO_TOPIC,
   ROS_SERVICE_KEYS,
@@ -130,6 +133,7 @@ export const createRclnodejsPort = ({
       resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
     ]),
   ) as Record<RosServiceKey, string>;
+  const converseName = ROS_ACTIONS.converse.name;
 
   const subscription = node.createSubscription(
     ROS_PLAY_AUDIO_TOPIC.type,
@@ -228,7 +232,12 @@ export const createRclnodejsPort = ({
         serviceName: serviceNames[service],
       });
     },
-    serviceName: (service) => serviceNames[service],
+    // Placeholder until the Converse action client lands (issue #12).
+    converse: (_goal, handler) => {
+      handler.failed(new RosServiceUnavailableError('converse', converseName));
+      return SETTLED_CALL;
+    },
+    serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
     playAudio$: playAudio.asObservable(),
     microphoneRequests$: microphoneRequests.asObservable(),
     readiness: () =>
