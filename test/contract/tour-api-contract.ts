@@ -218,10 +218,10 @@ export const tourApiContract = (target: () => ContractTarget): void => {
       assert.match(String(wrong['detail']), /PATCH/);
       const allowList = (await request(url(), 'DELETE', '/tour')).headers.get('allow');
       // OPTIONS: every path answers a CORS preflight (src/transport/http/router.ts).
-      assert.equal(allowList, 'GET, POST, PUT, OPTIONS');
+      assert.equal(allowList, 'GET, HEAD, POST, PUT, OPTIONS');
       assert.equal(
         (await request(url(), 'POST', pathOf('x'))).headers.get('allow'),
-        'GET, PUT, DELETE, OPTIONS',
+        'GET, HEAD, PUT, DELETE, OPTIONS',
       );
     });
   });

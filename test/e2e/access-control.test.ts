@@ -58,7 +58,7 @@ describe('access control (token and origin allow-list on)', () => {
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), ORIGIN);
-    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, PUT, OPTIONS');
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PUT, OPTIONS');
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
     const foreign = 'https://evil.example';
     assertProblem(

@@ -126,7 +126,7 @@ export const buildOpenApiDocument = (routes: readonly AnyRoute[], info: OpenApiI
       version: info.version,
       description:
         'Tour management for the tour-guide robot. Every call is backed by a ROS 2 service; the WebSocket protocol of /ws is described in docs/protocol.md. ' +
-        'A method a path does not list is answered 405 with Allow (`MethodNotAllowed`); OPTIONS is answered on every path (204, a CORS preflight).',
+        'HEAD is answered wherever GET is (GET’s status and headers, no body). A method a path does not list is answered 405 with Allow (`MethodNotAllowed`); OPTIONS is answered on every path (204, a CORS preflight).',
     },
     paths,
     components: {

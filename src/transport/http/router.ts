@@ -90,7 +90,18 @@ const writeReply = (
     }
     if (withoutBody || reply.status === 304) {
       // No body, but the length a full GET answer would have (RFC 9110 §8.6): the reply carries that body.
-      res.endWithoutBody(byteLength(reply.body), closeConnection);
+      const length = byteLength(reply.body);
+      if (closeConnection) {
+        res.endWithoutBody(length, true);
+      } else {
+        // This build's endWithoutBody(length) leaves the response pending (it waits for `length` body
+        // bytes that never come), so the next request on the connection closes it: HEAD or a 304, then
+        // GET on the same socket got nothing. The length written as a header and endWithoutBody() with no
+        // argument (explicit undefined reads as a length of 2^63) complete the response and keep the
+        // connection (test/e2e/http-keep-alive.test.ts).
+        res.writeHeader('content-length', String(length));
+        res.endWithoutBody();
+      }
     } else {
       res.end(reply.body ?? '', closeConnection);
     }
@@ -99,8 +110,8 @@ const writeReply = (
 
 /**
  * Answers inside the handler, for the router's own replies (405, 404). This uWebSockets.js build does not
- * count endWithoutBody (HEAD, 304) as a response and aborts the process when a handler returns without one
- * or an abort handler, hence the handler attached first.
+ * count endWithoutBody(length, close) (HEAD while stopping) as a response and aborts the process when a
+ * handler returns without one or an abort handler, hence the handler attached first.
  */
 const answerAtOnce = (
   res: HttpResponse,
@@ -326,8 +337,8 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     router.inFlight -= 1;
     const answered = this.#cors === undefined ? reply : withHeaders(reply, this.#cors);
     const withoutBody = this.installed.method === 'HEAD';
-    // endWithoutBody does not count as a response in this uWebSockets.js build (see answerAtOnce).
-    if (withoutBody || reply.status === 304) this.#watchAbort();
+    // endWithoutBody(length, close) does not count as a response in this uWebSockets.js build (see answerAtOnce).
+    if ((withoutBody || reply.status === 304) && closeConnection) this.#watchAbort();
     writeReply(this.res, this.requestId, answered, withoutBody, closeConnection);
     this.installed.count(reply.status);
     if (reply.status >= 500) router.settings.log.warn(this.#line(reply.status), 'request failed');
@@ -393,14 +404,28 @@ const preflightRoute = (pattern: string, allow: string, policy: AccessPolicy): A
   },
 });
 
+/**
+ * Wherever GET is served, HEAD is (RFC 9110 §9.3.2): each GET route also answers HEAD, with GET's status
+ * and headers and no body (`Exchange.answer`), unless the table has a HEAD route of its own there.
+ */
+export const withHeadRoutes = (routes: readonly AnyRoute[]): AnyRoute[] => {
+  const ownHead = new Set(routes.filter((route) => route.method === 'HEAD').map((route) => route.pattern));
+  return routes.flatMap((route): AnyRoute[] =>
+    route.method !== 'GET' || ownHead.has(route.pattern)
+      ? [route]
+      : [route, { ...route, method: 'HEAD', handle: (request) => route.handle(request) }],
+  );
+};
+
 export const installRoutes = (
   app: TemplatedApp,
   routes: readonly AnyRoute[],
   settings: RouterSettings,
 ): InstalledRoutes => {
   const router = new Router(settings);
+  const table = withHeadRoutes(routes);
   const methodsByPattern = new Map<string, HttpMethod[]>();
-  for (const route of routes) {
+  for (const route of table) {
     const methods = methodsByPattern.get(route.pattern) ?? [];
     if (methods.includes(route.method)) throw new Error(`duplicate route ${route.method} ${route.pattern}`);
     methodsByPattern.set(route.pattern, [...methods, route.method]);
@@ -433,7 +458,7 @@ export const installRoutes = (
     }
   };
 
-  for (const route of routes) install(route);
+  for (const route of table) install(route);
   for (const [pattern, methods] of methodsByPattern) {
     const allow = [...methods, 'OPTIONS'].join(', ');
     install(preflightRoute(pattern, allow, settings.policy));

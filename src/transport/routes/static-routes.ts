@@ -1,5 +1,5 @@
 import { problemReply, type HttpReply } from '../http/reply.js';
-import type { AnyRoute, HttpMethod } from '../http/route.js';
+import type { AnyRoute } from '../http/route.js';
 import type { StaticFile, StaticSite } from '../http/static-site.js';
 
 /** Pages by path; everything else the site holds is under ASSET_PREFIX. */
@@ -60,7 +60,7 @@ const notBuilt = (): HttpReply =>
   );
 
 /**
- * The kiosk (`/`), the operator page (`/admin`) and their assets, GET and HEAD only. `site` undefined means
+ * The kiosk (`/`), the operator page (`/admin`) and their assets, GET only (the router adds HEAD). `site` undefined means
  * the web root was missing at start: the API still works and `/` says why there is no page.
  */
 export const staticRoutes = (site: StaticSite | undefined): AnyRoute[] => {
@@ -70,29 +70,24 @@ export const staticRoutes = (site: StaticSite | undefined): AnyRoute[] => {
     const file = site.get(key);
     return file === undefined ? problemReply('not-found', 'no such file') : fileReply(file, ifNoneMatch);
   };
-  const methods: readonly HttpMethod[] = ['GET', 'HEAD'];
   // Public: the pages hold no data (the kiosk passes its token on to /ws and /tour). Not in the OpenAPI
   // document, which describes the API.
   const reads = { headers: ['if-none-match'] };
-  const pageRoutes = Object.entries(PAGES).flatMap(([pattern, key]) =>
-    methods.map(
-      (method): AnyRoute => ({
-        method,
-        pattern,
-        access: 'public',
-        reads,
-        handle: ({ headers }) => serve(key, headers['if-none-match'] ?? ''),
-      }),
-    ),
-  );
-  const assetRoutes = methods.map(
-    (method): AnyRoute => ({
-      method,
-      pattern: `${ASSET_PREFIX}*`,
+  const pageRoutes = Object.entries(PAGES).map(
+    ([pattern, key]): AnyRoute => ({
+      method: 'GET',
+      pattern,
       access: 'public',
-      reads: { ...reads, url: true },
-      handle: ({ headers, url }) => serve(url.slice(ASSET_PREFIX.length), headers['if-none-match'] ?? ''),
+      reads,
+      handle: ({ headers }) => serve(key, headers['if-none-match'] ?? ''),
     }),
   );
-  return [...pageRoutes, ...assetRoutes];
+  const assetRoute: AnyRoute = {
+    method: 'GET',
+    pattern: `${ASSET_PREFIX}*`,
+    access: 'public',
+    reads: { ...reads, url: true },
+    handle: ({ headers, url }) => serve(url.slice(ASSET_PREFIX.length), headers['if-none-match'] ?? ''),
+  };
+  return [...pageRoutes, assetRoute];
 };
