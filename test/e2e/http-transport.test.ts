@@ -4,6 +4,8 @@ import { of, throwError, timer, map } from 'rxjs';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
 import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ros-port.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
+import { SIM_AUDIO_MAX_BYTES, SIM_PLAY_AUDIO_MAX_BODY_BYTES } from '../../src/robot/sim/sim-schemas.js';
+import { ECHO_MAX_CHARS } from '../../src/transport/http/router.js';
 import { request } from '../support/http.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 import { startServerProcess } from '../support/server-process.js';
@@ -108,6 +110,49 @@ describe('HTTP transport on the simulation', () => {
     } finally {
       await small.stop();
     }
+  });
+
+  it('takes /sim/play_audio audio up to the documented 8 MiB, past the 1 MiB default body limit', async () => {
+    const playAudio = (audioBytes: number) =>
+      JSON.stringify({
+        emotion: 'happy',
+        text: 'hello',
+        audio: Buffer.alloc(audioBytes, 7).toString('base64'),
+      });
+    const largest = await request(running.baseUrl, 'POST', '/sim/play_audio', {
+      body: playAudio(SIM_AUDIO_MAX_BYTES),
+    });
+    assert.equal(largest.status, 200, largest.text);
+    // One byte more is refused by the schema's audio limit, which names it, not by the body limit.
+    const over = assertProblem(
+      await request(running.baseUrl, 'POST', '/sim/play_audio', { body: playAudio(SIM_AUDIO_MAX_BYTES + 1) }),
+      422,
+    );
+    assert.match(String(over['detail']), new RegExp(`at most ${SIM_AUDIO_MAX_BYTES} bytes`));
+    // The route's own body limit still bounds what is read.
+    const huge = `{"emotion":"","text":"","audio":"${'A'.repeat(SIM_PLAY_AUDIO_MAX_BODY_BYTES)}"}`;
+    const refused = assertProblem(
+      await request(running.baseUrl, 'POST', '/sim/play_audio', { body: huge }),
+      413,
+    );
+    assert.match(String(refused['detail']), new RegExp(`limit of ${SIM_PLAY_AUDIO_MAX_BODY_BYTES} bytes`));
+    // Other routes keep --max_body_bytes.
+    const tour = JSON.stringify({
+      tour_name: 'big',
+      map_name: 'm',
+      steps: [{ description: 'x'.repeat(1_100_000) }],
+    });
+    assertProblem(await request(running.baseUrl, 'POST', '/tour', { body: tour }), 413);
+  });
+
+  it('echoes at most the first 200 characters of an unknown path', async () => {
+    const path = `/${'p'.repeat(100_000)}`;
+    const missing = await request(running.baseUrl, 'GET', path);
+    const problem = assertProblem(missing, 404, 'not-found');
+    assert.equal(problem['detail'], `nothing at ${path.slice(0, ECHO_MAX_CHARS)}…`);
+    assert.ok(missing.text.length < 1_000, `a ${missing.text.length}-character body`);
+    const short = assertProblem(await request(running.baseUrl, 'GET', '/no/such/path'), 404);
+    assert.equal(short['detail'], 'nothing at /no/such/path');
   });
 });
 

@@ -4,6 +4,7 @@ import type { SimControl } from './sim-backend.js';
 import {
   SetBoolResultSchema,
   SimMicrophoneSchema,
+  SIM_PLAY_AUDIO_MAX_BODY_BYTES,
   SimPlayAudioSchema,
   type SimMicrophone,
   type SimPlayAudio,
@@ -13,6 +14,7 @@ const playAudio = (sim: SimControl): Route<SimPlayAudio> => ({
   method: 'POST',
   pattern: '/sim/play_audio',
   body: SimPlayAudioSchema,
+  maxBodyBytes: SIM_PLAY_AUDIO_MAX_BODY_BYTES,
   docs: {
     summary: 'SIMULATION ONLY: publish a message on the simulated /play_audio topic',
     responses: { 200: { description: 'Published', schema: 'Success' } },

@@ -61,6 +61,9 @@ const operationOf = (route: AnyRoute) => {
   if (docs === undefined) return undefined;
   const responses: Record<string, unknown> = { ...ALWAYS };
   if (route.body !== undefined) Object.assign(responses, BODY_FAILURES);
+  if (route.body !== undefined && route.maxBodyBytes !== undefined) {
+    responses['413'] = problem(`Body over this route's own limit of ${route.maxBodyBytes} bytes`);
+  }
   for (const [status, doc] of Object.entries(docs.responses)) {
     responses[status] = responseOf(Number(status), doc);
   }

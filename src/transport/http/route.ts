@@ -81,6 +81,8 @@ export interface Route<Body = unknown> {
   readonly access?: RouteAccess;
   /** A JSON body the router reads (content type, size and syntax checked) and validates with this schema. */
   readonly body?: v.GenericSchema<unknown, Body>;
+  /** The largest body this route reads (413 beyond); `--max_body_bytes` when absent. */
+  readonly maxBodyBytes?: number;
   /** Request parts the handler reads; nothing else is copied out of uWebSockets.js. */
   readonly reads?: { readonly headers?: readonly string[]; readonly url?: boolean };
   /** Left out of the OpenAPI document when absent (the kiosk pages). */

@@ -62,6 +62,11 @@ const INTERNAL_ERROR = problemReply(
   'an unexpected error occurred; see the log for the request id',
 );
 
+/** Most characters of a request path a 404 repeats: a 100 KB path gets no 100 KB body. */
+export const ECHO_MAX_CHARS = 200;
+const echoed = (text: string): string =>
+  text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}…`;
+
 const byteLength = (body: string | Uint8Array | undefined): number =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
@@ -239,7 +244,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
 
   /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
   readBody(headers: Readonly<Record<string, string>>, request: (body: unknown) => RouteRequest): void {
-    const { maxBodyBytes } = this.installed.router.settings;
+    const maxBodyBytes = this.installed.route.maxBodyBytes ?? this.installed.router.settings.maxBodyBytes;
     const contentLength = headers['content-length'] ?? '';
     const early = checkJsonRequestHead(
       { contentType: headers['content-type'] ?? '', contentLength },
@@ -478,7 +483,7 @@ export const installRoutes = (
 
   app.any('/*', (res, req) => {
     const method = req.getMethod().toUpperCase();
-    answerAtOnce(res, req, method, problemReply('not-found', `nothing at ${req.getUrl()}`), false);
+    answerAtOnce(res, req, method, problemReply('not-found', `nothing at ${echoed(req.getUrl())}`), false);
     settings.requests.child(method, 'unmatched', '404').inc();
   });
   return router;
