@@ -19,11 +19,33 @@ const countCodePoints = (text: string): number => {
   return count;
 };
 
+/** A JSON value's type as a 422 names it: `null` and `array` are not lumped in with `object`. */
+const jsonTypeOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+
+const expected =
+  (type: string) =>
+  (issue: v.BaseIssue<unknown>): string =>
+    `expected ${type}, got ${jsonTypeOf(issue.input)}`;
+
+/**
+ * A strict object's issues: valibot reports a missing field, an unknown field and a value that is no
+ * object at all with the object's one message, so it is told apart here by what the issue expected.
+ */
+const objectIssue =
+  (what: string) =>
+  (issue: v.StrictObjectIssue): string =>
+    issue.expected === 'never'
+      ? `unknown field in ${what}`
+      : issue.expected === 'Object'
+        ? `expected ${what} object, got ${jsonTypeOf(issue.input)}`
+        : 'missing field';
+
 // The `check` actions enforce; the `metadata` actions say the same in the OpenAPI document
 // (JSON Schema counts maxLength in code points, as the checks do).
 const identifier = (field: string, maxChars: number) =>
   v.pipe(
-    v.string(`${field} must be a string`),
+    v.string(expected('string')),
     v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}+$' }),
     v.check((text) => text.length > 0, `${field} must not be empty`),
     v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
@@ -32,7 +54,7 @@ const identifier = (field: string, maxChars: number) =>
 
 const boundedText = (field: string, maxChars: number) =>
   v.pipe(
-    v.string(`${field} must be a string`),
+    v.string(expected('string')),
     v.metadata({ maxLength: maxChars }),
     v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
   );
@@ -47,7 +69,7 @@ export const TourStepSchema = v.strictObject(
     destination: v.optional(v.nullable(boundedText('destination', TOUR_LIMITS.destinationMaxChars)), null),
     dialogue: v.optional(v.nullable(boundedText('dialogue', TOUR_LIMITS.dialogueMaxChars)), null),
   },
-  () => 'unknown field in step',
+  objectIssue('step'),
 );
 export type TourStep = v.InferOutput<typeof TourStepSchema>;
 
@@ -56,16 +78,16 @@ export const TourSchema = v.strictObject(
     tour_name: TourNameSchema,
     map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
     steps: v.pipe(
-      v.array(TourStepSchema, 'steps must be an array'),
+      v.array(TourStepSchema, expected('array')),
       v.maxLength(TOUR_LIMITS.maxSteps, `steps must hold at most ${TOUR_LIMITS.maxSteps} entries`),
     ),
   },
-  () => 'unknown field in tour',
+  objectIssue('tour'),
 );
 /** The body of `PUT /tour/{tour_name}`: a tour that may leave out tour_name, since the path names it. */
 export const TourPathBodySchema = v.strictObject(
   { ...TourSchema.entries, tour_name: v.optional(TourNameSchema) },
-  () => 'unknown field in tour',
+  objectIssue('tour'),
 );
 /** A tour as the HTTP API reads it (optional fields may be absent). */
 export type TourInput = v.InferInput<typeof TourSchema>;
