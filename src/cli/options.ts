@@ -182,6 +182,20 @@ export type ParsedCommandLine =
 const OPTION_NAMES = Object.keys(OPTION_SPECS) as OptionName[];
 const isOptionName = (name: string): name is OptionName => (OPTION_NAMES as string[]).includes(name);
 
+/**
+ * What an option's schema accepts, for --help: a picklist's values, else the schema's own "must be …"
+ * message (a union's, or the first in its pipe), so the text is the one a bad value gets.
+ */
+const constraintOf = (schema: OptionSpec['schema']): string | undefined => {
+  if (schema.type === 'picklist' && 'options' in schema) return (schema.options as string[]).join('|');
+  const pipe = 'pipe' in schema ? (schema.pipe as readonly { message?: unknown }[]) : [];
+  const messages = ['message' in schema ? schema.message : undefined, ...pipe.map((item) => item.message)];
+  const must = messages.find(
+    (message): message is string => typeof message === 'string' && message.startsWith('must be '),
+  );
+  return must?.slice('must be '.length);
+};
+
 export const helpText = (): string => {
   const lines = [
     'Usage: tour-bridge [options]',
@@ -192,7 +206,8 @@ export const helpText = (): string => {
   ];
   for (const name of OPTION_NAMES) {
     const spec: OptionSpec = OPTION_SPECS[name];
-    const allowed = 'options' in spec.schema ? ` (${(spec.schema.options as string[]).join('|')})` : '';
+    const constraint = constraintOf(spec.schema);
+    const allowed = constraint === undefined ? '' : ` (${constraint})`;
     lines.push(`  --${spec.flag} <value>${allowed}`);
     lines.push(`      ${spec.help}. Default: ${spec.defaultValue}. Env: ${spec.env}`);
   }

@@ -59,6 +59,8 @@ describe('server process', () => {
     const result = await runServer(['--help']);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /--backend <value> \(ros\|sim\)/);
+    assert.match(result.stdout, /--auth_token <value> \(empty \(off\) or 16 to 1024 printable ASCII/);
+    assert.doesNotMatch(result.stdout, /\[object /);
   });
 
   it('exits 1 with one clear line when --backend ros has no ROS 2, before listening and without a stack', async () => {

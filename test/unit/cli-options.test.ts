@@ -68,7 +68,10 @@ describe('command line', () => {
       error([], { TOUR_BRIDGE_ROS_CALLS_IN_FLIGHT: '0' }),
       /^TOUR_BRIDGE_ROS_CALLS_IN_FLIGHT must be a whole number from 1 to 1000/,
     );
-    assert.match(helpText(), /--ros_calls_in_flight <value>\n {6}ros backend only \(no effect on sim\).*QoS/);
+    assert.match(
+      helpText(),
+      /--ros_calls_in_flight <value> \(a whole number from 1 to 1000\)\n {6}ros backend only \(no effect on sim\).*QoS/,
+    );
   });
 
   it('caps queued audio with --queued_audio_bytes, by default the protocol default of 256 MiB', () => {
@@ -114,5 +117,17 @@ describe('command line', () => {
       assert.ok(text.includes(`Default: ${spec.defaultValue}`), spec.flag);
     }
     assert.match(text, /--log_level <value> \(critical\|error\|info\|warn\|debug\)/);
+  });
+
+  it('says in --help what each constrained option takes, in the words a bad value gets', () => {
+    const text = helpText();
+    assert.doesNotMatch(text, /\[object /);
+    assert.match(
+      text,
+      /--auth_token <value> \(empty \(off\) or 16 to 1024 printable ASCII characters without spaces\)\n/,
+    );
+    assert.match(text, /--port <value> \(a whole number from 0 to 65535\)\n/);
+    assert.match(error(['--port', 'x']), /must be a whole number from 0 to 65535/);
+    assert.match(error(['--auth_token', 'short']), /empty \(off\) or 16 to 1024 printable ASCII characters/);
   });
 });
