@@ -271,3 +271,42 @@ describe('HTTP answers to ROS-side failures (test double at the port)', () => {
     assert.equal(document.paths['/sim/play_audio'], undefined);
   });
 });
+
+describe('logging a ROS service that keeps failing', () => {
+  it('writes a bounded number of lines for many 503s, then one when the service answers again', async () => {
+    let down = true;
+    const port = new ScriptedPort({
+      tour_list: () =>
+        down
+          ? throwError(() => new RosServiceUnavailableError('tour_list'))
+          : of({ success: true, outcome: TourOutcome.OK, message: '', tour_names: ['a'] }),
+    });
+    const running = await startTestService(port, { overrides: { log_level: 'info' }, captureLogs: true });
+    try {
+      const before = running.logs.length;
+      for (let index = 0; index < 300; index += 1) {
+        assertProblem(await request(running.baseUrl, 'GET', '/tour'), 503, 'ros-unavailable');
+      }
+      const during = running.logs.slice(before);
+      // The first failure, and a summary only if the loop outlasted the 10 s interval.
+      assert.ok(during.length >= 1 && during.length <= 2, `${during.length} lines`);
+      const [first] = during;
+      assert.ok(first !== undefined);
+      assert.equal(first['service'], 'tour_list');
+      assert.equal(first['level'], 'warn');
+      // The line every failed request used to write, so what operators (and test:ros) look for stays.
+      assert.equal(first['msg'], 'request failed');
+      assert.equal(first['status'], 503);
+      assert.match(String(first['reqId']), /^[0-9a-f-]{36}$/);
+      down = false;
+      assert.equal((await request(running.baseUrl, 'GET', '/tour')).status, 200);
+      const recovered = running.logs.at(-1);
+      assert.ok(recovered !== undefined);
+      assert.equal(recovered['level'], 'info');
+      assert.equal(recovered['totalFailures'], 300);
+      assert.match(String(recovered['msg']), /^tour_list answers again after 300 failures/);
+    } finally {
+      await running.stop();
+    }
+  });
+});

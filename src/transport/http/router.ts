@@ -1,8 +1,15 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { createFailureLog, type FailureLog } from '../../log/failure-log.js';
 import type { Logger } from '../../log/logger.js';
 import type { CounterFamily, PlainCounter } from '../../metrics/plain-metrics.js';
 import type { RosCalls } from '../../ros/ros-calls.js';
-import type { RosCallHandler, RosCallTicket, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
+import {
+  RosServiceUnavailableError,
+  type RosCallHandler,
+  type RosCallTicket,
+  type RosResponse,
+  type RosServiceKey,
+} from '../../ros/ros-port.js';
 import * as v from 'valibot';
 import { issuePath } from '../../protocol/tour-schema.js';
 import {
@@ -210,6 +217,9 @@ class Exchange implements RosCallHandler<RosServiceKey> {
   #cors: Readonly<Record<string, string>> | undefined = undefined;
   #call: RosCallTicket | undefined = undefined;
   #toReply: ((response: RosResponse<RosServiceKey>) => HttpReply) | undefined = undefined;
+  #service: RosServiceKey | undefined = undefined;
+  /** The answer is a ROS failure, logged by the router's failure log rather than as a line of its own. */
+  #rosFailure = false;
   #body: { abort(): void } | undefined = undefined;
   readonly #started = performance.now();
 
@@ -309,6 +319,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     if ('kind' in result) {
       const call = result as RosCallResult;
       this.#toReply = call.reply;
+      this.#service = call.service;
       this.#call = this.installed.router.settings.calls.call(call.service, call.request, this);
       // Answered already (a service known to be missing): uWebSockets.js needs nothing more.
       if (!this.#done) this.#watchAbort();
@@ -318,6 +329,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
   }
 
   answered(response: RosResponse<RosServiceKey>): void {
+    if (this.#service !== undefined) this.installed.router.rosFailures.succeeded(this.#service);
     let reply: HttpReply;
     try {
       reply = (this.#toReply ?? (() => INTERNAL_ERROR))(response);
@@ -330,8 +342,17 @@ class Exchange implements RosCallHandler<RosServiceKey> {
 
   failed(error: Error): void {
     const reply = rosErrorReply(error);
-    if (reply === undefined) this.#fail(error);
-    else this.answer(reply);
+    if (reply === undefined) {
+      this.#fail(error);
+      return;
+    }
+    // Only "unavailable" is summarised: it fails at once, so a retrying client makes one per round trip
+    // (~4,500 lines in 4 s were seen); a time-out or a failed call costs its client the wait or the call.
+    if (!this.#done && this.#service !== undefined && error instanceof RosServiceUnavailableError) {
+      this.#rosFailure = true;
+      this.installed.router.rosFailures.failed(this.#service, error, this.#line(reply.status));
+    }
+    this.answer(reply);
   }
 
   /** Writes the one answer unless the client left first. */
@@ -346,8 +367,9 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     if ((withoutBody || reply.status === 304) && closeConnection) this.#watchAbort();
     writeReply(this.res, this.requestId, answered, withoutBody, closeConnection);
     this.installed.count(reply.status);
-    if (reply.status >= 500) router.settings.log.warn(this.#line(reply.status), 'request failed');
-    else if (router.debug) router.settings.log.debug(this.#line(reply.status), 'request');
+    if (reply.status >= 500 && !this.#rosFailure) {
+      router.settings.log.warn(this.#line(reply.status), 'request failed');
+    } else if (router.debug) router.settings.log.debug(this.#line(reply.status), 'request');
   }
 
   #line(status: number) {
@@ -389,8 +411,14 @@ class Exchange implements RosCallHandler<RosServiceKey> {
 class Router implements InstalledRoutes {
   inFlight = 0;
   readonly debug: boolean;
+  /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
+  readonly rosFailures: FailureLog;
   constructor(readonly settings: RouterSettings) {
     this.debug = settings.log.isLevelEnabled('debug');
+    this.rosFailures = createFailureLog(settings.log, {
+      keyField: 'service',
+      firstMessage: 'request failed',
+    });
   }
 }
 
