@@ -31,7 +31,8 @@ export type CommandService = (typeof COMMAND_SERVICES)[number];
  * Conditions that end a session use a WebSocket close code instead (CLOSE_CODES).
  */
 export const ERROR_CODES = {
-  invalid_json: { description: 'The text frame is not valid UTF-8 or not valid JSON.' },
+  // Invalid UTF-8 never reaches the service: uWebSockets.js drops such a connection first (1006).
+  invalid_json: { description: 'The text frame is not valid JSON.' },
   invalid_command: {
     description:
       'The JSON is not a valid command (not an object, a field missing, mistyped or unknown); the message names the field.',

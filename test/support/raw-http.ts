@@ -22,6 +22,8 @@ export interface RawConnection {
   next(options?: { head?: boolean; timeoutMs?: number }): Promise<RawResponse | 'closed'>;
   /** Resolves when the server closes the connection, or with `open` after `timeoutMs`. */
   closedWithin(timeoutMs: number): Promise<'closed' | 'open'>;
+  /** Bytes the server has sent on this connection so far. */
+  received(): number;
   destroy(): void;
 }
 
@@ -46,6 +48,7 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
     socket.once('error', reject);
   });
   let buffer = '';
+  let received = 0;
   let closed = false;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -55,6 +58,7 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
   };
   socket.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('latin1');
+    received += chunk.byteLength;
     notify();
   });
   socket.on('close', () => {
@@ -108,6 +112,7 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
       }
       return 'closed';
     },
+    received: () => received,
     destroy: () => {
       socket.destroy();
     },
