@@ -53,6 +53,10 @@ export interface RosGraph {
   /** Starts a new tour store process on the same file. */
   restartStore(): Child;
   readonly storeFile: string;
+  /** Starts one more bridge (`--backend ros`, default options plus `extra`), stopped with the graph. */
+  startBridge(name: string, extra: readonly string[]): Promise<Bridge>;
+  /** A scratch directory of the run's own, removed with the graph. */
+  readonly scratch: string;
   /**
    * Stops everything (SIGTERM, SIGKILL after a grace period) and removes the scratch directory.
    * Resolves with the exit code of each process that was still running (null: ended by a signal).
@@ -232,6 +236,8 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       store: () => store,
       restartStore: () => (store = startStore()),
       storeFile,
+      startBridge,
+      scratch,
       stop,
     };
   } catch (error) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { greetingMessage } from '../../src/robot/nodes/greeting.js';
@@ -126,6 +127,56 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       }
     });
 
+    // Issue #15: published back to back, 200 × 1 KiB reached the kiosks 54–72 times, 100 × 64 KiB 33–73:
+    // the subscription kept the last 10 messages while rclnodejs took them one per event-loop turn.
+    it('delivers a burst of 200 /play_audio messages published back to back to two kiosks, complete and in order', async () => {
+      const { probe, bridge } = graph();
+      const first = await openKiosk(bridge.wsUrl);
+      const second = await openKiosk(bridge.wsUrl);
+      try {
+        const marker = uniqueName('burst-marker');
+        await pollUntil('a marker message reaching both kiosks', 30_000, () => {
+          const seen = [first, second].every((kiosk) =>
+            pairsOf(kiosk.frames).some((pair) => pair.meta['text'] === marker),
+          );
+          if (!seen) probe.publishPlayAudio({ emotion: 'neutral', text: marker, audio: new Uint8Array(1) });
+          return Promise.resolve(seen);
+        });
+        const count = 200;
+        const label = uniqueName('burst');
+        for (let index = 0; index < count; index += 1) {
+          probe.publishPlayAudio({
+            emotion: 'neutral',
+            text: `${label} ${String(index)}`,
+            audio: patternBytes(1024, index),
+          });
+        }
+        const ofBurst = (kiosk: KioskClient) =>
+          pairsOf(kiosk.frames).filter((pair) => String(pair.meta['text']).startsWith(`${label} `));
+        for (const kiosk of [first, second]) {
+          await kiosk.until(
+            () => ofBurst(kiosk).length >= count,
+            `${String(count)} burst messages`,
+            FRAME_TIMEOUT_MS,
+          );
+        }
+        const a = ofBurst(first);
+        assert.deepEqual(a, ofBurst(second));
+        assert.deepEqual(
+          a.map((pair) => pair.meta['text']),
+          Array.from({ length: count }, (_, index) => `${label} ${String(index)}`),
+        );
+        a.forEach((pair, index) => {
+          assert.deepEqual(new Uint8Array(pair.audio), patternBytes(1024, index));
+        });
+        const metrics = await request(bridge.baseUrl, 'GET', '/metrics');
+        assert.match(metrics.text, /^tour_bridge_play_audio_dropped_total\{reason="buffer_full"\} 0$/m);
+      } finally {
+        first.close();
+        second.close();
+      }
+    });
+
     it('switches the microphone when a ROS client calls /microphone/set_enabled', async () => {
       const { probe, bridge } = graph();
       const first = await openKiosk(bridge.wsUrl);
@@ -170,6 +221,59 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       assert.deepEqual(pairsOf(first.frames)[0]?.audio, Buffer.from([9]));
       first.close();
       second.close();
+    });
+
+    // Issue #15: disabled over /microphone/set_enabled and restarted, the bridge came back enabled, and
+    // the node that disabled it was not told.
+    it('keeps the microphone disabled across a restart (--state_dir) and publishes it on /microphone/enabled, transient local', async () => {
+      const current = graph();
+      const { probe } = current;
+      // Its own names, so the other bridges' microphone is not touched.
+      const prefix = `/${uniqueName('state').replace(/-/g, '_')}`;
+      const service = `${prefix}/microphone/set_enabled`;
+      const topic = `${prefix}/microphone/enabled`;
+      const stateDir = join(current.scratch, uniqueName('state-dir'));
+      const args = [
+        '--state_dir',
+        stateDir,
+        '--ros-args',
+        '-r',
+        `__node:=${prefix.slice(1)}`,
+        '-r',
+        `/microphone/set_enabled:=${service}`,
+        '-r',
+        `/microphone/enabled:=${topic}`,
+        '-r',
+        `/play_audio:=${prefix}/play_audio`,
+      ];
+      const first = await current.startBridge(`${prefix.slice(1)}-1`, args);
+      try {
+        assert.equal(await probe.latchedBool(topic, FRAME_TIMEOUT_MS), true, 'published at start');
+        assert.deepEqual(await probe.setMicrophoneAt(service, false, 10_000), {
+          success: true,
+          message: 'microphone disabled',
+        });
+        await pollUntil('/microphone/enabled saying false', FRAME_TIMEOUT_MS, async () => {
+          return !(await probe.latchedBool(topic, FRAME_TIMEOUT_MS));
+        });
+      } finally {
+        await first.child.stop();
+      }
+      assert.equal(await first.child.exited, 0);
+      const second = await current.startBridge(`${prefix.slice(1)}-2`, args);
+      try {
+        // A node joining after the restart, with transient-local durability, hears the kept state.
+        assert.equal(await probe.latchedBool(topic, FRAME_TIMEOUT_MS), false);
+        const kiosk = await openKiosk(second.wsUrl);
+        assert.deepEqual(kiosk.texts()[0]?.['microphone'], { enabled: false });
+        kiosk.close();
+        assert.deepEqual(await probe.setMicrophoneAt(service, false, 10_000), {
+          success: true,
+          message: 'microphone already disabled',
+        });
+      } finally {
+        await second.child.stop();
+      }
     });
 
     it('carries a 1 MiB utterance through /chat and back byte for byte', async () => {
