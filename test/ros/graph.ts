@@ -53,8 +53,11 @@ export interface RosGraph {
   /** Starts a new tour store process on the same file. */
   restartStore(): Child;
   readonly storeFile: string;
-  /** Starts one more bridge (`--backend ros`, default options plus `extra`), stopped with the graph. */
-  startBridge(name: string, extra: readonly string[]): Promise<Bridge>;
+  /**
+   * Starts one more bridge (`--backend ros`, default options plus `extra`; `nodeFlags` go to Node.js),
+   * stopped with the graph.
+   */
+  startBridge(name: string, extra: readonly string[], nodeFlags?: readonly string[]): Promise<Bridge>;
   /** A scratch directory of the run's own, removed with the graph. */
   readonly scratch: string;
   /**
@@ -133,9 +136,16 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       'info',
     ]);
   };
-  const startBridge = async (name: string, extra: readonly string[]): Promise<Bridge> => {
+  const startBridge = async (
+    name: string,
+    extra: readonly string[],
+    nodeFlags: readonly string[] = [],
+  ): Promise<Bridge> => {
+    const [node, ...tsx] = TSX;
     const child = start(name, [
-      ...TSX,
+      node ?? process.execPath,
+      ...nodeFlags,
+      ...tsx,
       'src/server.ts',
       '--backend',
       'ros',

@@ -106,9 +106,9 @@ const generateMessages = (env: NodeJS.ProcessEnv): void => {
   }
 };
 
-/** The latency lines the suite reports as diagnostics (`# latency GET /tour/{name} …`). */
-const tapLatencies = (tap: string): string[] =>
-  [...tap.matchAll(/^\s*# latency (.*)$/gm)].map((match) => match[1] ?? '');
+/** The measurements the suite reports as diagnostics (`# latency GET /tour/{name} …`, `# memory per round …`). */
+const tapMeasurements = (tap: string): string[] =>
+  [...tap.matchAll(/^\s*# ((?:latency|memory) .*)$/gm)].map((match) => match[1] ?? '');
 
 const tail = (text: string, lines: number): string => text.trimEnd().split('\n').slice(-lines).join('\n');
 
@@ -219,7 +219,7 @@ const report = async (
   const tap = await readFile(tapFile, 'utf8').catch(() => '');
   const { passed, summary } = runOutcome(exitCode, tap);
   if (passed) {
-    for (const line of tapLatencies(tap)) process.stdout.write(`latency: ${line}\n`);
+    for (const line of tapMeasurements(tap)) process.stdout.write(`${line.replace(' ', ': ')}\n`);
     process.stdout.write(`rclnodejs contract suite PASSED: ${summary} (${describeRosEnvironment(env)})\n`);
     return 0;
   }
