@@ -124,12 +124,14 @@ RUN groupadd --system --gid 10001 tourbridge \
     && chown tourbridge:tourbridge /var/lib/tour-bridge
 
 # The container setup of the spec: rmw_zenoh, no automatic discovery, wait for the router as long as
-# it takes, and a client session to the router on port 7447 of the container's host.
+# it takes, and a client session to the router on port 7447 of the container's host. The bridge keeps
+# the microphone's state in /var/lib/tour-bridge (microphone.json), so a restart does not re-enable it.
 ENV RMW_IMPLEMENTATION=rmw_zenoh_cpp \
     ROS_AUTOMATIC_DISCOVERY_RANGE=OFF \
     ZENOH_ROUTER_CHECK_ATTEMPTS=0 \
     ZENOH_CONFIG_OVERRIDE='mode="client";connect/endpoints=["tcp/host.docker.internal:7447"]' \
-    TOUR_STORE_FILE=/var/lib/tour-bridge/tours.json
+    TOUR_STORE_FILE=/var/lib/tour-bridge/tours.json \
+    TOUR_BRIDGE_STATE_DIR=/var/lib/tour-bridge
 
 WORKDIR /app
 USER tourbridge

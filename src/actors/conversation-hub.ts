@@ -4,6 +4,8 @@ import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
 import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../ros/ros-calls.js';
 import type { RosPort } from '../ros/ros-port.js';
+import type { PlayAudioMsg } from '../ros/ros-messages.js';
+import { playAudioBuffer } from '../streams/play-audio-buffer.js';
 import { playAudioPairs } from '../streams/play-audio-fanout.js';
 import {
   byteBudget,
@@ -42,6 +44,14 @@ export interface ConversationHubOptions {
    */
   readonly onStreamError?: (source: HubStreamSource, error: unknown) => void;
   readonly resubscribeDelayMs?: number;
+  /** /play_audio audio held between the port and the kiosks (`--play_audio_buffer_bytes`); default 64 MiB. */
+  readonly playAudioBufferBytes?: number;
+  /** A /play_audio message dropped because the buffer was full. */
+  readonly onPlayAudioDropped?: (message: PlayAudioMsg) => void;
+  /** The microphone's state at start (kept from the previous run with `--state_dir`); default enabled. */
+  readonly microphoneEnabled?: boolean;
+  /** Runs the buffer's delivery turns (default setImmediate). */
+  readonly schedulePlayAudio?: (task: () => void) => void;
 }
 
 export interface ConversationHub {
@@ -61,6 +71,8 @@ export interface ConversationHub {
   close(): void;
 }
 
+export const DEFAULT_PLAY_AUDIO_BUFFER_BYTES = 64 * 1024 * 1024;
+
 export const createConversationHub = (options: ConversationHubOptions): ConversationHub => {
   const limits: ConversationLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const scheduler = options.scheduler ?? asyncScheduler;
@@ -72,7 +84,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     onRestart: (error: unknown) => options.onStreamError?.(source, error),
   });
 
-  const microphone = startMicrophoneActor();
+  const microphone = startMicrophoneActor(options.microphoneEnabled ?? true);
   const microphoneSubscription = driveMicrophone(
     options.port.microphoneRequests$.pipe(
       resubscribing('microphone_requests', restartOptions('microphone_requests')),
@@ -84,7 +96,14 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     calls: options.calls,
     messageIds,
     playAudioPairs$: playAudioPairs(
-      options.port.playAudio$.pipe(resubscribing('play_audio', restartOptions('play_audio'))),
+      options.port.playAudio$.pipe(
+        resubscribing('play_audio', restartOptions('play_audio')),
+        playAudioBuffer({
+          budgetBytes: options.playAudioBufferBytes ?? DEFAULT_PLAY_AUDIO_BUFFER_BYTES,
+          onDropped: (message) => options.onPlayAudioDropped?.(message),
+          ...(options.schedulePlayAudio === undefined ? {} : { schedule: options.schedulePlayAudio }),
+        }),
+      ),
       messageIds,
     ),
     microphone: microphoneView(microphone),

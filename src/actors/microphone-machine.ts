@@ -73,7 +73,15 @@ export type MicrophoneSnapshot = SnapshotFrom<typeof microphoneMachine>;
 
 export const isMicrophoneEnabled = (snapshot: MicrophoneSnapshot): boolean => snapshot.matches('enabled');
 
-export const startMicrophoneActor = (): MicrophoneActor => createActor(microphoneMachine).start();
+/**
+ * Starts the microphone in the state kept from the previous run (`--state_dir`), enabled by default as
+ * the spec says. The kept state is the fold of the earlier runs' events; later events fold onto it.
+ */
+export const startMicrophoneActor = (enabled = true): MicrophoneActor =>
+  createActor(
+    microphoneMachine,
+    enabled ? {} : { snapshot: microphoneMachine.resolveState({ value: 'disabled' }) },
+  ).start();
 
 /**
  * A ROS request to /microphone/set_enabled as an event of the microphone machine. A failing answer is

@@ -1,6 +1,9 @@
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import type { Logger } from '../log/logger.js';
+import { createLossReporter } from '../log/loss-reporter.js';
+import { microphoneView } from '../actors/microphone-machine.js';
+import { createMicrophoneStateStore } from './microphone-state.js';
 import {
   createBridgeMetrics,
   registerBuildInfo,
@@ -92,7 +95,28 @@ export const startBridge = async ({
   }
   const metrics = createBridgeMetrics();
   const calls = createRosCalls({ port, timeoutsMs: rosTimeouts(options), observer: metrics.rosCalls });
+  const playAudioDropped = metrics.playAudioDropped.child('buffer_full');
+  const playAudioLoss = createLossReporter({
+    log,
+    message: '/play_audio messages dropped: more audio arrived than --play_audio_buffer_bytes holds',
+    fields: { playAudioBufferBytes: options.play_audio_buffer_bytes },
+  });
+  const microphoneStore =
+    options.state_dir === '' ? undefined : createMicrophoneStateStore(options.state_dir, log);
+  if (microphoneStore === undefined) {
+    log.info('no --state_dir: the microphone starts enabled and a restart forgets a disable');
+  }
+  const microphoneEnabled = (await microphoneStore?.load()) ?? true;
+  if (microphoneStore !== undefined) {
+    log.info({ file: microphoneStore.file, enabled: microphoneEnabled }, 'microphone state restored');
+  }
   const hub = createConversationHub({
+    microphoneEnabled,
+    playAudioBufferBytes: options.play_audio_buffer_bytes,
+    onPlayAudioDropped: (message) => {
+      playAudioDropped.inc();
+      playAudioLoss.lost(message.audio.byteLength);
+    },
     calls,
     port,
     limits: conversationLimits(options),
@@ -100,6 +124,13 @@ export const startBridge = async ({
       metrics.rosStreamRestarts.child(source).inc();
       log.warn({ err: error, source }, `ROS stream ${source} failed or ended; subscribing again in 1 s`);
     },
+  });
+  // Published at start and on each change (ROS nodes joining later get the last one); kept on each change.
+  let firstState = true;
+  const microphoneStateSubscription = microphoneView(hub.microphone).enabled$.subscribe((enabled) => {
+    port.publishMicrophoneEnabled?.(enabled);
+    if (!firstState) void microphoneStore?.save(enabled);
+    firstState = false;
   });
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
@@ -133,6 +164,12 @@ export const startBridge = async ({
     hub,
     calls,
     metrics,
-    stop: (drainMs = Math.min(2_000, options.shutdown_timeout_ms)) => app.stop(drainMs),
+    stop: async (drainMs = Math.min(2_000, options.shutdown_timeout_ms)) => {
+      await app.stop(drainMs);
+      playAudioLoss.close();
+      microphoneStateSubscription.unsubscribe();
+      // A change just made is on disk before the process exits.
+      await microphoneStore?.settled();
+    },
   };
 };

@@ -115,6 +115,18 @@ export const OPTION_SPECS = {
     'Process-wide cap of kiosk audio bytes held by the /chat calls of all sessions, running or waiting; an audio frame past it gets "busy". Must be at least --max_audio_frame_bytes',
     integer(1, 64 * 1024 * MIB),
   ),
+  play_audio_buffer_bytes: option(
+    'play_audio_buffer_bytes',
+    String(64 * MIB),
+    '/play_audio audio the bridge holds between taking messages from ROS and writing them to the kiosks (a burst published back to back waits here); a message past it is dropped and counted in tour_bridge_play_audio_dropped_total',
+    integer(1, 4 * 1024 * MIB),
+  ),
+  state_dir: option(
+    'state_dir',
+    '',
+    'Directory where the bridge keeps state across restarts (the microphone: microphone.json); created if missing. Empty: nothing is kept, the microphone starts enabled',
+    v.pipe(v.string(), v.maxLength(4096, 'is too long')),
+  ),
   shutdown_timeout_ms: option(
     'shutdown_timeout_ms',
     '5000',

@@ -18,6 +18,8 @@ export interface BridgeMetrics {
   readonly wsRefusedFrames: CounterFamily;
   readonly wsSessionsClosed: CounterFamily;
   readonly rosStreamRestarts: CounterFamily;
+  /** /play_audio messages taken from ROS and not sent to kiosks, by reason (buffer_full). */
+  readonly playAudioDropped: CounterFamily;
   /** Counts and times every ROS call; handed to the call wrapper (src/ros/ros-calls.ts). */
   readonly rosCalls: RosCallObserver;
 }
@@ -110,6 +112,12 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       `${PREFIX}ros_stream_restarts_total`,
       'ROS streams (play_audio, microphone_requests) that failed and were subscribed again',
       ['stream'],
+    ),
+    playAudioDropped: new CounterFamily(
+      registry,
+      `${PREFIX}play_audio_dropped_total`,
+      '/play_audio messages taken from ROS and not sent to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes)',
+      ['reason'],
     ),
     rosCalls: rosCallObserver(registry),
   };

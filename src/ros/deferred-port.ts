@@ -56,6 +56,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
   let closing: Promise<void> | undefined;
   // Kept past close(): a call refused after the backend closed still names the service as it called it.
   let attachedNames: RosPort['serviceName'] | undefined;
+  let microphoneEnabled: boolean | undefined;
   // The attached backend's names; the default names before.
   const serviceName = (service: RosCallKey): string =>
     attachedNames?.(service) ?? defaultServiceName(service);
@@ -108,6 +109,12 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     serviceName,
     playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
     microphoneRequests$: follow<MicrophoneRequest>((port) => port.microphoneRequests$),
+    publishMicrophoneEnabled: (enabled) => {
+      // Kept for a backend attached later: the state is published at start, before ROS is up.
+      microphoneEnabled = enabled;
+      const state = state$.value;
+      if (state.kind === 'attached') state.port.publishMicrophoneEnabled?.(enabled);
+    },
     readiness: (): BackendReadiness => {
       const state = state$.value;
       switch (state.kind) {
@@ -134,6 +141,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       if (state.kind === 'attached') throw new Error('a backend is already attached to this port');
       attachedNames = port.serviceName.bind(port);
       state$.next({ kind: 'attached', port });
+      if (microphoneEnabled !== undefined) port.publishMicrophoneEnabled?.(microphoneEnabled);
     },
     fail: (detail) => {
       if (state$.value.kind === 'pending') state$.next({ kind: 'failed', detail });

@@ -67,6 +67,14 @@ export const ROS_MICROPHONE_SERVICE = {
   name: '/microphone/set_enabled',
   type: 'std_srvs/srv/SetBool',
 } as const;
+/**
+ * The microphone's state as we publish it: transient local (a node joining later gets the last value),
+ * reliable, keep-last 1; at start and on each change.
+ */
+export const ROS_MICROPHONE_STATE_TOPIC = {
+  name: '/microphone/enabled',
+  type: 'std_msgs/msg/Bool',
+} as const;
 export const ROS_NODE_NAME = 'tour_bridge';
 
 export const ROS_SERVICE_KEYS = Object.keys(ROS_SERVICES) as RosServiceKey[];
@@ -158,6 +166,12 @@ export interface RosPort {
    * with `respond`; a request that arrives while nobody subscribes is answered with a failure by the port.
    */
   readonly microphoneRequests$: Observable<MicrophoneRequest>;
+
+  /**
+   * Publishes the microphone's state on `/microphone/enabled` (transient local, so late joiners see the
+   * last value). Optional: a backend without a graph has nobody to tell.
+   */
+  publishMicrophoneEnabled?(enabled: boolean): void;
 
   readiness(): BackendReadiness;
 

@@ -54,6 +54,13 @@ export interface RosGraph {
   restartStore(): Child;
   readonly storeFile: string;
   /**
+   * Starts one more bridge (`--backend ros`, default options plus `extra`; `nodeFlags` go to Node.js),
+   * stopped with the graph.
+   */
+  startBridge(name: string, extra: readonly string[], nodeFlags?: readonly string[]): Promise<Bridge>;
+  /** A scratch directory of the run's own, removed with the graph. */
+  readonly scratch: string;
+  /**
    * Stops everything (SIGTERM, SIGKILL after a grace period) and removes the scratch directory.
    * Resolves with the exit code of each process that was still running (null: ended by a signal).
    * Idempotent.
@@ -129,9 +136,16 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       'info',
     ]);
   };
-  const startBridge = async (name: string, extra: readonly string[]): Promise<Bridge> => {
+  const startBridge = async (
+    name: string,
+    extra: readonly string[],
+    nodeFlags: readonly string[] = [],
+  ): Promise<Bridge> => {
+    const [node, ...tsx] = TSX;
     const child = start(name, [
-      ...TSX,
+      node ?? process.execPath,
+      ...nodeFlags,
+      ...tsx,
       'src/server.ts',
       '--backend',
       'ros',
@@ -232,6 +246,8 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       store: () => store,
       restartStore: () => (store = startStore()),
       storeFile,
+      startBridge,
+      scratch,
       stop,
     };
   } catch (error) {

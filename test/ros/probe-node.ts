@@ -17,6 +17,13 @@ export interface ProbeNode {
   playAudioSubscribers(): number;
   /** Calls /microphone/set_enabled; rejects when no server appears or no answer comes in time. */
   setMicrophone(enabled: boolean, timeoutMs: number): Promise<SetBoolResponseMsg>;
+  /** Calls a /microphone/set_enabled server under another name (a remapped bridge's). */
+  setMicrophoneAt(service: string, enabled: boolean, timeoutMs: number): Promise<SetBoolResponseMsg>;
+  /**
+   * The first message a new transient-local subscription to `topic` (std_msgs/msg/Bool) gets: the
+   * publisher's last one, if it keeps it. Rejects when none comes in time.
+   */
+  latchedBool(topic: string, timeoutMs: number): Promise<boolean>;
   /** Requests taken by the silent services so far, by service key. */
   readonly silentRequests: { tour_get: number; chat: number };
   close(): void;
@@ -60,19 +67,65 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
   );
   node.spin(10);
 
+  const setBool = async (
+    client: ReturnType<typeof node.createClient<'std_srvs/srv/SetBool'>>,
+    name: string,
+    enabled: boolean,
+    timeoutMs: number,
+  ): Promise<SetBoolResponseMsg> => {
+    if (!(await client.waitForService(timeoutMs))) {
+      throw new Error(`no ${name} server within ${timeoutMs} ms`);
+    }
+    const response = await client.sendRequestAsync({ data: enabled }, { timeout: timeoutMs });
+    return { success: response.success, message: response.message };
+  };
+  const latchedQos = new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    1,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
+  );
+
   let closed = false;
   return {
     publishPlayAudio: (message) => {
       publisher.publish({ emotion: message.emotion, text: message.text, audio: message.audio });
     },
     playAudioSubscribers: () => subscriptionCount(publisher),
-    setMicrophone: async (enabled, timeoutMs) => {
-      if (!(await microphone.waitForService(timeoutMs))) {
-        throw new Error(`no ${ROS_MICROPHONE_SERVICE.name} server within ${timeoutMs} ms`);
+    setMicrophone: (enabled, timeoutMs) =>
+      setBool(microphone, ROS_MICROPHONE_SERVICE.name, enabled, timeoutMs),
+    setMicrophoneAt: async (service, enabled, timeoutMs) => {
+      const client = node.createClient<'std_srvs/srv/SetBool'>(ROS_MICROPHONE_SERVICE.type, service);
+      try {
+        return await setBool(client, service, enabled, timeoutMs);
+      } finally {
+        node.destroyClient(client);
       }
-      const response = await microphone.sendRequestAsync({ data: enabled }, { timeout: timeoutMs });
-      return { success: response.success, message: response.message };
     },
+    latchedBool: (topic, timeoutMs) =>
+      new Promise<boolean>((resolve, reject) => {
+        let settled = false;
+        const subscription = node.createSubscription<'std_msgs/msg/Bool'>(
+          'std_msgs/msg/Bool',
+          topic,
+          { qos: latchedQos },
+          (message: { data: boolean }) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            // Destroyed on a later turn: not from inside its own callback.
+            setImmediate(() => {
+              node.destroySubscription(subscription);
+            });
+            resolve(message.data);
+          },
+        );
+        const timer = setTimeout(() => {
+          settled = true;
+          node.destroySubscription(subscription);
+          reject(new Error(`no message on ${topic} within ${timeoutMs} ms`));
+        }, timeoutMs);
+      }),
     silentRequests,
     close: () => {
       if (closed) return;

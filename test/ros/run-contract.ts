@@ -15,12 +15,15 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeRosEnvironment, rosRunEnvironment } from './ros-env.js';
+import { runOutcome } from './tap-summary.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 const LIMITS = {
   /** Importing rclnodejs; a first import on a machine may build or generate bindings. */
   loadRclnodejsMs: 120_000,
+  /** Generating rclnodejs's message classes (every package on AMENT_PREFIX_PATH) on a first run. */
+  generateMessagesMs: 600_000,
   /** The whole test run, graph start-up included. */
   suiteMs: 15 * 60_000,
   /** After SIGTERM to the test process group, before SIGKILL. */
@@ -72,20 +75,40 @@ const checkEnvironment = (): void => {
   }
 };
 
-/** The counts at the end of a TAP report (`# tests 30` …). */
-const tapCounts = (tap: string): Record<string, number> => {
-  const counts: Record<string, number> = {};
-  for (const match of tap.matchAll(
-    /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$/gm,
-  )) {
-    counts[match[1] ?? ''] = Number(match[2]);
+/**
+ * Makes rclnodejs generate its message classes (node_modules/rclnodejs/generated) if they are absent,
+ * before any part of the graph starts. Each process's rcl init generates them when the directory is
+ * missing, and it checks only that the directory exists: started together, the tour store and the
+ * bridge both generated, one saw the other's half-written directory and died (`The message required
+ * does not exist: rcl_interfaces, msg, ParameterEvent`). One init here, alone, leaves nothing to race.
+ */
+const generateMessages = (env: NodeJS.ProcessEnv): void => {
+  const started = Date.now();
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const { default: rcl } = await import('rclnodejs'); await rcl.init(); rcl.shutdown(); process.exit(0)",
+    ],
+    { cwd: REPO, env, encoding: 'utf8', timeout: LIMITS.generateMessagesMs },
+  );
+  if (run.error !== undefined || run.status !== 0) {
+    const why = run.error?.message ?? (firstLine(run.stderr) || `exit status ${String(run.status)}`);
+    process.stderr.write(`rclnodejs contract suite FAILED: generating rclnodejs's messages: ${why}\n`);
+    process.exit(1);
   }
-  return counts;
+  const seconds = (Date.now() - started) / 1000;
+  if (seconds > 5) {
+    process.stdout.write(
+      `rclnodejs contract suite: generated rclnodejs's messages in ${seconds.toFixed(0)} s\n`,
+    );
+  }
 };
 
-/** The latency lines the suite reports as diagnostics (`# latency GET /tour/{name} …`). */
-const tapLatencies = (tap: string): string[] =>
-  [...tap.matchAll(/^\s*# latency (.*)$/gm)].map((match) => match[1] ?? '');
+/** The measurements the suite reports as diagnostics (`# latency GET /tour/{name} …`, `# memory per round …`). */
+const tapMeasurements = (tap: string): string[] =>
+  [...tap.matchAll(/^\s*# ((?:latency|memory) .*)$/gm)].map((match) => match[1] ?? '');
 
 const tail = (text: string, lines: number): string => text.trimEnd().split('\n').slice(-lines).join('\n');
 
@@ -168,6 +191,7 @@ const main = async (): Promise<void> => {
   checkEnvironment();
   const env = rosRunEnvironment(process.env);
   process.stdout.write(`rclnodejs contract suite: ${describeRosEnvironment(env)}\n`);
+  generateMessages(env);
   const logDir = await mkdtemp(join(tmpdir(), 'tour-bridge-test-ros-logs-'));
   const tapFile = join(logDir, 'results.tap');
   let code = 1;
@@ -193,14 +217,9 @@ const report = async (
   tapFile: string,
 ): Promise<number> => {
   const tap = await readFile(tapFile, 'utf8').catch(() => '');
-  const counts = tapCounts(tap);
-  const summary =
-    counts['tests'] === undefined
-      ? 'no test report'
-      : `${counts['tests']} tests, ${counts['pass'] ?? 0} passed, ${counts['fail'] ?? 0} failed, ` +
-        `${counts['skipped'] ?? 0} skipped`;
-  if (exitCode === 0 && (counts['fail'] ?? 0) === 0 && (counts['pass'] ?? 0) > 0) {
-    for (const line of tapLatencies(tap)) process.stdout.write(`latency: ${line}\n`);
+  const { passed, summary } = runOutcome(exitCode, tap);
+  if (passed) {
+    for (const line of tapMeasurements(tap)) process.stdout.write(`${line.replace(' ', ': ')}\n`);
     process.stdout.write(`rclnodejs contract suite PASSED: ${summary} (${describeRosEnvironment(env)})\n`);
     return 0;
   }

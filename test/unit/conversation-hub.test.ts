@@ -31,7 +31,16 @@ const hubOver = (port: PortLike, options: Omit<ConversationHubOptions, 'calls' |
     ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
     timeoutsMs: callTimeouts(chat, other),
   });
-  return createConversationHub({ ...options, port, calls });
+  // Delivery turns synchronous unless a test says otherwise: the buffer's own turns are tested in
+  // play-audio-buffer.test.ts.
+  return createConversationHub({
+    schedulePlayAudio: (task) => {
+      task();
+    },
+    ...options,
+    port,
+    calls,
+  });
 };
 
 const message: PlayAudioMsg = { emotion: 'happy', text: 'This way', audio: audioOf(1, 2) };
@@ -59,6 +68,29 @@ describe('conversation hub', () => {
       assert.equal(list[0], reference[0]);
       assert.equal(list[1], reference[1]);
     }
+    hub.close();
+  });
+
+  it('drops /play_audio past --play_audio_buffer_bytes, telling onPlayAudioDropped, and delivers the rest in order', () => {
+    const port = new FakeConversationPort();
+    const turns: (() => void)[] = [];
+    const dropped: string[] = [];
+    const hub = hubOver(port, {
+      playAudioBufferBytes: 4,
+      schedulePlayAudio: (task) => turns.push(task),
+      onPlayAudioDropped: (dropping) => dropped.push(dropping.text),
+    });
+    const frames: OutboundFrame[] = [];
+    hub.openSession((frame) => frames.push(frame));
+    for (const text of ['one', 'two', 'three']) port.playAudio.next({ ...message, text });
+    for (let index = 0; index < 10 && turns.length > 0; index += 1) turns.shift()?.();
+    assert.deepEqual(dropped, ['three']);
+    assert.deepEqual(
+      frames.flatMap((frame) =>
+        frame.kind === 'pair' ? [(JSON.parse(frame.meta) as { text: string }).text] : [],
+      ),
+      ['one', 'two'],
+    );
     hub.close();
   });
 

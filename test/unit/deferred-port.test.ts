@@ -40,6 +40,21 @@ describe('the deferred ROS port', () => {
     assert.deepEqual(port.readiness(), { ready: true, detail: 'scripted' });
   });
 
+  it('publishes the microphone state to the backend, the last one given before attach at once on attach', () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    const published: boolean[] = [];
+    const backend = Object.assign(new ScriptedPort({}), {
+      publishMicrophoneEnabled: (enabled: boolean) => published.push(enabled),
+    });
+    port.publishMicrophoneEnabled?.(true);
+    port.publishMicrophoneEnabled?.(false);
+    assert.deepEqual(published, []);
+    port.attach(backend);
+    assert.deepEqual(published, [false]);
+    port.publishMicrophoneEnabled?.(true);
+    assert.deepEqual(published, [false, true]);
+  });
+
   it('names services as the attached backend does (remapped), the default names before and without', async () => {
     const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
     assert.equal(port.serviceName('tour_get'), '/tour_get');

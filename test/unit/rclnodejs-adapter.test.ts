@@ -26,6 +26,7 @@ import { OPTION_SPECS } from '../../src/cli/options.js';
 import { createInFlightLimit } from '../../src/ros/rclnodejs/in-flight-limit.js';
 import {
   callRosService,
+  outstandingCallCount,
   type ServiceCallOptions,
   type ServiceClientLike,
 } from '../../src/ros/rclnodejs/service-call.js';
@@ -408,7 +409,7 @@ describe('service calls over the life of the process', () => {
     sendRequestAsync: () => Promise.resolve({ success: true, outcome: 0, message: 'deleted' } as never),
   });
 
-  it('leaves no listener on the backend lifetime once a call settles, fails or is abandoned', async () => {
+  it('keeps nothing of a call on the backend lifetime once it settles, fails or is abandoned', async () => {
     const lifetime = new AbortController();
     await firstValueFrom(serviceCall$('tour_delete', answeringClient(), { tour_name: 'x' }, lifetime.signal));
     const failing = new FakeClient<Record<string, never>, Record<string, never>>();
@@ -416,7 +417,46 @@ describe('service calls over the life of the process', () => {
     failing.fail(new Error('rcl_send_request failed'));
     await assert.rejects(failed, RosCallFailedError);
     serviceCall$('tour_get', new FakeClient(), { tour_name: 'x' }, lifetime.signal).subscribe().unsubscribe();
-    assert.equal(getEventListeners(lifetime.signal, 'abort').length, 0);
+    assert.equal(outstandingCallCount(lifetime.signal), 0);
+    assert.ok(getEventListeners(lifetime.signal, 'abort').length <= 1);
+  });
+
+  // Found under load on a robot and in `npm test`: one abort listener per outstanding call on the one
+  // lifetime signal gave `MaxListenersExceededWarning: 11 abort listeners added to [AbortSignal]`.
+  it('puts one listener on the backend lifetime for 100 outstanding calls, warns nothing, and fails them all on close', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const lifetime = new AbortController();
+      const client = new PendingClient<{ tour_name: string }, never>();
+      const calls = Array.from({ length: 100 }, (_, index) =>
+        firstValueFrom(serviceCall$('tour_get', client, { tour_name: `t${String(index)}` }, lifetime.signal)),
+      );
+      assert.equal(client.sent.length, 100);
+      assert.equal(outstandingCallCount(lifetime.signal), 100);
+      assert.equal(getEventListeners(lifetime.signal, 'abort').length, 1);
+      lifetime.abort();
+      const results = await Promise.allSettled(calls);
+      assert.ok(
+        results.every(
+          (result) =>
+            result.status === 'rejected' &&
+            result.reason instanceof RosCallFailedError &&
+            /closed before the answer/.test(result.reason.message),
+        ),
+      );
+      assert.ok(client.pending.every((call) => call.signal.aborted));
+      assert.equal(outstandingCallCount(lifetime.signal), 0);
+      // process 'warning' is emitted on a later tick.
+      await tick();
+      assert.deepEqual(
+        warnings.map((warning) => warning.name),
+        [],
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('keeps no memory per call: 20,000 answered calls, heap after GC grows by far less than 5 KB a call', async () => {

@@ -63,6 +63,8 @@ class FakeNode {
   readonly subscriptions: { type: string; topic: string; options: { qos: FakeQoS }; callback: Callback }[] =
     [];
   readonly services: { type: string; name: string; options: unknown; callback: Callback }[] = [];
+  readonly publishers: { type: string; topic: string; options: { qos: FakeQoS }; published: unknown[] }[] =
+    [];
   spinTimeout: number | undefined;
   destroyed = false;
   readonly extraArguments: unknown[];
@@ -104,6 +106,11 @@ class FakeNode {
     this.services.push({ type, name, options, callback });
     const remapped = this.context.remaps?.[name];
     return remapped === undefined ? undefined : { serviceName: remapped };
+  }
+  createPublisher(type: string, topic: string, options: { qos: FakeQoS }): { publish(m: unknown): void } {
+    const publisher = { type, topic, options, published: [] as unknown[] };
+    this.publishers.push(publisher);
+    return { publish: (message) => publisher.published.push(message) };
   }
   spin(timeout: number): void {
     this.spinTimeout = timeout;
@@ -174,14 +181,30 @@ describe('rclnodejs port wiring', () => {
     const { qos } = subscription.options;
     assert.deepEqual(
       [qos.history, qos.depth, qos.reliability, qos.durability],
-      [1, 10, 1, 2],
-      'keep-last 10, reliable, volatile',
+      [1, 1000, 1, 2],
+      'keep-last 1000 (a burst published back to back outruns the take; issue #15), reliable, volatile',
     );
     assert.deepEqual(
       node.services.map((service) => [service.type, service.name, service.options]),
       [['std_srvs/srv/SetBool', '/microphone/set_enabled', { qos: 'qos_profile_services_default' }]],
     );
     assert.equal(node.spinTimeout, 10);
+  });
+
+  // Issue #15: nodes had no way to learn the microphone's state, nor one started after a change.
+  it('publishes the microphone state on /microphone/enabled, transient local, keep-last 1, reliable', async () => {
+    const { port, node } = setup();
+    const [publisher] = node.publishers;
+    assert.equal(publisher?.type, 'std_msgs/msg/Bool');
+    assert.equal(publisher.topic, '/microphone/enabled');
+    const { qos } = publisher.options;
+    assert.deepEqual([qos.history, qos.depth, qos.reliability, qos.durability], [1, 1, 1, 1]);
+    port.publishMicrophoneEnabled?.(false);
+    port.publishMicrophoneEnabled?.(true);
+    assert.deepEqual(publisher.published, [{ data: false }, { data: true }]);
+    await port.close();
+    port.publishMicrophoneEnabled?.(false);
+    assert.equal(publisher.published.length, 2, 'nothing after close');
   });
 
   it('leaves node options, node-local arguments and useGlobalArguments at their defaults', () => {

@@ -93,7 +93,8 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
   const publisher = deps.node.createPublisher<'tour_guide_interfaces/msg/PlayAudio'>(
     ROS_PLAY_AUDIO_TOPIC.type,
     ROS_PLAY_AUDIO_TOPIC.name,
-    { qos: playAudioQos(deps.rcl) },
+    // Depth 10, the default of rclcpp and rclpy publishers: the bridge must not need more of a robot node.
+    { qos: playAudioQos(deps.rcl, 10) },
   );
 
   return {

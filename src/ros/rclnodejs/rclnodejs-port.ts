@@ -5,6 +5,7 @@ import type { PlayAudioMsg } from '../ros-messages.js';
 import {
   ROS_ACTIONS,
   ROS_MICROPHONE_SERVICE,
+  ROS_MICROPHONE_STATE_TOPIC,
   RosServiceUnavailableError,
   SETTLED_CALL,
   ROS_NODE_NAME,
@@ -39,19 +40,43 @@ import {
 const SPIN_WAIT_MS = 10;
 
 /**
- * /play_audio: reliable, keep-last 10, volatile. Reliable because a lost message is a sentence the
- * visitor never hears, and rclcpp/rclpy publishers are reliable by default (a best-effort publisher
- * would not match a reliable subscription; the RMW reports that as incompatible QoS). Depth 10 absorbs
- * a burst of utterances while the event loop is busy without queueing unbounded audio. Volatile
+ * How many /play_audio messages the RMW keeps for the bridge until it takes them. rclnodejs takes one
+ * message per turn of the event loop, and a node publishing back to back outruns that: with the last
+ * 10 kept, 100 × 64 KiB reached kiosks 33–73 times and 200 × 1 KiB 54–72 (issue #15; a depth-1000
+ * subscriber got every one, even from a depth-10 publisher, since a reliable writer resends what the
+ * reader has room for). 1000 holds bursts well beyond the 200 the real-graph test publishes. A count,
+ * not bytes: the bridge takes messages at once into its own buffer, bounded in bytes by
+ * `--play_audio_buffer_bytes` (src/streams/play-audio-buffer.ts), so this queue fills only while the
+ * event loop is blocked.
+ */
+export const PLAY_AUDIO_DEPTH = 1000;
+
+/**
+ * /play_audio: reliable, keep-last PLAY_AUDIO_DEPTH, volatile. Reliable because a lost message is a
+ * sentence the visitor never hears, and rclcpp/rclpy publishers are reliable by default (a best-effort
+ * publisher would not match a reliable subscription; the RMW reports that as incompatible QoS). Volatile
  * because an utterance published before the bridge started is stale, and a volatile subscription
  * matches publishers of either durability.
  */
-export const playAudioQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
+export const playAudioQos = (rcl: Pick<Rclnodejs, 'QoS'>, depth = PLAY_AUDIO_DEPTH) =>
   new rcl.QoS(
     rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    10,
+    depth,
     rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
     rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+  );
+
+/**
+ * /microphone/enabled: reliable, keep-last 1, transient local. The publisher keeps the last state and
+ * hands it to every subscription that joins later with transient-local durability (a volatile one gets
+ * the changes from then on), so a node started after the bridge, or after a disable, learns the state.
+ */
+const microphoneStateQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    1,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
   );
 
 /**
@@ -176,6 +201,12 @@ export const createRclnodejsPort = ({
     },
   );
 
+  const microphoneState = node.createPublisher<'std_msgs/msg/Bool'>(
+    ROS_MICROPHONE_STATE_TOPIC.type,
+    ROS_MICROPHONE_STATE_TOPIC.name,
+    { qos: microphoneStateQos(rcl) },
+  );
+
   // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
   // pending async handle keeps the process alive until close().
   node.spin(SPIN_WAIT_MS);
@@ -188,6 +219,7 @@ export const createRclnodejsPort = ({
       callsInFlight,
       subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
+      publishes: resolvedName(() => microphoneState.topic, ROS_MICROPHONE_STATE_TOPIC.name),
     },
     'ROS node spinning',
   );
@@ -240,6 +272,14 @@ export const createRclnodejsPort = ({
     serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
     playAudio$: playAudio.asObservable(),
     microphoneRequests$: microphoneRequests.asObservable(),
+    publishMicrophoneEnabled: (enabled) => {
+      if (lifetime.signal.aborted) return;
+      try {
+        microphoneState.publish({ data: enabled });
+      } catch (error) {
+        logger.error({ err: error, enabled }, `failed to publish ${ROS_MICROPHONE_STATE_TOPIC.name}`);
+      }
+    },
     readiness: () =>
       describeReadiness({
         spinning,

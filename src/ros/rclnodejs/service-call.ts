@@ -46,6 +46,37 @@ export interface ServiceCallOptions {
 }
 
 /**
+ * The calls sent and not yet settled, per backend lifetime signal, each by the function that aborts it.
+ * One abort listener per signal fails them all when the backend closes: a listener per call put up to
+ * `--ros_calls_in_flight` × 7 listeners on one signal, past Node's limit of 10
+ * (MaxListenersExceededWarning under load). Weak: a signal that is gone takes its set with it.
+ */
+const outstandingByLifetime = new WeakMap<AbortSignal, Set<() => void>>();
+
+const outstandingOn = (lifetime: AbortSignal): Set<() => void> => {
+  let calls = outstandingByLifetime.get(lifetime);
+  if (calls === undefined) {
+    const created = new Set<() => void>();
+    lifetime.addEventListener(
+      'abort',
+      () => {
+        const closing = [...created];
+        created.clear();
+        for (const abortCall of closing) abortCall();
+      },
+      { once: true },
+    );
+    outstandingByLifetime.set(lifetime, created);
+    calls = created;
+  }
+  return calls;
+};
+
+/** How many calls on this backend lifetime are sent and not settled (for tests). */
+export const outstandingCallCount = (lifetime: AbortSignal): number =>
+  outstandingByLifetime.get(lifetime)?.size ?? 0;
+
+/**
  * One service call. A missing server is answered at once; otherwise the call takes its place in the
  * in-flight limit and is sent when its turn comes. `cancel()` abandons it: rclnodejs drops the late
  * answer. `backendLifetime` aborts when the port closes, which fails calls still waiting (their answers
@@ -91,15 +122,16 @@ export const callRosService = <K extends RosServiceKey>(
 
   // Aborted when the caller abandons the call or the backend closes. Not `AbortSignal.any` with the
   // long-lived lifetime signal: on Node 20 every such combined signal stays reachable from it for good
-  // (nodejs/node#55351), about 5 KB per call, without bound. A listener removed when the call settles
+  // (nodejs/node#55351), about 5 KB per call, without bound. An entry removed when the call settles
   // keeps nothing.
   const cancel = new AbortController();
   let abandoned = false;
+  const outstanding = outstandingOn(backendLifetime);
   const onBackendClosed = () => {
     cancel.abort();
   };
   const stopWatchingBackend = () => {
-    backendLifetime.removeEventListener('abort', onBackendClosed);
+    outstanding.delete(onBackendClosed);
   };
   let waited = false;
   let sending = false;
@@ -111,7 +143,7 @@ export const callRosService = <K extends RosServiceKey>(
     }
     // After a wait in the queue the server may have gone meanwhile.
     if (waited && !serverMatched()) return;
-    backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
+    outstanding.add(onBackendClosed);
     let pending: Promise<WireResponse<K>>;
     try {
       // rclnodejs serialises the request here (a too-long bounded sequence rejects the promise) and

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { Subject } from 'rxjs';
+import { createLossReporter } from '../../src/log/loss-reporter.js';
+import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import { playAudioBuffer } from '../../src/streams/play-audio-buffer.js';
+
+const message = (text: string, bytes: number): PlayAudioMsg => ({
+  emotion: 'neutral',
+  text,
+  audio: new Uint8Array(bytes),
+});
+
+/** Delivery turns run only when the test says so. */
+const manualTurns = () => {
+  const tasks: (() => void)[] = [];
+  return {
+    schedule: (task: () => void) => tasks.push(task),
+    runAll: () => {
+      for (let turns = 0; tasks.length > 0 && turns < 10_000; turns += 1) tasks.shift()?.();
+    },
+  };
+};
+
+describe('/play_audio buffer between ROS and the kiosks', () => {
+  it('keeps a burst that fits the byte budget whole and in order, handing one message on per turn', () => {
+    const turns = manualTurns();
+    const dropped: PlayAudioMsg[] = [];
+    const buffer = playAudioBuffer({ budgetBytes: 10_000, onDropped: (m) => dropped.push(m), ...turns });
+    const source = new Subject<PlayAudioMsg>();
+    const seen: string[] = [];
+    buffer(source).subscribe((m) => seen.push(m.text));
+    for (let index = 0; index < 200; index += 1) source.next(message(`m${String(index)}`, 50));
+    assert.deepEqual(seen, [], 'taking does not deliver in the same turn');
+    assert.equal(buffer.heldBytes(), 10_000);
+    turns.runAll();
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 200 }, (_, index) => `m${String(index)}`),
+    );
+    assert.deepEqual(dropped, []);
+    assert.equal(buffer.heldBytes(), 0);
+  });
+
+  it('drops the messages that would pass the budget, reports each, and takes again once there is room', () => {
+    const turns = manualTurns();
+    const dropped: string[] = [];
+    const buffer = playAudioBuffer({ budgetBytes: 250, onDropped: (m) => dropped.push(m.text), ...turns });
+    const source = new Subject<PlayAudioMsg>();
+    const seen: string[] = [];
+    buffer(source).subscribe((m) => seen.push(m.text));
+    source.next(message('a', 100));
+    source.next(message('b', 100));
+    source.next(message('c', 100)); // 300 > 250
+    source.next(message('d', 50)); // 250: fits
+    source.next(message('too big alone', 251));
+    assert.deepEqual(dropped, ['c', 'too big alone']);
+    turns.runAll();
+    source.next(message('e', 250));
+    turns.runAll();
+    assert.deepEqual(seen, ['a', 'b', 'd', 'e']);
+  });
+
+  it('hands on what it holds before the source’s end or failure, and releases it on unsubscribe', () => {
+    const turns = manualTurns();
+    const buffer = playAudioBuffer({ budgetBytes: 1_000, onDropped: () => undefined, ...turns });
+    const source = new Subject<PlayAudioMsg>();
+    const events: string[] = [];
+    buffer(source).subscribe({
+      next: (m) => events.push(m.text),
+      error: () => events.push('error'),
+    });
+    source.next(message('a', 10));
+    source.error(new Error('subscription failed'));
+    turns.runAll();
+    assert.deepEqual(events, ['a', 'error']);
+
+    const other = new Subject<PlayAudioMsg>();
+    const subscription = buffer(other).subscribe();
+    other.next(message('held', 100));
+    assert.equal(buffer.heldBytes(), 100);
+    subscription.unsubscribe();
+    assert.equal(buffer.heldBytes(), 0);
+  });
+});
+
+describe('loss reporter (rate-limited log of drops)', () => {
+  it('logs the first loss at once, then one summary per interval, and again at once after a quiet interval', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const lineCount = () => lines.length;
+    const log = pino(
+      { level: 'info' },
+      { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const reporter = createLossReporter({ log, message: 'dropped', intervalMs: 40 });
+    for (let index = 0; index < 1_000; index += 1) reporter.lost(10);
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.['dropped'], 1);
+    // Bounded wait: the summary of the other 999 comes after one interval.
+    const deadline = Date.now() + 2_000;
+    while (lineCount() === 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(
+      [lines[1]?.['dropped'], lines[1]?.['droppedBytes'], lines[1]?.['droppedTotal']],
+      [999, 9_990, 1_000],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(lines.length, 2, 'nothing logged while nothing is lost');
+    reporter.lost(5);
+    assert.equal(lines.length, 3, 'the first loss after a quiet interval is logged at once');
+    reporter.close();
+  });
+});
