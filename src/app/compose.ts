@@ -118,6 +118,7 @@ export const startBridge = async ({
       playAudioLoss.lost(message.audio.byteLength);
     },
     calls,
+    chatInterface: options.chat_interface,
     port,
     limits: conversationLimits(options),
     onStreamError: (source, error) => {
