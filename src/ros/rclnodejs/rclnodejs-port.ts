@@ -5,6 +5,7 @@ import type { PlayAudioMsg } from '../ros-messages.js';
 import {
   ROS_ACTIONS,
   ROS_MICROPHONE_SERVICE,
+  RosCallFailedError,
   RosServiceUnavailableError,
   SETTLED_CALL,
   ROS_NODE_NAME,
@@ -18,6 +19,8 @@ import {
   type RosRequest,
   type RosServiceKey,
 } from '../ros-port.js';
+import { callConverse, type ConverseActionClientLike } from './converse-call.js';
+import { firstLine } from './error-text.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from './rclnodejs-loader.js';
@@ -91,6 +94,17 @@ const createClients = (rcl: Rclnodejs, node: Node): RosServiceClients => ({
   tour_delete: createClient(rcl, node, 'tour_delete'),
 });
 
+/**
+ * The Converse action client, with rclnodejs's default action QoS (services default for goal, result
+ * and cancel; feedback keep-last 10; status transient local), as rclcpp and rclpy use, so any server matches.
+ */
+const createConverseClient = (rcl: Rclnodejs, node: Node): ConverseActionClientLike =>
+  new rcl.ActionClient<'tour_guide_interfaces/action/Converse'>(
+    node,
+    ROS_ACTIONS.converse.type,
+    ROS_ACTIONS.converse.name,
+  );
+
 export interface RclnodejsPortOptions {
   readonly rcl: Rclnodejs;
   /** An initialised context owned by the port: close() shuts it down. */
@@ -99,6 +113,13 @@ export interface RclnodejsPortOptions {
   readonly rmw: string;
   /** Calls to one service outstanding at once (`--ros_calls_in_flight`); more wait in order. */
   readonly callsInFlight: number;
+  /**
+   * `--chat_interface`: with `action` the Converse action client is required (its creation failing
+   * fails the start, e.g. a tour_guide_interfaces built without the action) and /ready names a missing
+   * action server. Default `service`: the client is still created when it can be, so converse works,
+   * but a missing server or type is not an operator's concern.
+   */
+  readonly chatInterface?: 'service' | 'action';
 }
 
 /**
@@ -112,6 +133,7 @@ export const createRclnodejsPort = ({
   logger,
   rmw,
   callsInFlight,
+  chatInterface = 'service',
 }: RclnodejsPortOptions): RosPort => {
   const lifetime = new AbortController();
   const playAudio = new Subject<PlayAudioMsg>();
@@ -133,7 +155,24 @@ export const createRclnodejsPort = ({
       resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
     ]),
   ) as Record<RosServiceKey, string>;
-  const converseName = ROS_ACTIONS.converse.name;
+  // rcl_action resolves an action name as a topic name (rcl_node_resolve_name), remapping rules included.
+  const converseName = resolvedName(
+    () => node.resolveTopicName(ROS_ACTIONS.converse.name),
+    ROS_ACTIONS.converse.name,
+  );
+  const converseLimit = createInFlightLimit(callsInFlight);
+  let converseClient: ConverseActionClientLike | undefined;
+  let converseMissing: unknown;
+  try {
+    converseClient = createConverseClient(rcl, node);
+  } catch (error) {
+    if (chatInterface === 'action') throw error;
+    converseMissing = error;
+    logger.warn(
+      { err: error, action: converseName },
+      'no Converse action client (tour_guide_interfaces built without action/Converse?); --chat_interface action would fail',
+    );
+  }
 
   const subscription = node.createSubscription(
     ROS_PLAY_AUDIO_TOPIC.type,
@@ -185,6 +224,8 @@ export const createRclnodejsPort = ({
       node: nodeName,
       rmw,
       services: ROS_SERVICE_KEYS.map((key) => serviceNames[key]),
+      action: converseName,
+      chatInterface,
       callsInFlight,
       subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
@@ -200,6 +241,16 @@ export const createRclnodejsPort = ({
         return true;
       }
     }).map((key) => serviceNames[key]);
+
+  /** The Converse action server counts as a called service only with `--chat_interface action`. */
+  const converseWithoutServer = (): string[] => {
+    if (chatInterface !== 'action') return [];
+    try {
+      return converseClient?.isActionServerAvailable() === true ? [] : [converseName];
+    } catch {
+      return [converseName];
+    }
+  };
 
   // Synchronous underneath (rclnodejs destroys and shuts down synchronously); a promise for the port's contract.
   const closeNow = (): Promise<void> => {
@@ -232,10 +283,22 @@ export const createRclnodejsPort = ({
         serviceName: serviceNames[service],
       });
     },
-    // Placeholder until the Converse action client lands (issue #12).
-    converse: (_goal, handler) => {
-      handler.failed(new RosServiceUnavailableError('converse', converseName));
-      return SETTLED_CALL;
+    converse: (goal, handler) => {
+      if (converseClient === undefined) {
+        handler.failed(
+          lifetime.signal.aborted
+            ? new RosServiceUnavailableError('converse', converseName)
+            : new RosCallFailedError('converse', `no action client: ${firstLine(converseMissing)}`, {
+                cause: converseMissing,
+                serviceName: converseName,
+              }),
+        );
+        return SETTLED_CALL;
+      }
+      return callConverse(converseClient, goal, lifetime.signal, handler, {
+        limit: converseLimit,
+        actionName: converseName,
+      });
     },
     serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
     playAudio$: playAudio.asObservable(),
@@ -245,7 +308,7 @@ export const createRclnodejsPort = ({
         spinning,
         nodeName,
         rmw,
-        servicesWithoutServer: spinning ? servicesWithoutServer() : [],
+        servicesWithoutServer: spinning ? [...servicesWithoutServer(), ...converseWithoutServer()] : [],
       }),
     close: () => (closing ??= closeNow()),
   };
