@@ -11,7 +11,10 @@ import { startChild, type Child } from './processes.js';
  * The ROS 2 graph of a contract run, every part a real ROS node in its own process except the probe
  * (in the test process):
  *   - tour-store: the reference tour store node on a file of the run's own;
- *   - demo-chat: the reference demo chat node (echo /chat, /clear_history, a greeting on /play_audio);
+ *   - demo-chat: the reference demo chat node (echo /chat, /clear_history, a greeting on /play_audio,
+ *     and the Converse action /converse: the echo in CONVERSE.parts parts, CONVERSE.partMs apart);
+ *   - demo-chat-silent: a second demo chat node whose Converse action, under the prefix, accepts goals
+ *     and never answers (`--converse_mode silent`); its other names are remapped out of the way;
  *   - bridge: tour-bridge with `--backend ros`, default time-outs: what the contract suites run against;
  *   - silent-bridge: a second tour-bridge whose /tour_get, /chat, /play_audio and
  *     /microphone/set_enabled are remapped under a prefix of the run's own (`--ros-args -r`), with
@@ -27,6 +30,9 @@ export const GRAPH_LIMITS = {
   listeningMs: 180_000,
   graphReadyMs: 60_000,
 } as const;
+
+/** The demo chat's Converse answer: parts, and the wait before each (part k after k × partMs). */
+export const CONVERSE = { parts: 3, partMs: 300 } as const;
 
 /** The silent bridge's time-outs: short, so a test waits for them, not for the defaults. */
 export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
@@ -48,6 +54,8 @@ export interface RosGraph {
   /** Connected before the demo chat started, so they are there for its greeting. */
   readonly earlyKiosks: readonly [KioskClient, KioskClient];
   readonly demoChat: Child;
+  /** The demo chat node serving `<silentPrefix>/converse` that never answers. */
+  readonly demoChatSilent: Child;
   /** The running tour store (replaced by restartStore). */
   store(): Child;
   /** Starts a new tour store process on the same file. */
@@ -186,8 +194,30 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       'demo-chat',
       '--log_level',
       'info',
+      '--converse_parts',
+      String(CONVERSE.parts),
+      '--converse_part_ms',
+      String(CONVERSE.partMs),
     ]);
     const remap = (name: string) => ['-r', `${name}:=${silentPrefix}${name}`];
+    // Its /chat, /clear_history and /play_audio go where nothing else is, so only its action is met.
+    const outOfTheWay = (name: string) => ['-r', `${name}:=${silentPrefix}/silent_demo_chat${name}`];
+    const demoChatSilent = start('demo-chat-silent', [
+      ...TSX,
+      'src/robot/nodes/main.ts',
+      'demo-chat',
+      '--log_level',
+      'info',
+      '--converse_mode',
+      'silent',
+      '--ros-args',
+      '-r',
+      '__node:=demo_chat_silent',
+      ...remap('/converse'),
+      ...outOfTheWay('/chat'),
+      ...outOfTheWay('/clear_history'),
+      ...outOfTheWay('/play_audio'),
+    ]);
     const silentBridge = await startBridge('silent-bridge', [
       '--ros_timeout_ms',
       String(SILENT_TIMEOUTS.rosMs),
@@ -229,6 +259,7 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       probe: ready,
       earlyKiosks: [first, second],
       demoChat,
+      demoChatSilent,
       store: () => store,
       restartStore: () => (store = startStore()),
       storeFile,

@@ -168,22 +168,26 @@ const closedResult: ConverseResultMsg = {
 };
 
 /**
- * Serves `server` as the `/converse` action (remappable) on `node`, with rclnodejs's default action QoS.
- * Every goal is accepted; every cancel request of a running goal is accepted.
+ * Serves `server` as the `/converse` action on `node`, with rclnodejs's default action QoS. Every goal
+ * is accepted; every cancel request of a running goal is accepted. The name is resolved here, remapping
+ * applied, as the bridge's client does: Jazzy's rcl_action does not remap action names itself.
+ * Returns the name served.
  */
 export const serveConverseAction = (
   rcl: Pick<Rclnodejs, 'ActionServer' | 'CancelResponse'>,
   node: Node,
   server: ConverseServer,
-): void => {
+): string => {
+  const name = node.resolveTopicName(ROS_ACTIONS.converse.name);
   new rcl.ActionServer<'tour_guide_interfaces/action/Converse'>(
     node,
     ROS_ACTIONS.converse.type,
-    ROS_ACTIONS.converse.name,
+    name,
     (goal) => server.execute(goal),
     undefined,
     undefined,
     (goal) =>
       goal !== undefined && server.cancel(goal) ? rcl.CancelResponse.ACCEPT : rcl.CancelResponse.REJECT,
   );
+  return name;
 };

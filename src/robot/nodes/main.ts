@@ -62,10 +62,10 @@ const runDemoChat = async (options: NodeOptions, log: Logger, signal: AbortSigna
     isClosed: () => host.closing.aborted,
   });
   const converse = createConverseServer(options.converse, log, () => host.closing.aborted);
-  serveConverseAction(host.rcl, host.node, converse);
+  const action = serveConverseAction(host.rcl, host.node, converse);
   host.spin();
   log.info(
-    { node: host.nodeName, rmw: host.rmw, converse: options.converse },
+    { node: host.nodeName, rmw: host.rmw, action, converse: options.converse },
     'demo chat serving /chat, /clear_history and the Converse action',
   );
   chat.greet(host.closing).catch((error: unknown) => {

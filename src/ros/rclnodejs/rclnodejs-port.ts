@@ -95,15 +95,12 @@ const createClients = (rcl: Rclnodejs, node: Node): RosServiceClients => ({
 });
 
 /**
- * The Converse action client, with rclnodejs's default action QoS (services default for goal, result
- * and cancel; feedback keep-last 10; status transient local), as rclcpp and rclpy use, so any server matches.
+ * The Converse action client on `actionName`, with rclnodejs's default action QoS (services default
+ * for goal, result and cancel; feedback keep-last 10; status transient local), as rclcpp and rclpy use,
+ * so any server matches.
  */
-const createConverseClient = (rcl: Rclnodejs, node: Node): ConverseActionClientLike =>
-  new rcl.ActionClient<'tour_guide_interfaces/action/Converse'>(
-    node,
-    ROS_ACTIONS.converse.type,
-    ROS_ACTIONS.converse.name,
-  );
+const createConverseClient = (rcl: Rclnodejs, node: Node, actionName: string): ConverseActionClientLike =>
+  new rcl.ActionClient<'tour_guide_interfaces/action/Converse'>(node, ROS_ACTIONS.converse.type, actionName);
 
 export interface RclnodejsPortOptions {
   readonly rcl: Rclnodejs;
@@ -155,7 +152,12 @@ export const createRclnodejsPort = ({
       resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
     ]),
   ) as Record<RosServiceKey, string>;
-  // rcl_action resolves an action name as a topic name (rcl_node_resolve_name), remapping rules included.
+  /*
+   * The action's name with remapping applied, resolved here and given to rcl_action as is: Jazzy's
+   * rcl_action does not apply remapping rules to an action name (only to the services and topics it
+   * derives, `/converse/_action/send_goal` and so on), so `-r /converse:=/robot1/converse` would
+   * otherwise change nothing. Newer rcl_action resolves it too, which leaves a resolved name unchanged.
+   */
   const converseName = resolvedName(
     () => node.resolveTopicName(ROS_ACTIONS.converse.name),
     ROS_ACTIONS.converse.name,
@@ -164,7 +166,7 @@ export const createRclnodejsPort = ({
   let converseClient: ConverseActionClientLike | undefined;
   let converseMissing: unknown;
   try {
-    converseClient = createConverseClient(rcl, node);
+    converseClient = createConverseClient(rcl, node, converseName);
   } catch (error) {
     if (chatInterface === 'action') throw error;
     converseMissing = error;
