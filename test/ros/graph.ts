@@ -15,6 +15,8 @@ import { startChild, type Child } from './processes.js';
  *     and the Converse action /converse: the echo in CONVERSE.parts parts, CONVERSE.partMs apart);
  *   - demo-chat-silent: a second demo chat node whose Converse action, under the prefix, accepts goals
  *     and never answers (`--converse_mode silent`); its other names are remapped out of the way;
+ *   - demo-chat-burst: a third, whose Converse action, under the prefix, publishes its parts with no
+ *     wait between them and then the result (`--converse_part_ms 0`);
  *   - bridge: tour-bridge with `--backend ros`, default time-outs: what the contract suites run against;
  *   - silent-bridge: a second tour-bridge whose /tour_get, /chat, /play_audio and
  *     /microphone/set_enabled are remapped under a prefix of the run's own (`--ros-args -r`), with
@@ -33,6 +35,9 @@ export const GRAPH_LIMITS = {
 
 /** The demo chat's Converse answer: parts, and the wait before each (part k after k × partMs). */
 export const CONVERSE = { parts: 3, partMs: 300 } as const;
+
+/** The burst demo chat's Converse answer: every part at once, then the result, under the prefix. */
+export const BURST_CONVERSE = { parts: 40, path: '/burst/converse' } as const;
 
 /** The silent bridge's time-outs: short, so a test waits for them, not for the defaults. */
 export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
@@ -56,6 +61,8 @@ export interface RosGraph {
   readonly demoChat: Child;
   /** The demo chat node serving `<silentPrefix>/converse` that never answers. */
   readonly demoChatSilent: Child;
+  /** The demo chat node serving `<silentPrefix>${BURST_CONVERSE.path}`: many parts, no wait between them. */
+  readonly demoChatBurst: Child;
   /** The running tour store (replaced by restartStore). */
   store(): Child;
   /** Starts a new tour store process on the same file. */
@@ -200,23 +207,40 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       String(CONVERSE.partMs),
     ]);
     const remap = (name: string) => ['-r', `${name}:=${silentPrefix}${name}`];
-    // Its /chat, /clear_history and /play_audio go where nothing else is, so only its action is met.
-    const outOfTheWay = (name: string) => ['-r', `${name}:=${silentPrefix}/silent_demo_chat${name}`];
-    const demoChatSilent = start('demo-chat-silent', [
-      ...TSX,
-      'src/robot/nodes/main.ts',
-      'demo-chat',
-      '--log_level',
-      'info',
+    /**
+     * A second demo chat node for the action only: `/converse` under the prefix (at `actionPath`), its
+     * /chat, /clear_history and /play_audio where nothing else is, so only its action is met.
+     */
+    const startActionOnlyDemoChat = (name: string, actionPath: string, options: readonly string[]) => {
+      // ROS names take no '-'.
+      const rosName = name.replaceAll('-', '_');
+      const away = (topic: string) => ['-r', `${topic}:=${silentPrefix}/${rosName}${topic}`];
+      return start(name, [
+        ...TSX,
+        'src/robot/nodes/main.ts',
+        'demo-chat',
+        '--log_level',
+        'info',
+        ...options,
+        '--ros-args',
+        '-r',
+        `__node:=${rosName}`,
+        '-r',
+        `/converse:=${silentPrefix}${actionPath}`,
+        ...away('/chat'),
+        ...away('/clear_history'),
+        ...away('/play_audio'),
+      ]);
+    };
+    const demoChatSilent = startActionOnlyDemoChat('demo-chat-silent', '/converse', [
       '--converse_mode',
       'silent',
-      '--ros-args',
-      '-r',
-      '__node:=demo_chat_silent',
-      ...remap('/converse'),
-      ...outOfTheWay('/chat'),
-      ...outOfTheWay('/clear_history'),
-      ...outOfTheWay('/play_audio'),
+    ]);
+    const demoChatBurst = startActionOnlyDemoChat('demo-chat-burst', BURST_CONVERSE.path, [
+      '--converse_parts',
+      String(BURST_CONVERSE.parts),
+      '--converse_part_ms',
+      '0',
     ]);
     const silentBridge = await startBridge('silent-bridge', [
       '--ros_timeout_ms',
@@ -260,6 +284,7 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       earlyKiosks: [first, second],
       demoChat,
       demoChatSilent,
+      demoChatBurst,
       store: () => store,
       restartStore: () => (store = startStore()),
       storeFile,

@@ -450,7 +450,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       const names = Object.keys(codes).map((name) => name.replace(/^tour-store-\d+$/, 'tour-store'));
       assert.deepEqual(
         names.sort(),
-        ['bridge', 'demo-chat', 'demo-chat-silent', 'silent-bridge', 'tour-store'],
+        ['bridge', 'demo-chat', 'demo-chat-burst', 'demo-chat-silent', 'silent-bridge', 'tour-store'],
         JSON.stringify(codes),
       );
       for (const [name, code] of Object.entries(codes)) assert.equal(code, 0, `${name} exited with ${code}`);
