@@ -7,6 +7,7 @@ import { pino, type Logger } from 'pino';
 import {
   createConverseServer,
   echoParts,
+  serveConverseAction,
   type ConverseGoalLike,
   type ConverseServerOptions,
 } from '../../src/robot/nodes/converse-server.js';
@@ -411,6 +412,47 @@ describe('the reference demo chat node: the Converse action', () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     assert.equal(goal.feedback.length, 2, 'nothing after the cancel');
     assert.equal(server.stats.cancels, 1);
+  });
+
+  it('serves tour_guide_interfaces/action/Converse on /converse, remapped by the node, accepting cancels of running goals', async () => {
+    const created: { type: string; name: string; execute: unknown; cancel: (goal?: unknown) => unknown }[] =
+      [];
+    const rcl = {
+      CancelResponse: { REJECT: 1, ACCEPT: 2 },
+      ActionServer: function ActionServer(
+        _node: unknown,
+        type: string,
+        name: string,
+        execute: unknown,
+        _goal: unknown,
+        _accepted: unknown,
+        cancel: (goal?: unknown) => unknown,
+      ) {
+        created.push({ type, name, execute, cancel });
+      },
+    };
+    // Jazzy's rcl_action does not remap an action name: the node resolves it (rcl_node_resolve_name).
+    const node = { resolveTopicName: (name: string) => (name === '/converse' ? '/robot1/converse' : name) };
+    const server = converseServer({ mode: 'silent' });
+    const served = serveConverseAction(
+      rcl as unknown as Parameters<typeof serveConverseAction>[0],
+      node as unknown as Parameters<typeof serveConverseAction>[1],
+      server,
+    );
+    assert.equal(served, '/robot1/converse');
+    const [action] = created;
+    assert.ok(action);
+    assert.deepEqual(
+      [action.type, action.name],
+      ['tour_guide_interfaces/action/Converse', '/robot1/converse'],
+    );
+    const goal = new FakeServerGoal({ audio: new Uint8Array(2) });
+    const running = server.execute(goal);
+    assert.equal(action.cancel(goal), 2, 'ACCEPT');
+    assert.equal(action.cancel(undefined), 1, 'REJECT without a goal');
+    goal.isCancelRequested = true;
+    await running;
+    assert.deepEqual(goal.ended, ['canceled']);
   });
 
   it('silent: accepts goals and publishes nothing until cancelled; close wakes what still runs', async () => {
