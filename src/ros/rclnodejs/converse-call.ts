@@ -64,6 +64,21 @@ export interface ConverseCallOptions {
   readonly resultSettleMaxMs?: number;
 }
 
+/**
+ * Where a goal's feedback goes while the goal runs. rclnodejs 2.2.0 keeps the feedback callback of an
+ * accepted goal for good (lib/action/client.js deletes it only for a rejected goal), so the callback it
+ * gets is this slot's, made at module level: it holds the slot alone, which is emptied when the goal
+ * ends, not the goal's utterance, handler and session (a few hundred bytes stay per goal, not the audio).
+ */
+interface FeedbackSlot {
+  deliver: ((feedback: WireConverseFeedback) => void) | undefined;
+}
+const slotCallback =
+  (slot: FeedbackSlot) =>
+  (feedback: WireConverseFeedback): void => {
+    slot.deliver?.(feedback);
+  };
+
 /** The defaults: a few executor wakes (each well under a millisecond on loopback), bounded. */
 export const RESULT_SETTLE = { ms: 20, maxMs: 200 } as const;
 
@@ -151,9 +166,11 @@ export const callConverse = (
     end();
     handler.failed(failure('the ROS backend closed before the result arrived'));
   };
+  const slot: FeedbackSlot = { deliver: undefined };
   /** Stops listening and frees the in-flight place. */
   const end = () => {
     done = true;
+    slot.deliver = undefined;
     clearTimeout(settleTimer);
     clearTimeout(settleCap);
     backendLifetime.removeEventListener('abort', onBackendClosed);
@@ -230,7 +247,8 @@ export const callConverse = (
     let accepted: Promise<ConverseGoalHandleLike>;
     try {
       // rclnodejs serialises the goal here and sends it; a throw is a goal that never left.
-      accepted = client.sendGoal({ audio: bytesToWire(goal.audio) }, onFeedback);
+      slot.deliver = onFeedback;
+      accepted = client.sendGoal({ audio: bytesToWire(goal.audio) }, slotCallback(slot));
     } catch (error) {
       fail(failure(firstLine(error), error));
       return;
