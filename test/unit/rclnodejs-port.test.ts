@@ -634,34 +634,46 @@ describe('rclnodejs port: the Converse action', () => {
     });
   }
 
-  // rclnodejs 2.2.0 keeps an accepted goal's feedback callback for good (lib/action/client.js): what that
-  // callback reaches must not include the turn's handler or utterance once the goal is over.
-  it('leaves nothing of a finished turn reachable from the feedback callback rclnodejs keeps', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const { port, client } = converseSetup();
-    client.available = true;
-    const released = await (async () => {
-      const turn = recordTurn();
-      const audio = new Uint8Array(1_000_000);
-      port.converse({ audio }, turn.handler);
-      const handle = client.goals[0]?.respond(true);
-      await flush();
-      handle?.finish(STATUS.succeeded, OK_RESULT);
-      await turn.settled;
-      return { handler: new WeakRef(turn.handler), audio: new WeakRef(audio) };
-    })();
-    // The fake, like rclnodejs, still holds the goal (its audio) and the feedback callback: drop the goal only.
-    const kept = client.goals.map((sent) => sent.feedback);
-    client.goals.length = 0;
-    for (let round = 0; round < 10 && released.handler.deref() !== undefined; round += 1) {
-      await flush();
-      gc();
-    }
-    assert.equal(released.handler.deref(), undefined, 'the handler is still reachable');
-    assert.equal(released.audio.deref(), undefined, 'the utterance is still reachable');
-    assert.equal(kept.length, 1);
-  });
+  // rclnodejs 2.2.0 keeps an accepted goal's feedback callback for good, and a result request for as
+  // long as no answer comes (lib/action/client.js): what those reach must not include the turn's handler
+  // or utterance once the turn is over.
+  for (const ending of ['finished', 'cancelled, the server never answering'] as const) {
+    it(`leaves nothing of a turn ${ending} reachable from what rclnodejs keeps`, async () => {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const { port, client } = converseSetup();
+      client.available = true;
+      const handles: FakeGoalHandle[] = [];
+      const released = await (async () => {
+        const turn = recordTurn();
+        const audio = new Uint8Array(1_000_000);
+        const ticket = port.converse({ audio }, turn.handler);
+        const handle = client.goals[0]?.respond(true);
+        assert.ok(handle);
+        handles.push(handle);
+        await flush();
+        if (ending === 'finished') {
+          handle.finish(STATUS.succeeded, OK_RESULT);
+          await turn.settled;
+        } else {
+          ticket.cancel();
+          assert.equal(handle.cancels, 1);
+        }
+        return { handler: new WeakRef(turn.handler), audio: new WeakRef(audio) };
+      })();
+      // Kept, as rclnodejs keeps them: the feedback callbacks and the goal handles (with their pending
+      // result). The fake's record of the goal itself (its audio) is dropped.
+      const kept = client.goals.map((sent) => sent.feedback);
+      client.goals.length = 0;
+      for (let round = 0; round < 10 && released.handler.deref() !== undefined; round += 1) {
+        await flush();
+        gc();
+      }
+      assert.equal(released.handler.deref(), undefined, 'the handler is still reachable');
+      assert.equal(released.audio.deref(), undefined, 'the utterance is still reachable');
+      assert.equal(kept.length + handles.length, 2);
+    });
+  }
 
   it('cancel cancels the goal on the ROS side once and drops every later part and the result', async () => {
     const { port, client } = converseSetup({ callsInFlight: 1 });

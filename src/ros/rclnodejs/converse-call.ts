@@ -65,19 +65,62 @@ export interface ConverseCallOptions {
 }
 
 /**
- * Where a goal's feedback goes while the goal runs. rclnodejs 2.2.0 keeps the feedback callback of an
- * accepted goal for good (lib/action/client.js deletes it only for a rejected goal), so the callback it
- * gets is this slot's, made at module level: it holds the slot alone, which is emptied when the goal
- * ends, not the goal's utterance, handler and session (a few hundred bytes stay per goal, not the audio).
+ * What rclnodejs's callbacks of one goal reach: the feedback callback, the goal response and the
+ * result. rclnodejs 2.2.0 keeps an accepted goal's feedback callback for good (lib/action/client.js
+ * deletes it only for a rejected goal) and a pending goal or result request as long as no answer comes
+ * (a server that ignores a cancel). So the callbacks it gets are made at module level and hold this link
+ * alone, which is emptied when the goal ends: a few hundred bytes stay, not the turn's handler and audio.
  */
-interface FeedbackSlot {
-  deliver: ((feedback: WireConverseFeedback) => void) | undefined;
+interface GoalLink {
+  feedback?: ((feedback: WireConverseFeedback) => void) | undefined;
+  accepted?: ((handle: ConverseGoalHandleLike) => void) | undefined;
+  result?: ((handle: ConverseGoalHandleLike, result: WireConverseResult) => void) | undefined;
+  lost?: ((error: unknown) => void) | undefined;
 }
-const slotCallback =
-  (slot: FeedbackSlot) =>
-  (feedback: WireConverseFeedback): void => {
-    slot.deliver?.(feedback);
-  };
+
+const ignore = (): void => undefined;
+
+/** Cancels an accepted goal on the graph; a node being destroyed has nothing left to cancel on. */
+const cancelIfAccepted = (handle: ConverseGoalHandleLike): void => {
+  if (!handle.isAccepted()) return;
+  try {
+    handle.cancelGoal().catch(ignore);
+  } catch {
+    // The node is being destroyed.
+  }
+};
+
+/** Sends the goal; rclnodejs's callbacks reach the link only. Throws when the goal cannot be sent. */
+const sendGoalThrough = (
+  client: ConverseActionClientLike,
+  wireGoal: { audio: Uint8Array },
+  link: GoalLink,
+): void => {
+  client
+    .sendGoal(wireGoal, (feedback) => {
+      link.feedback?.(feedback);
+    })
+    .then(
+      (handle) => {
+        link.accepted?.(handle);
+      },
+      (error: unknown) => {
+        link.lost?.(error);
+      },
+    );
+};
+
+/** Asks for the result; rclnodejs's callbacks reach the link only. Throws when it cannot be asked. */
+const getResultThrough = (handle: ConverseGoalHandleLike, link: GoalLink): void => {
+  handle.getResult().then(
+    (result) => {
+      link.result?.(handle, result);
+    },
+    (error: unknown) => {
+      link.lost?.(error);
+    },
+  );
+};
 
 /** The defaults: a few executor wakes (each well under a millisecond on loopback), bounded. */
 export const RESULT_SETTLE = { ms: 20, maxMs: 200 } as const;
@@ -152,13 +195,7 @@ export const callConverse = (
   let sending = false;
 
   const cancelOnGraph = () => {
-    const handle = goalHandle;
-    if (handle === undefined || !handle.isAccepted()) return;
-    try {
-      handle.cancelGoal().catch(() => undefined);
-    } catch {
-      // The node is being destroyed: nothing left to cancel on.
-    }
+    if (goalHandle !== undefined) cancelIfAccepted(goalHandle);
   };
   const onBackendClosed = () => {
     if (done) return;
@@ -166,11 +203,11 @@ export const callConverse = (
     end();
     handler.failed(failure('the ROS backend closed before the result arrived'));
   };
-  const slot: FeedbackSlot = { deliver: undefined };
-  /** Stops listening and frees the in-flight place. */
+  const link: GoalLink = {};
+  /** Stops listening (rclnodejs's callbacks reach nothing of this goal) and frees the in-flight place. */
   const end = () => {
     done = true;
-    slot.deliver = undefined;
+    link.feedback = link.accepted = link.result = link.lost = undefined;
     clearTimeout(settleTimer);
     clearTimeout(settleCap);
     backendLifetime.removeEventListener('abort', onBackendClosed);
@@ -232,6 +269,23 @@ export const callConverse = (
     settleCap = setTimeout(finish, resultSettleMaxMs);
   };
 
+  const onAccepted = (handle: ConverseGoalHandleLike) => {
+    goalHandle = handle;
+    if (!handle.isAccepted()) {
+      fail(failure('goal rejected by the action server'));
+      return;
+    }
+    try {
+      getResultThrough(handle, link);
+    } catch (error) {
+      cancelOnGraph();
+      fail(failure(firstLine(error), error));
+    }
+  };
+  const onLost = (error: unknown) => {
+    fail(failure(firstLine(error), error));
+  };
+
   const send = (): void => {
     sending = true;
     if (backendLifetime.aborted) {
@@ -244,49 +298,16 @@ export const callConverse = (
       return;
     }
     backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
-    let accepted: Promise<ConverseGoalHandleLike>;
+    link.feedback = onFeedback;
+    link.accepted = onAccepted;
+    link.result = onResult;
+    link.lost = onLost;
     try {
       // rclnodejs serialises the goal here and sends it; a throw is a goal that never left.
-      slot.deliver = onFeedback;
-      accepted = client.sendGoal({ audio: bytesToWire(goal.audio) }, slotCallback(slot));
+      sendGoalThrough(client, { audio: bytesToWire(goal.audio) }, link);
     } catch (error) {
       fail(failure(firstLine(error), error));
-      return;
     }
-    accepted.then(
-      (handle) => {
-        goalHandle = handle;
-        if (!handle.isAccepted()) {
-          fail(failure('goal rejected by the action server'));
-          return;
-        }
-        // Cancelled while the goal request was on its way: cancel it now that it has an id on the server.
-        if (cancelRequested) {
-          cancelOnGraph();
-          return;
-        }
-        if (done) return;
-        let result: Promise<WireConverseResult>;
-        try {
-          result = handle.getResult();
-        } catch (error) {
-          cancelOnGraph();
-          fail(failure(firstLine(error), error));
-          return;
-        }
-        result.then(
-          (value) => {
-            onResult(handle, value);
-          },
-          (error: unknown) => {
-            fail(failure(firstLine(error), error));
-          },
-        );
-      },
-      (error: unknown) => {
-        fail(failure(firstLine(error), error));
-      },
-    );
   };
 
   const leave = limit.enter(send);
@@ -299,8 +320,11 @@ export const callConverse = (
       if (cancelRequested) return;
       cancelRequested = true;
       if (done) return;
+      const sent = sending;
       cancelOnGraph();
       end();
+      // Cancelled while the goal request is on its way: cancel it once it has an id on the server.
+      if (sent && goalHandle === undefined) link.accepted = cancelIfAccepted;
     },
   };
 };
