@@ -606,7 +606,7 @@ describe('rclnodejs port: the Converse action', () => {
   });
 
   for (const [what, status, expected] of [
-    ['rejected', undefined, /^ROS service \/converse failed: goal rejected by the action server$/],
+    ['rejected', undefined, /^ROS action \/converse failed: goal rejected by the action server$/],
     ['aborted', STATUS.aborted, /goal aborted: gave up/],
     ['canceled by the server', STATUS.canceled, /goal canceled by the action server: gave up/],
   ] as const) {
