@@ -21,6 +21,8 @@ import { startChild, type Child } from './processes.js';
  *   - silent-bridge: a second tour-bridge whose /tour_get, /chat, /play_audio and
  *     /microphone/set_enabled are remapped under a prefix of the run's own (`--ros-args -r`), with
  *     short time-outs, so its /tour_get and /chat reach the probe's services that never answer;
+ *   - action-bridge, action-silent-bridge: tour-bridge with `--chat_interface action`, on the demo
+ *     chat's /converse and (remapped, short chat time-out) on the silent node's;
  *   - probe: publisher, microphone client and the silent services (test/ros/probe-node.ts).
  */
 
@@ -39,6 +41,9 @@ export const CONVERSE = { parts: 3, partMs: 300 } as const;
 /** The burst demo chat's Converse answer: every part at once, then the result, under the prefix. */
 export const BURST_CONVERSE = { parts: 40, path: '/burst/converse' } as const;
 
+/** The action-silent bridge's `--chat_timeout_ms`. */
+export const ACTION_SILENT_TIMEOUT_MS = 1_500;
+
 /** The silent bridge's time-outs: short, so a test waits for them, not for the defaults. */
 export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
 
@@ -51,6 +56,10 @@ export interface Bridge {
 export interface RosGraph {
   readonly bridge: Bridge;
   readonly silentBridge: Bridge;
+  /** A bridge with `--chat_interface action`, on the demo chat's /converse. */
+  readonly actionBridge: Bridge;
+  /** A bridge with `--chat_interface action` and a short chat time-out, on the silent `<prefix>/converse`. */
+  readonly actionSilentBridge: Bridge;
   /** The prefix the silent bridge's remapped names are under, e.g. /tour_bridge_contract_123. */
   readonly silentPrefix: string;
   /** The silent bridge's /ready detail before the probe served its remapped /tour_get and /chat. */
@@ -261,8 +270,30 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       silentReadyBeforeProbe = ready.detail;
       return ready.status === 200;
     });
+    // Two bridges with --chat_interface action: one on the demo chat's /converse, one on the silent
+    // node's; their own service (/microphone/set_enabled) out of the way of the main bridge's.
+    const startActionBridge = (name: string, extra: readonly string[], remaps: readonly string[]) => {
+      const rosName = name.replaceAll('-', '_');
+      return startBridge(name, [
+        '--chat_interface',
+        'action',
+        ...extra,
+        '--ros-args',
+        '-r',
+        `__node:=tour_bridge_${rosName}`,
+        '-r',
+        `/microphone/set_enabled:=${silentPrefix}/${rosName}/microphone/set_enabled`,
+        ...remaps,
+      ]);
+    };
+    const actionBridge = await startActionBridge('action-bridge', [], []);
+    const actionSilentBridge = await startActionBridge(
+      'action-silent-bridge',
+      ['--chat_timeout_ms', String(ACTION_SILENT_TIMEOUT_MS)],
+      remap('/converse'),
+    );
     probe = await startProbeNode(silentPrefix);
-    for (const each of [bridge, silentBridge]) {
+    for (const each of [bridge, silentBridge, actionBridge, actionSilentBridge]) {
       await pollUntil(
         `${each.child.name} seeing a server for every service it calls`,
         GRAPH_LIMITS.graphReadyMs,
@@ -278,6 +309,8 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
     return {
       bridge,
       silentBridge,
+      actionBridge,
+      actionSilentBridge,
       silentPrefix,
       silentReadyBeforeProbe,
       probe: ready,

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { tourApiContract } from '../contract/tour-api-contract.js';
 import { wsConversationContract } from '../contract/ws-contract.js';
+import { converseBridgeSuite } from './converse-bridge-suite.js';
 import { converseSuite } from './converse-suite.js';
 import { startRosGraph, type RosGraph } from './graph.js';
 import { realGraphSuite } from './real-graph-suite.js';
@@ -36,5 +37,6 @@ if (process.env['TOUR_BRIDGE_ROS_CONTRACT'] !== '1') {
   tourApiContract(() => ({ baseUrl: current().bridge.baseUrl }));
   wsConversationContract(() => ({ wsUrl: current().bridge.wsUrl }));
   converseSuite(current);
+  converseBridgeSuite(current);
   realGraphSuite(current);
 }

@@ -520,6 +520,15 @@ describe('rclnodejs port: the Converse action', () => {
     const { client, port } = converseSetup();
     assert.deepEqual([client.type, client.name], ['tour_guide_interfaces/action/Converse', '/converse']);
     assert.equal(port.serviceName('converse'), '/converse');
+    // Found on a real graph: with rclnodejs's default feedback QoS a burst of 40 parts lost some.
+    const { qos } = client.options as { qos: Record<string, FakeQoS> };
+    assert.deepEqual(Object.keys(qos), ['feedbackSubQosProfile'], 'the other profiles are the defaults');
+    const feedback = qos['feedbackSubQosProfile'];
+    assert.deepEqual(
+      [feedback?.history, feedback?.depth, feedback?.reliability, feedback?.durability],
+      [1, 100, 1, 2],
+      'keep-last 100, reliable, volatile',
+    );
   });
 
   // Found on a real graph (npm run test:ros): Jazzy's rcl_action applies no remapping rule to an action

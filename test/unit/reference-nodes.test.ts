@@ -415,20 +415,26 @@ describe('the reference demo chat node: the Converse action', () => {
   });
 
   it('serves tour_guide_interfaces/action/Converse on /converse, remapped by the node, accepting cancels of running goals', async () => {
-    const created: { type: string; name: string; execute: unknown; cancel: (goal?: unknown) => unknown }[] =
-      [];
+    const created: {
+      type: string;
+      name: string;
+      cancel: (goal?: unknown) => unknown;
+      options: { qos: Record<string, FakeQoS> };
+    }[] = [];
     const rcl = {
+      QoS: FakeQoS,
       CancelResponse: { REJECT: 1, ACCEPT: 2 },
       ActionServer: function ActionServer(
         _node: unknown,
         type: string,
         name: string,
-        execute: unknown,
+        _execute: unknown,
         _goal: unknown,
         _accepted: unknown,
         cancel: (goal?: unknown) => unknown,
+        options: { qos: Record<string, FakeQoS> },
       ) {
-        created.push({ type, name, execute, cancel });
+        created.push({ type, name, cancel, options });
       },
     };
     // Jazzy's rcl_action does not remap an action name: the node resolves it (rcl_node_resolve_name).
@@ -445,6 +451,12 @@ describe('the reference demo chat node: the Converse action', () => {
     assert.deepEqual(
       [action.type, action.name],
       ['tour_guide_interfaces/action/Converse', '/robot1/converse'],
+    );
+    const feedback = action.options.qos['feedbackSubQosProfile'];
+    assert.deepEqual(
+      [feedback?.history, feedback?.depth, feedback?.reliability, feedback?.durability],
+      [1, 100, 1, 2],
+      "the bridge's feedback QoS: keep-last 100, reliable, volatile",
     );
     const goal = new FakeServerGoal({ audio: new Uint8Array(2) });
     const running = server.execute(goal);

@@ -4,6 +4,7 @@ import { echoChat } from '../echo-chat.js';
 import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../../ros/ros-messages.js';
 import { ROS_ACTIONS } from '../../ros/ros-port.js';
 import type { Rclnodejs } from '../../ros/rclnodejs/rclnodejs-loader.js';
+import { converseFeedbackQos } from '../../ros/rclnodejs/rclnodejs-port.js';
 import { bytesFromWire, bytesToWire } from '../../ros/rclnodejs/wire.js';
 
 /**
@@ -168,13 +169,14 @@ const closedResult: ConverseResultMsg = {
 };
 
 /**
- * Serves `server` as the `/converse` action on `node`, with rclnodejs's default action QoS. Every goal
+ * Serves `server` as the `/converse` action on `node`, with rclnodejs's default action QoS but for the
+ * feedback (the bridge's, converseFeedbackQos). Every goal
  * is accepted; every cancel request of a running goal is accepted. The name is resolved here, remapping
  * applied, as the bridge's client does: Jazzy's rcl_action does not remap action names itself.
  * Returns the name served.
  */
 export const serveConverseAction = (
-  rcl: Pick<Rclnodejs, 'ActionServer' | 'CancelResponse'>,
+  rcl: Pick<Rclnodejs, 'ActionServer' | 'CancelResponse' | 'QoS'>,
   node: Node,
   server: ConverseServer,
 ): string => {
@@ -188,6 +190,8 @@ export const serveConverseAction = (
     undefined,
     (goal) =>
       goal !== undefined && server.cancel(goal) ? rcl.CancelResponse.ACCEPT : rcl.CancelResponse.REJECT,
+    // The bridge's feedback QoS: a publisher keeping 10 would drop parts of a burst not yet acknowledged.
+    { qos: { feedbackSubQosProfile: converseFeedbackQos(rcl) } },
   );
   return name;
 };

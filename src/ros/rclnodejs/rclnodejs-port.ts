@@ -95,12 +95,29 @@ const createClients = (rcl: Rclnodejs, node: Node): RosServiceClients => ({
 });
 
 /**
- * The Converse action client on `actionName`, with rclnodejs's default action QoS (services default
- * for goal, result and cancel; feedback keep-last 10; status transient local), as rclcpp and rclpy use,
- * so any server matches.
+ * The Converse feedback topic (the parts of an answer): reliable, keep-last 100, volatile, on both ends.
+ * rclnodejs's default (system-default history and reliability, depth 10) lost parts of a 40-part burst
+ * on the real graph: a part is a sentence the visitor never hears. Reliable matches the rclcpp and
+ * rclpy default (reliable, depth 10) of a server's publisher; the depth outlasts a burst of parts taken
+ * one per executor wake (the simulation's and the demo chat's at most 50), and holds only parts not yet taken.
+ */
+export const converseFeedbackQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    100,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+  );
+
+/**
+ * The Converse action client on `actionName`: rclnodejs's default QoS for the goal, result and cancel
+ * services (services default) and the status topic (transient local), as rclcpp and rclpy use, so any
+ * server matches; the feedback as above.
  */
 const createConverseClient = (rcl: Rclnodejs, node: Node, actionName: string): ConverseActionClientLike =>
-  new rcl.ActionClient<'tour_guide_interfaces/action/Converse'>(node, ROS_ACTIONS.converse.type, actionName);
+  new rcl.ActionClient<'tour_guide_interfaces/action/Converse'>(node, ROS_ACTIONS.converse.type, actionName, {
+    qos: { feedbackSubQosProfile: converseFeedbackQos(rcl) },
+  });
 
 export interface RclnodejsPortOptions {
   readonly rcl: Rclnodejs;
