@@ -7,8 +7,8 @@ import { RosTimeoutError } from '../ros/ros-port.js';
  * test/unit/protocol.test.ts checks that the tables and examples below agree with the schemas.
  *
  * Frames:
- * - client → server, binary: raw audio for one `/chat` call.
- * - client → server, text: a JSON command (`ClientCommand`).
+ * - client → server, binary: raw audio of one utterance: one turn (one `/chat` call or one Converse goal).
+ * - client → server, text: a JSON command (`ClientCommand`): clear_history (queued) or cancel (at once).
  * - server → client, text: a JSON message (`ServerMessage`).
  * - server → client, binary: 4-byte big-endian unsigned message id, then audio bytes (possibly none). It always
  *   directly follows the `audio` text message carrying the same `messageId`.
@@ -37,11 +37,10 @@ export const MAX_TURN = Number.MAX_SAFE_INTEGER;
 
 /** How a turn ended, in its `turn_end` frame. */
 export const TURN_OUTCOMES = {
-  answered: 'The call or goal succeeded and every pair of the turn was sent.',
-  failed:
-    'The call or goal failed: an error frame (chat_failed, chat_timeout, chat_unavailable) came just before.',
-  refused: 'The audio frame was never queued: a busy or microphone_disabled error frame came just before.',
-  cancelled: "The kiosk's cancel command stopped the turn (running) or dropped it (queued).",
+  answered: 'The call (or the Converse goal) succeeded and every pair of the turn was sent.',
+  failed: 'An error frame (`chat_failed`, `chat_timeout`, `chat_unavailable`) came just before.',
+  refused: 'The frame was never queued: a `busy` or `microphone_disabled` error came just before.',
+  cancelled: "The kiosk's `cancel` command stopped the turn (it ran) or dropped it (it waited).",
 } as const satisfies Record<string, string>;
 export type TurnOutcome = keyof typeof TURN_OUTCOMES;
 export const TURN_OUTCOME_NAMES = Object.keys(TURN_OUTCOMES) as [TurnOutcome, ...TurnOutcome[]];
@@ -68,12 +67,18 @@ export const ERROR_CODES = {
     description:
       'The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.',
   },
-  chat_failed: { description: 'The /chat call failed; no answer will come for that audio frame.' },
+  chat_failed: {
+    description:
+      "The /chat call or the Converse goal failed, or the goal's result was not OK (its message is the result's); no more answer comes for that turn.",
+  },
   chat_timeout: {
     description:
-      'The /chat call did not answer within the chat time-out; a late answer is dropped, never sent.',
+      'The /chat call or the whole Converse goal did not finish within the chat time-out; anything late is dropped, never sent.',
   },
-  chat_unavailable: { description: 'No /chat service is available on the ROS graph.' },
+  chat_unavailable: {
+    description:
+      'No /chat service (with --chat_interface action: no /converse action server) is on the ROS graph.',
+  },
   clear_history_failed: {
     description: 'The /clear_history call failed; the history may not have been cleared.',
   },
@@ -149,7 +154,7 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   maxWaitingCalls:
     'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
   chatTimeoutMs:
-    'Time a /chat call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
+    'Time a turn (a /chat call, or a Converse goal with all its parts) may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
   clearHistoryTimeoutMs:
     'Time a /clear_history call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `clear_history_timeout`.',
   maxSessions: 'Sessions held at once; one more is closed with 1013.',
