@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { echoParts } from '../../src/robot/nodes/converse-server.js';
+import { echoChatParts } from '../../src/robot/echo-chat.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';
 import { ACTION_SILENT_TIMEOUT_MS, CONVERSE, type RosGraph } from './graph.js';
 
@@ -62,7 +62,7 @@ const untilSeen = (
 
 /** The pairs expected for one utterance: the demo chat's parts, each with the turn it answers. */
 const expectedPairs = (audio: Uint8Array, turn: number) =>
-  echoParts(audio, CONVERSE.parts).map((part) => ({
+  echoChatParts({ audio }, CONVERSE.parts).map((part) => ({
     meta: { type: 'audio', emotion: part.emotion, text: part.text, turn },
     audio: [...part.audio],
   }));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { echoParts } from '../../src/robot/nodes/converse-server.js';
+import { echoChatParts } from '../../src/robot/echo-chat.js';
 import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError, type RosPort } from '../../src/ros/ros-port.js';
 import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
@@ -126,7 +126,7 @@ export const converseSuite = (graph: () => RosGraph): void => {
       const audio = patternBytes(3_001, 5);
       const turn = converse(opened(port), audio);
       await boundedly(turn.settled, SERVER_MS, 'the result');
-      const expected = echoParts(audio, CONVERSE.parts);
+      const expected = echoChatParts({ audio }, CONVERSE.parts);
       assert.deepEqual(
         turn.events.map((event) => event.kind),
         [...expected.map(() => 'part'), 'finished'],
@@ -158,7 +158,7 @@ export const converseSuite = (graph: () => RosGraph): void => {
       await boundedly(turn.settled, SERVER_MS, 'the result');
       assert.deepEqual(
         turn.events.map((event) => (event.kind === 'part' ? event.part : event.kind)),
-        [...echoParts(audio, BURST_CONVERSE.parts), 'finished'],
+        [...echoChatParts({ audio }, BURST_CONVERSE.parts), 'finished'],
       );
     });
 
@@ -172,7 +172,7 @@ export const converseSuite = (graph: () => RosGraph): void => {
       ] as const) {
         assert.deepEqual(
           turn.events.map((event) => (event.kind === 'part' ? event.part : event.kind)),
-          [...echoParts(audio, CONVERSE.parts), 'finished'],
+          [...echoChatParts({ audio }, CONVERSE.parts), 'finished'],
         );
       }
     });

@@ -6,7 +6,6 @@ import { describe, it } from 'node:test';
 import { pino, type Logger } from 'pino';
 import {
   createConverseServer,
-  echoParts,
   serveConverseAction,
   type ConverseGoalLike,
   type ConverseServerOptions,
@@ -355,27 +354,6 @@ const converseServer = (options: Partial<ConverseServerOptions> = {}, isClosed =
   createConverseServer({ parts: 1, partMs: 0, mode: 'answer', ...options }, silent, isClosed);
 
 describe('the reference demo chat node: the Converse action', () => {
-  it('splits the echo into N parts: sentences, and audio slices that concatenate to the utterance', () => {
-    const audio = Uint8Array.from({ length: 10 }, (_, index) => index * 3);
-    for (const count of [1, 3, 7, 10, 13]) {
-      const parts = echoParts(audio, count);
-      assert.equal(parts.length, count);
-      assert.deepEqual(Buffer.concat(parts.map((each) => each.audio)), Buffer.from(audio));
-      assert.equal(parts[0]?.text, 'I heard 10 bytes of audio.');
-      parts.slice(1).forEach((each, index) => {
-        assert.equal(each.text, `This is part ${index + 2} of ${count}.`);
-      });
-    }
-    assert.deepEqual(
-      echoParts(audio, 3).map((each) => [...each.audio]),
-      [
-        [0, 3, 6],
-        [9, 12, 15],
-        [18, 21, 24, 27],
-      ],
-    );
-  });
-
   it('publishes part k after k × partMs, in order, then succeeds with OUTCOME_OK', async () => {
     const server = converseServer({ parts: 3, partMs: 40 });
     const goal = new FakeServerGoal({ audio: new Uint8Array([1, 2, 3, 4, 5, 6]) });

@@ -1,7 +1,7 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import { echoChat } from '../echo-chat.js';
-import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../../ros/ros-messages.js';
+import { echoChatParts, MAX_ECHO_PARTS } from '../echo-chat.js';
+import { ConverseOutcome, type ConverseResultMsg } from '../../ros/ros-messages.js';
 import { ROS_ACTIONS } from '../../ros/ros-port.js';
 import type { Rclnodejs } from '../../ros/rclnodejs/rclnodejs-loader.js';
 import { converseFeedbackQos } from '../../ros/rclnodejs/rclnodejs-port.js';
@@ -24,23 +24,8 @@ export interface ConverseServerOptions {
   readonly mode: ConverseMode;
 }
 
-export const CONVERSE_LIMITS = { maxParts: 50, maxPartMs: 60_000 } as const;
+export const CONVERSE_LIMITS = { maxParts: MAX_ECHO_PARTS, maxPartMs: 60_000 } as const;
 export const DEFAULT_CONVERSE: ConverseServerOptions = { parts: 1, partMs: 0, mode: 'answer' };
-
-/**
- * The echo answer in `parts` parts: the text in `parts` sentences (the first is echoChat's, the others
- * say which part they are), the audio cut in `parts` consecutive slices whose concatenation is exactly
- * the utterance (a slice is empty when the audio has fewer bytes than parts).
- */
-export const echoParts = (audio: Uint8Array, parts: number): ConverseFeedbackMsg[] => {
-  const whole = echoChat({ audio });
-  const length = audio.byteLength;
-  return Array.from({ length: parts }, (_, index) => ({
-    emotion: whole.emotion,
-    text: index === 0 ? whole.text : `This is part ${index + 1} of ${parts}.`,
-    audio: audio.subarray(Math.floor((index * length) / parts), Math.floor(((index + 1) * length) / parts)),
-  }));
-};
 
 /** The part of rclnodejs's ServerGoalHandle a goal needs; tests pass a fake. */
 export interface ConverseGoalLike {
@@ -118,7 +103,8 @@ export const createConverseServer = (
       running.set(goal, state);
       try {
         const audio = bytesFromWire(goal.request.audio);
-        const parts = echoParts(audio, options.parts);
+        // The simulation's split (src/robot/echo-chat.ts): a kiosk hears the same answer from either.
+        const parts = echoChatParts({ audio }, options.parts);
         logger.info(
           { audioBytes: audio.byteLength, parts: parts.length, mode: options.mode },
           'converse goal accepted',
