@@ -143,7 +143,11 @@ const main = async (): Promise<void> => {
   if (options.backend !== 'ros') return;
 
   try {
-    await connectRosBackend(backend.port, log, { rosArgs: ros, callsInFlight: options.ros_calls_in_flight });
+    await connectRosBackend(backend.port, log, {
+      rosArgs: ros,
+      callsInFlight: options.ros_calls_in_flight,
+      chatInterface: options.chat_interface,
+    });
   } catch (error) {
     // Closed by a signal while starting: the shutdown handler exits.
     if (backend.port.closing.aborted) return;

@@ -5,7 +5,8 @@
  * (node_modules/rclnodejs/rostsd_gen/index.cjs). Installs here run with ignore-scripts and usually
  * without ROS, so the file is missing and rclnodejs's own declarations fail to compile. This file
  * declares what rostsd_gen would, in the same shape, restricted to:
- *   - the interfaces tour-bridge uses (tour_guide_interfaces, std_srvs/srv/Empty, std_srvs/srv/SetBool);
+ *   - the interfaces tour-bridge uses (tour_guide_interfaces with its Converse action, std_srvs/srv/Empty,
+ *     std_srvs/srv/SetBool);
  *   - the interfaces rclnodejs's own .d.ts files name (builtin_interfaces, unique_identifier_msgs,
  *     action_msgs, rcl_interfaces, lifecycle_msgs, std_msgs/msg/String).
  * The `descriptor` namespaces and the service `_Event` messages that rostsd_gen also writes are left
@@ -17,7 +18,7 @@
  * The helper types at the end are copied from rostsd_gen's output, `any` included, so that the adapter
  * is typed identically against this file and against the generated one.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type, @typescript-eslint/no-redundant-type-constituents -- generated shapes, kept as rostsd_gen writes them */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type -- generated shapes, kept as rostsd_gen writes them */
 // Declarations below extend rclnodejs's own (e.g. ROSService); load them even when no source imports rclnodejs.
 /// <reference types="rclnodejs" />
 
@@ -272,6 +273,80 @@ declare module 'rclnodejs' {
   }
 
   namespace tour_guide_interfaces {
+    namespace action {
+      export interface ConverseConstructor {
+        readonly Goal: Converse_GoalConstructor;
+        readonly Result: Converse_ResultConstructor;
+        readonly Feedback: Converse_FeedbackConstructor;
+      }
+      export interface Converse_Feedback {
+        emotion: string;
+        text: string;
+        audio: number[] | Uint8Array;
+      }
+      export interface Converse_FeedbackConstructor {
+        new (other?: Converse_Feedback): Converse_Feedback;
+      }
+      export interface Converse_FeedbackMessage {
+        goal_id: unique_identifier_msgs.msg.UUID;
+        feedback: tour_guide_interfaces.action.Converse_Feedback;
+      }
+      export interface Converse_FeedbackMessageConstructor {
+        new (other?: Converse_FeedbackMessage): Converse_FeedbackMessage;
+      }
+      export interface Converse_GetResultConstructor extends ROSService {
+        readonly Request: Converse_GetResult_RequestConstructor;
+        readonly Response: Converse_GetResult_ResponseConstructor;
+      }
+      export interface Converse_GetResult_Request {
+        goal_id: unique_identifier_msgs.msg.UUID;
+      }
+      export interface Converse_GetResult_RequestConstructor {
+        new (other?: Converse_GetResult_Request): Converse_GetResult_Request;
+      }
+      export interface Converse_GetResult_Response {
+        status: number;
+        result: tour_guide_interfaces.action.Converse_Result;
+      }
+      export interface Converse_GetResult_ResponseConstructor {
+        new (other?: Converse_GetResult_Response): Converse_GetResult_Response;
+      }
+      export interface Converse_Goal {
+        audio: number[] | Uint8Array;
+      }
+      export interface Converse_GoalConstructor {
+        new (other?: Converse_Goal): Converse_Goal;
+      }
+      export interface Converse_Result {
+        success: boolean;
+        outcome: number;
+        message: string;
+      }
+      export interface Converse_ResultConstructor {
+        readonly OUTCOME_OK: number;
+        readonly OUTCOME_INVALID: number;
+        readonly OUTCOME_ERROR: number;
+        new (other?: Converse_Result): Converse_Result;
+      }
+      export interface Converse_SendGoalConstructor extends ROSService {
+        readonly Request: Converse_SendGoal_RequestConstructor;
+        readonly Response: Converse_SendGoal_ResponseConstructor;
+      }
+      export interface Converse_SendGoal_Request {
+        goal_id: unique_identifier_msgs.msg.UUID;
+        goal: tour_guide_interfaces.action.Converse_Goal;
+      }
+      export interface Converse_SendGoal_RequestConstructor {
+        new (other?: Converse_SendGoal_Request): Converse_SendGoal_Request;
+      }
+      export interface Converse_SendGoal_Response {
+        accepted: boolean;
+        stamp: builtin_interfaces.msg.Time;
+      }
+      export interface Converse_SendGoal_ResponseConstructor {
+        new (other?: Converse_SendGoal_Response): Converse_SendGoal_Response;
+      }
+    }
     namespace msg {
       export interface PlayAudio {
         emotion: string;
@@ -458,6 +533,14 @@ declare module 'rclnodejs' {
     'std_srvs/srv/Empty_Response': std_srvs.srv.Empty_Response;
     'std_srvs/srv/SetBool_Request': std_srvs.srv.SetBool_Request;
     'std_srvs/srv/SetBool_Response': std_srvs.srv.SetBool_Response;
+    'tour_guide_interfaces/action/Converse_Feedback': tour_guide_interfaces.action.Converse_Feedback;
+    'tour_guide_interfaces/action/Converse_FeedbackMessage': tour_guide_interfaces.action.Converse_FeedbackMessage;
+    'tour_guide_interfaces/action/Converse_GetResult_Request': tour_guide_interfaces.action.Converse_GetResult_Request;
+    'tour_guide_interfaces/action/Converse_GetResult_Response': tour_guide_interfaces.action.Converse_GetResult_Response;
+    'tour_guide_interfaces/action/Converse_Goal': tour_guide_interfaces.action.Converse_Goal;
+    'tour_guide_interfaces/action/Converse_Result': tour_guide_interfaces.action.Converse_Result;
+    'tour_guide_interfaces/action/Converse_SendGoal_Request': tour_guide_interfaces.action.Converse_SendGoal_Request;
+    'tour_guide_interfaces/action/Converse_SendGoal_Response': tour_guide_interfaces.action.Converse_SendGoal_Response;
     'tour_guide_interfaces/msg/PlayAudio': tour_guide_interfaces.msg.PlayAudio;
     'tour_guide_interfaces/msg/Tour': tour_guide_interfaces.msg.Tour;
     'tour_guide_interfaces/msg/TourStep': tour_guide_interfaces.msg.TourStep;
@@ -505,6 +588,14 @@ declare module 'rclnodejs' {
     'std_srvs/srv/Empty_Response': std_srvs.srv.Empty_ResponseConstructor;
     'std_srvs/srv/SetBool_Request': std_srvs.srv.SetBool_RequestConstructor;
     'std_srvs/srv/SetBool_Response': std_srvs.srv.SetBool_ResponseConstructor;
+    'tour_guide_interfaces/action/Converse_Feedback': tour_guide_interfaces.action.Converse_FeedbackConstructor;
+    'tour_guide_interfaces/action/Converse_FeedbackMessage': tour_guide_interfaces.action.Converse_FeedbackMessageConstructor;
+    'tour_guide_interfaces/action/Converse_GetResult_Request': tour_guide_interfaces.action.Converse_GetResult_RequestConstructor;
+    'tour_guide_interfaces/action/Converse_GetResult_Response': tour_guide_interfaces.action.Converse_GetResult_ResponseConstructor;
+    'tour_guide_interfaces/action/Converse_Goal': tour_guide_interfaces.action.Converse_GoalConstructor;
+    'tour_guide_interfaces/action/Converse_Result': tour_guide_interfaces.action.Converse_ResultConstructor;
+    'tour_guide_interfaces/action/Converse_SendGoal_Request': tour_guide_interfaces.action.Converse_SendGoal_RequestConstructor;
+    'tour_guide_interfaces/action/Converse_SendGoal_Response': tour_guide_interfaces.action.Converse_SendGoal_ResponseConstructor;
     'tour_guide_interfaces/msg/PlayAudio': tour_guide_interfaces.msg.PlayAudioConstructor;
     'tour_guide_interfaces/msg/Tour': tour_guide_interfaces.msg.TourConstructor;
     'tour_guide_interfaces/msg/TourStep': tour_guide_interfaces.msg.TourStepConstructor;
@@ -545,7 +636,9 @@ declare module 'rclnodejs' {
       : object;
 
   // No actions are used; the empty map keeps rclnodejs's action declarations compiling.
-  type ActionsMap = {};
+  type ActionsMap = {
+    'tour_guide_interfaces/action/Converse': tour_guide_interfaces.action.ConverseConstructor;
+  };
   type ActionTypeClassName = keyof ActionsMap;
   type Action = ActionsMap[ActionTypeClassName];
   type ActionType<T> = T extends ActionTypeClassName

@@ -42,6 +42,8 @@ export interface RosBackendSettings {
   readonly rosArgs?: readonly string[];
   /** `--ros_calls_in_flight`. */
   readonly callsInFlight: number;
+  /** `--chat_interface`: with `action` the Converse action client is required and /ready names its server. */
+  readonly chatInterface?: 'service' | 'action';
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -53,7 +55,7 @@ export interface RosBackendSettings {
 export const connectRosBackend = async (
   port: DeferredRosPort,
   log: Logger,
-  { rosArgs = [], callsInFlight, env = process.env }: RosBackendSettings,
+  { rosArgs = [], callsInFlight, chatInterface = 'service', env = process.env }: RosBackendSettings,
 ): Promise<void> => {
   const { createRclnodejsBackend } = await import('../ros/rclnodejs/rclnodejs-backend.js');
   const backend = await createRclnodejsBackend({
@@ -61,6 +63,7 @@ export const connectRosBackend = async (
     rosArgs,
     env,
     callsInFlight,
+    chatInterface,
     signal: port.closing,
     onProgress: (detail) => {
       port.setPending(detail);

@@ -1,6 +1,6 @@
 /**
- * TypeScript mirrors of the interfaces in ros/tour_guide_interfaces (msg/ and srv/).
- * test/unit/ros-interfaces-drift.test.ts parses the .msg/.srv files and fails when these drift apart.
+ * TypeScript mirrors of the interfaces in ros/tour_guide_interfaces (msg/, srv/ and action/).
+ * test/unit/ros-interfaces-drift.test.ts parses the .msg/.srv/.action files and fails when these drift apart.
  *
  * Field names follow the ROS files (snake_case) so a message object can be handed to rclnodejs as is.
  */
@@ -230,9 +230,18 @@ export const TOUR_DELETE_REQUEST_FIELDS = {
 } as const satisfies FieldTable<TourDeleteRequestMsg>;
 export const TOUR_DELETE_RESPONSE_FIELDS = TOUR_OUTCOME_FIELDS satisfies FieldTable<TourDeleteResponseMsg>;
 
+export const CONVERSE_GOAL_FIELDS = { audio: 'uint8[]' } as const satisfies FieldTable<ConverseGoalMsg>;
+export const CONVERSE_RESULT_FIELDS = TOUR_OUTCOME_FIELDS satisfies FieldTable<ConverseResultMsg>;
+export const CONVERSE_FEEDBACK_FIELDS = {
+  emotion: 'string',
+  text: 'string',
+  audio: 'uint8[]',
+} as const satisfies FieldTable<ConverseFeedbackMsg>;
+
 /**
  * Every interface file of ros/tour_guide_interfaces, keyed by its path without extension.
  * `outcomeConstants`: the response declares the OUTCOME_* constants, which must equal TourOutcome.
+ * An action's `resultOutcomeConstants`: its result declares OUTCOME_* constants equal to ConverseOutcome.
  */
 export const TOUR_GUIDE_INTERFACES = {
   'msg/TourStep': { fields: TOUR_STEP_FIELDS },
@@ -263,5 +272,11 @@ export const TOUR_GUIDE_INTERFACES = {
     request: TOUR_DELETE_REQUEST_FIELDS,
     response: TOUR_DELETE_RESPONSE_FIELDS,
     outcomeConstants: true,
+  },
+  'action/Converse': {
+    goal: CONVERSE_GOAL_FIELDS,
+    result: CONVERSE_RESULT_FIELDS,
+    feedback: CONVERSE_FEEDBACK_FIELDS,
+    resultOutcomeConstants: ConverseOutcome,
   },
 } as const;

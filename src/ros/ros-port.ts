@@ -223,7 +223,7 @@ export class RosCallFailedError extends Error {
   ) {
     const serviceName = options?.serviceName ?? defaultServiceName(service);
     super(
-      `ROS service ${serviceName} failed: ${detail}`,
+      `ROS ${service === 'converse' ? 'action' : 'service'} ${serviceName} failed: ${detail}`,
       options !== undefined && 'cause' in options ? { cause: options.cause } : undefined,
     );
     this.serviceName = serviceName;

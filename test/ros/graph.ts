@@ -11,11 +11,18 @@ import { startChild, type Child } from './processes.js';
  * The ROS 2 graph of a contract run, every part a real ROS node in its own process except the probe
  * (in the test process):
  *   - tour-store: the reference tour store node on a file of the run's own;
- *   - demo-chat: the reference demo chat node (echo /chat, /clear_history, a greeting on /play_audio);
+ *   - demo-chat: the reference demo chat node (echo /chat, /clear_history, a greeting on /play_audio,
+ *     and the Converse action /converse: the echo in CONVERSE.parts parts, CONVERSE.partMs apart);
+ *   - demo-chat-silent: a second demo chat node whose Converse action, under the prefix, accepts goals
+ *     and never answers (`--converse_mode silent`); its other names are remapped out of the way;
+ *   - demo-chat-burst: a third, whose Converse action, under the prefix, publishes its parts with no
+ *     wait between them and then the result (`--converse_part_ms 0`);
  *   - bridge: tour-bridge with `--backend ros`, default time-outs: what the contract suites run against;
  *   - silent-bridge: a second tour-bridge whose /tour_get, /chat, /play_audio and
  *     /microphone/set_enabled are remapped under a prefix of the run's own (`--ros-args -r`), with
  *     short time-outs, so its /tour_get and /chat reach the probe's services that never answer;
+ *   - action-bridge, action-silent-bridge: tour-bridge with `--chat_interface action`, on the demo
+ *     chat's /converse and (remapped, short chat time-out) on the silent node's;
  *   - probe: publisher, microphone client and the silent services (test/ros/probe-node.ts).
  */
 
@@ -27,6 +34,15 @@ export const GRAPH_LIMITS = {
   listeningMs: 180_000,
   graphReadyMs: 60_000,
 } as const;
+
+/** The demo chat's Converse answer: parts, and the wait before each (part k after k × partMs). */
+export const CONVERSE = { parts: 3, partMs: 300 } as const;
+
+/** The burst demo chat's Converse answer: every part at once, then the result, under the prefix. */
+export const BURST_CONVERSE = { parts: 40, path: '/burst/converse' } as const;
+
+/** The action-silent bridge's `--chat_timeout_ms`. */
+export const ACTION_SILENT_TIMEOUT_MS = 1_500;
 
 /** The silent bridge's time-outs: short, so a test waits for them, not for the defaults. */
 export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
@@ -40,6 +56,10 @@ export interface Bridge {
 export interface RosGraph {
   readonly bridge: Bridge;
   readonly silentBridge: Bridge;
+  /** A bridge with `--chat_interface action`, on the demo chat's /converse. */
+  readonly actionBridge: Bridge;
+  /** A bridge with `--chat_interface action` and a short chat time-out, on the silent `<prefix>/converse`. */
+  readonly actionSilentBridge: Bridge;
   /** The prefix the silent bridge's remapped names are under, e.g. /tour_bridge_contract_123. */
   readonly silentPrefix: string;
   /** The silent bridge's /ready detail before the probe served its remapped /tour_get and /chat. */
@@ -48,6 +68,10 @@ export interface RosGraph {
   /** Connected before the demo chat started, so they are there for its greeting. */
   readonly earlyKiosks: readonly [KioskClient, KioskClient];
   readonly demoChat: Child;
+  /** The demo chat node serving `<silentPrefix>/converse` that never answers. */
+  readonly demoChatSilent: Child;
+  /** The demo chat node serving `<silentPrefix>${BURST_CONVERSE.path}`: many parts, no wait between them. */
+  readonly demoChatBurst: Child;
   /** The running tour store (replaced by restartStore). */
   store(): Child;
   /** Starts a new tour store process on the same file. */
@@ -200,8 +224,47 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       'demo-chat',
       '--log_level',
       'info',
+      '--converse_parts',
+      String(CONVERSE.parts),
+      '--converse_part_ms',
+      String(CONVERSE.partMs),
     ]);
     const remap = (name: string) => ['-r', `${name}:=${silentPrefix}${name}`];
+    /**
+     * A second demo chat node for the action only: `/converse` under the prefix (at `actionPath`), its
+     * /chat, /clear_history and /play_audio where nothing else is, so only its action is met.
+     */
+    const startActionOnlyDemoChat = (name: string, actionPath: string, options: readonly string[]) => {
+      // ROS names take no '-'.
+      const rosName = name.replaceAll('-', '_');
+      const away = (topic: string) => ['-r', `${topic}:=${silentPrefix}/${rosName}${topic}`];
+      return start(name, [
+        ...TSX,
+        'src/robot/nodes/main.ts',
+        'demo-chat',
+        '--log_level',
+        'info',
+        ...options,
+        '--ros-args',
+        '-r',
+        `__node:=${rosName}`,
+        '-r',
+        `/converse:=${silentPrefix}${actionPath}`,
+        ...away('/chat'),
+        ...away('/clear_history'),
+        ...away('/play_audio'),
+      ]);
+    };
+    const demoChatSilent = startActionOnlyDemoChat('demo-chat-silent', '/converse', [
+      '--converse_mode',
+      'silent',
+    ]);
+    const demoChatBurst = startActionOnlyDemoChat('demo-chat-burst', BURST_CONVERSE.path, [
+      '--converse_parts',
+      String(BURST_CONVERSE.parts),
+      '--converse_part_ms',
+      '0',
+    ]);
     const silentBridge = await startBridge('silent-bridge', [
       '--ros_timeout_ms',
       String(SILENT_TIMEOUTS.rosMs),
@@ -221,8 +284,30 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       silentReadyBeforeProbe = ready.detail;
       return ready.status === 200;
     });
+    // Two bridges with --chat_interface action: one on the demo chat's /converse, one on the silent
+    // node's; their own service (/microphone/set_enabled) out of the way of the main bridge's.
+    const startActionBridge = (name: string, extra: readonly string[], remaps: readonly string[]) => {
+      const rosName = name.replaceAll('-', '_');
+      return startBridge(name, [
+        '--chat_interface',
+        'action',
+        ...extra,
+        '--ros-args',
+        '-r',
+        `__node:=tour_bridge_${rosName}`,
+        '-r',
+        `/microphone/set_enabled:=${silentPrefix}/${rosName}/microphone/set_enabled`,
+        ...remaps,
+      ]);
+    };
+    const actionBridge = await startActionBridge('action-bridge', [], []);
+    const actionSilentBridge = await startActionBridge(
+      'action-silent-bridge',
+      ['--chat_timeout_ms', String(ACTION_SILENT_TIMEOUT_MS)],
+      remap('/converse'),
+    );
     probe = await startProbeNode(silentPrefix);
-    for (const each of [bridge, silentBridge]) {
+    for (const each of [bridge, silentBridge, actionBridge, actionSilentBridge]) {
       await pollUntil(
         `${each.child.name} seeing a server for every service it calls`,
         GRAPH_LIMITS.graphReadyMs,
@@ -238,11 +323,15 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
     return {
       bridge,
       silentBridge,
+      actionBridge,
+      actionSilentBridge,
       silentPrefix,
       silentReadyBeforeProbe,
       probe: ready,
       earlyKiosks: [first, second],
       demoChat,
+      demoChatSilent,
+      demoChatBurst,
       store: () => store,
       restartStore: () => (store = startStore()),
       storeFile,

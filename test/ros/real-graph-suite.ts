@@ -416,15 +416,18 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       const kiosk = await openKiosk(silentBridge.wsUrl);
       kiosk.socket.send(Buffer.alloc(10, 1));
       kiosk.socket.send(Buffer.alloc(5, 2));
-      await kiosk.frameCount(3, 2 * SILENT_TIMEOUTS.chatMs + FRAME_TIMEOUT_MS);
+      // Each turn: its error frame, then its turn_end (issue #12).
+      await kiosk.frameCount(5, 2 * SILENT_TIMEOUTS.chatMs + FRAME_TIMEOUT_MS);
       assert.deepEqual(
         kiosk
           .texts()
           .slice(1)
-          .map((message) => [message['type'], message['code']]),
+          .map((message) => [message['type'], message['code'] ?? message['outcome'], message['turn']]),
         [
-          ['error', 'chat_timeout'],
-          ['error', 'chat_timeout'],
+          ['error', 'chat_timeout', 1],
+          ['turn_end', 'failed', 1],
+          ['error', 'chat_timeout', 2],
+          ['turn_end', 'failed', 2],
         ],
       );
       assert.equal(probe.silentRequests.chat, taken + 2);
@@ -434,8 +437,8 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
         'names the remapped /chat',
       );
       kiosk.sendJson({ service: 'clear_history' });
-      await kiosk.frameCount(4, FRAME_TIMEOUT_MS);
-      assert.deepEqual(kiosk.texts()[3], { type: 'ack', service: 'clear_history' });
+      await kiosk.frameCount(6, FRAME_TIMEOUT_MS);
+      assert.deepEqual(kiosk.texts()[5], { type: 'ack', service: 'clear_history' });
       assert.equal(kiosk.frames.filter((frame) => frame.kind === 'binary').length, 0);
       assert.equal(kiosk.closeEvent, undefined);
       kiosk.close();
@@ -561,7 +564,9 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
         const before = kiosk.frames.length;
         const started = performance.now();
         kiosk.socket.send(audio);
-        await kiosk.frameCount(before + 2, FRAME_TIMEOUT_MS);
+        // The pair and its turn_end (issue #12): waiting for the pair alone would let a late turn_end
+        // count towards the next call's frames.
+        await kiosk.frameCount(before + 3, FRAME_TIMEOUT_MS);
         const elapsedMs = performance.now() - started;
         if (index >= 10) chat.push(elapsedMs);
       }
@@ -667,7 +672,16 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       const names = Object.keys(codes).map((name) => name.replace(/^tour-store-\d+$/, 'tour-store'));
       assert.deepEqual(
         names.sort(),
-        ['bridge', 'demo-chat', 'silent-bridge', 'tour-store'],
+        [
+          'action-bridge',
+          'action-silent-bridge',
+          'bridge',
+          'demo-chat',
+          'demo-chat-burst',
+          'demo-chat-silent',
+          'silent-bridge',
+          'tour-store',
+        ],
         JSON.stringify(codes),
       );
       for (const [name, code] of Object.entries(codes)) assert.equal(code, 0, `${name} exited with ${code}`);

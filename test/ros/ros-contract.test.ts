@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import { tourApiContract } from '../contract/tour-api-contract.js';
 import { wsConversationContract } from '../contract/ws-contract.js';
+import { converseBridgeSuite } from './converse-bridge-suite.js';
+import { converseSuite } from './converse-suite.js';
 import { startRosGraph, type RosGraph } from './graph.js';
 import { realGraphSuite } from './real-graph-suite.js';
 import { rosRunEnvironment } from './ros-env.js';
@@ -34,5 +36,7 @@ if (process.env['TOUR_BRIDGE_ROS_CONTRACT'] !== '1') {
 
   tourApiContract(() => ({ baseUrl: current().bridge.baseUrl }));
   wsConversationContract(() => ({ wsUrl: current().bridge.wsUrl }));
+  converseSuite(current);
+  converseBridgeSuite(current);
   realGraphSuite(current);
 }

@@ -222,6 +222,18 @@ export const parseSrv = (text: string, ctx: ParseContext): { request: RosSection
   return { request, response };
 };
 
+/** An action: goal, result and feedback, in this order, separated by exactly two `---` lines. */
+export const parseAction = (
+  text: string,
+  ctx: ParseContext,
+): { goal: RosSection; result: RosSection; feedback: RosSection } => {
+  const [goal, result, feedback, ...extra] = parseRosInterface(text, ctx);
+  if (goal === undefined || result === undefined || feedback === undefined || extra.length > 0) {
+    throw new RosIdlError(ctx.file, 1, 'an .action file has exactly two "---" separators');
+  }
+  return { goal, result, feedback };
+};
+
 /** The interface files listed in rosidl_generate_interfaces(...) of a CMakeLists.txt, as written. */
 export const rosidlInterfaceFiles = (cmakeText: string): string[] => {
   const call = /rosidl_generate_interfaces\s*\(([^)]*)\)/.exec(cmakeText.replace(/#[^\n]*/g, ''));

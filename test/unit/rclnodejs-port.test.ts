@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 import { lastValueFrom, toArray } from 'rxjs';
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
+import type {
+  ConverseFeedbackMsg,
+  ConverseResultMsg,
+  PlayAudioMsg,
+  SetBoolResponseMsg,
+} from '../../src/ros/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
@@ -58,8 +65,82 @@ class FakeClient {
   }
 }
 
+/** rclnodejs's ClientGoalHandle: accepted or not; its result resolves when the test finishes the goal. */
+class FakeGoalHandle {
+  /** GoalStatus: 2 executing, 4 succeeded, 5 canceled, 6 aborted. */
+  status = 2;
+  cancels = 0;
+  private resolveResult: ((result: unknown) => void) | undefined;
+  constructor(readonly accepted: boolean) {}
+  isAccepted(): boolean {
+    return this.accepted;
+  }
+  isSucceeded(): boolean {
+    return this.status === 4;
+  }
+  isCanceled(): boolean {
+    return this.status === 5;
+  }
+  isAborted(): boolean {
+    return this.status === 6;
+  }
+  getResult(): Promise<unknown> {
+    return new Promise((resolve) => {
+      this.resolveResult = resolve;
+    });
+  }
+  cancelGoal(): Promise<unknown> {
+    this.cancels += 1;
+    return Promise.resolve({ return_code: 0 });
+  }
+  /** The server ends the goal: rclnodejs sets the status from the result response, then resolves. */
+  finish(status: number, result: unknown): void {
+    assert.ok(this.resolveResult, 'nobody asked for the result');
+    this.status = status;
+    this.resolveResult(result);
+  }
+}
+
+interface SentGoal {
+  readonly goal: { audio: Uint8Array };
+  readonly feedback: (feedback: unknown) => void;
+  /** The server's answer to the goal request. */
+  respond(accepted: boolean): FakeGoalHandle;
+}
+
+/** rclnodejs's ActionClient: records goals; the test plays the server. */
+class FakeActionClient {
+  available = false;
+  readonly goals: SentGoal[] = [];
+  constructor(
+    node: FakeNode,
+    readonly type: string,
+    readonly name: string,
+    readonly options?: unknown,
+  ) {
+    node.actionClients.push(this);
+  }
+  isActionServerAvailable(): boolean {
+    return this.available;
+  }
+  sendGoal(goal: { audio: Uint8Array }, feedback: (feedback: unknown) => void): Promise<FakeGoalHandle> {
+    return new Promise((resolve) => {
+      this.goals.push({
+        goal,
+        feedback,
+        respond: (accepted) => {
+          const handle = new FakeGoalHandle(accepted);
+          resolve(handle);
+          return handle;
+        },
+      });
+    });
+  }
+}
+
 class FakeNode {
   readonly clients: FakeClient[] = [];
+  readonly actionClients: FakeActionClient[] = [];
   readonly subscriptions: { type: string; topic: string; options: { qos: FakeQoS }; callback: Callback }[] =
     [];
   readonly services: { type: string; name: string; options: unknown; callback: Callback }[] = [];
@@ -112,6 +193,10 @@ class FakeNode {
     this.publishers.push(publisher);
     return { publish: (message) => publisher.published.push(message) };
   }
+  /** rcl_node_resolve_name: the remapping rules of rcl_init applied (how rcl_action names an action). */
+  resolveTopicName(name: string): string {
+    return this.context.remaps?.[name] ?? name;
+  }
   spin(timeout: number): void {
     this.spinTimeout = timeout;
   }
@@ -131,10 +216,18 @@ class FakeContext {
   }
 }
 
-const setup = (remaps?: Readonly<Record<string, string>>, callsInFlight = 10) => {
+const setup = (
+  remaps?: Readonly<Record<string, string>>,
+  callsInFlight = 10,
+  converse: { chatInterface?: 'service' | 'action'; ActionClient?: unknown } = {},
+) => {
   const context = new FakeContext(remaps);
   // The stand-in covers only what the port uses; the cast is the price of not loading rclnodejs.
-  const rcl = { Node: FakeNode, QoS: FakeQoS } as unknown as Rclnodejs;
+  const rcl = {
+    Node: FakeNode,
+    QoS: FakeQoS,
+    ActionClient: 'ActionClient' in converse ? converse.ActionClient : FakeActionClient,
+  } as unknown as Rclnodejs;
   const logs: Record<string, unknown>[] = [];
   const port = createRclnodejsPort({
     rcl,
@@ -149,6 +242,7 @@ const setup = (remaps?: Readonly<Record<string, string>>, callsInFlight = 10) =>
     ),
     rmw: 'rmw_zenoh_cpp',
     callsInFlight,
+    ...(converse.chatInterface === undefined ? {} : { chatInterface: converse.chatInterface }),
   });
   const node = context.nodes[0];
   assert.ok(node);
@@ -388,6 +482,334 @@ describe('rclnodejs port wiring', () => {
     assert.deepEqual(await microphone, []);
     assert.equal(port.readiness().ready, false);
     await assert.rejects(callOnce(port, 'tour_get', { tour_name: 'x' }), RosServiceUnavailableError);
+  });
+});
+
+/** Everything a Converse handler hears, in order. */
+const recordTurn = () => {
+  const events: (
+    | { kind: 'part'; part: ConverseFeedbackMsg }
+    | { kind: 'finished'; result: ConverseResultMsg }
+    | { kind: 'failed'; error: Error }
+  )[] = [];
+  let settle: () => void = () => undefined;
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  return {
+    events,
+    settled,
+    handler: {
+      part: (part: ConverseFeedbackMsg) => events.push({ kind: 'part', part }),
+      finished: (result: ConverseResultMsg) => {
+        events.push({ kind: 'finished', result });
+        settle();
+      },
+      failed: (error: Error) => {
+        events.push({ kind: 'failed', error });
+        settle();
+      },
+    },
+  };
+};
+
+const part = (index: number) => ({
+  emotion: 'happy',
+  text: `Part ${index}.`,
+  audio: new Uint8Array([index, index + 1]),
+});
+const OK_RESULT = { success: true, outcome: 0, message: 'answered' };
+const STATUS = { succeeded: 4, canceled: 5, aborted: 6 } as const;
+/** Lets promise callbacks (goal acceptance, result) run. */
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const converseSetup = (
+  options: {
+    remaps?: Readonly<Record<string, string>>;
+    callsInFlight?: number;
+    chatInterface?: 'service' | 'action';
+  } = {},
+) => {
+  const made = setup(options.remaps, options.callsInFlight ?? 10, {
+    ...(options.chatInterface === undefined ? {} : { chatInterface: options.chatInterface }),
+  });
+  const client = made.node.actionClients[0];
+  assert.ok(client, 'the port made no action client');
+  return { ...made, client };
+};
+
+describe('rclnodejs port: the Converse action', () => {
+  it('creates one action client for tour_guide_interfaces/action/Converse on /converse', () => {
+    const { client, port } = converseSetup();
+    assert.deepEqual([client.type, client.name], ['tour_guide_interfaces/action/Converse', '/converse']);
+    assert.equal(port.serviceName('converse'), '/converse');
+    // Found on a real graph: with rclnodejs's default feedback QoS a burst of 40 parts lost some.
+    const { qos } = client.options as { qos: Record<string, FakeQoS> };
+    assert.deepEqual(Object.keys(qos), ['feedbackSubQosProfile'], 'the other profiles are the defaults');
+    const feedback = qos['feedbackSubQosProfile'];
+    assert.deepEqual(
+      [feedback?.history, feedback?.depth, feedback?.reliability, feedback?.durability],
+      [1, 100, 1, 2],
+      'keep-last 100, reliable, volatile',
+    );
+  });
+
+  // Found on a real graph (npm run test:ros): Jazzy's rcl_action applies no remapping rule to an action
+  // name, so `-r /converse:=/robot1/converse` left the client on /converse, next to the other bridges.
+  it('creates the action client on the remapped name, resolved by the port', () => {
+    const { client, port, logs } = converseSetup({ remaps: { '/converse': '/robot1/converse' } });
+    assert.equal(client.name, '/robot1/converse');
+    assert.equal(port.serviceName('converse'), '/robot1/converse');
+    assert.equal(logs.find((line) => line['msg'] === 'ROS node spinning')?.['action'], '/robot1/converse');
+  });
+
+  it('names a missing action server in readiness only with --chat_interface action', () => {
+    const service = converseSetup();
+    for (const each of service.node.clients) each.available = true;
+    assert.match(service.port.readiness().detail, /every called service has a server/);
+
+    const action = converseSetup({ chatInterface: 'action', remaps: { '/converse': '/robot1/converse' } });
+    for (const each of action.node.clients) each.available = true;
+    assert.match(action.port.readiness().detail, /no server yet for \/robot1\/converse$/);
+    action.client.available = true;
+    assert.match(action.port.readiness().detail, /every called service has a server/);
+  });
+
+  it('fails at once as unavailable when no action server is matched, sending nothing', () => {
+    const { port, client } = converseSetup({ remaps: { '/converse': '/robot1/converse' } });
+    const turn = recordTurn();
+    port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    assert.equal(turn.events.length, 1, 'failed before converse returned');
+    const [event] = turn.events;
+    assert.equal(event?.kind, 'failed');
+    assert.ok(event.error instanceof RosServiceUnavailableError);
+    assert.equal(event.error.message, 'ROS action /robot1/converse is not available');
+    assert.equal(client.goals.length, 0);
+  });
+
+  it('sends the goal, hands on every part in order, then the result', async () => {
+    const { port, client } = converseSetup();
+    client.available = true;
+    const turn = recordTurn();
+    const audio = new Uint8Array([9, 8, 7]);
+    port.converse({ audio }, turn.handler);
+    const [sent] = client.goals;
+    assert.ok(sent);
+    assert.deepEqual(sent.goal, { audio });
+    const handle = sent.respond(true);
+    await flush();
+    sent.feedback(part(1));
+    // rclnodejs delivers uint8[] as a Buffer or, with plain serialisation, as number[]: both become Uint8Array.
+    sent.feedback({ ...part(2), audio: Buffer.from([2, 3]) });
+    sent.feedback({ ...part(3), audio: [3, 4] });
+    assert.deepEqual(
+      turn.events.map((event) => (event.kind === 'part' ? event.part : event.kind)),
+      [part(1), part(2), part(3)],
+      'each part the moment it arrives',
+    );
+    handle.finish(STATUS.succeeded, OK_RESULT);
+    await turn.settled;
+    assert.deepEqual(turn.events.at(-1), { kind: 'finished', result: OK_RESULT });
+    assert.equal(turn.events.length, 4);
+    assert.equal(handle.cancels, 0);
+  });
+
+  // rclnodejs takes one feedback message per executor wake and the result is a service answer: parts
+  // published right before the result can be taken after it.
+  it('hands on parts that arrive just after the result before finishing, and nothing after finishing', async () => {
+    const { port, client } = converseSetup();
+    client.available = true;
+    const turn = recordTurn();
+    port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    const sent = client.goals[0];
+    assert.ok(sent);
+    const handle = sent.respond(true);
+    await flush();
+    sent.feedback(part(1));
+    handle.finish(STATUS.succeeded, OK_RESULT);
+    await flush();
+    sent.feedback(part(2));
+    await turn.settled;
+    sent.feedback(part(3));
+    assert.deepEqual(
+      turn.events.map((event) => event.kind),
+      ['part', 'part', 'finished'],
+    );
+  });
+
+  for (const [what, status, expected] of [
+    ['rejected', undefined, /^ROS action \/converse failed: goal rejected by the action server$/],
+    ['aborted', STATUS.aborted, /goal aborted: gave up/],
+    ['canceled by the server', STATUS.canceled, /goal canceled by the action server: gave up/],
+  ] as const) {
+    it(`fails with RosCallFailedError when the goal is ${what}`, async () => {
+      const { port, client } = converseSetup();
+      client.available = true;
+      const turn = recordTurn();
+      port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+      const sent = client.goals[0];
+      assert.ok(sent);
+      const handle = sent.respond(status !== undefined);
+      if (status !== undefined) {
+        await flush();
+        sent.feedback(part(1));
+        handle.finish(status, { success: false, outcome: 4, message: 'gave up\nsecond line' });
+      }
+      await turn.settled;
+      assert.deepEqual(
+        turn.events.map((event) => event.kind),
+        status === undefined ? ['failed'] : ['part', 'failed'],
+      );
+      const event = turn.events.at(-1);
+      assert.ok(event?.kind === 'failed' && event.error instanceof RosCallFailedError);
+      assert.match(event.error.message, expected);
+    });
+  }
+
+  // rclnodejs 2.2.0 keeps an accepted goal's feedback callback for good, and a result request for as
+  // long as no answer comes (lib/action/client.js): what those reach must not include the turn's handler
+  // or utterance once the turn is over.
+  for (const ending of ['finished', 'cancelled, the server never answering'] as const) {
+    it(`leaves nothing of a turn ${ending} reachable from what rclnodejs keeps`, async () => {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const { port, client } = converseSetup();
+      client.available = true;
+      const handles: FakeGoalHandle[] = [];
+      const released = await (async () => {
+        const turn = recordTurn();
+        const audio = new Uint8Array(1_000_000);
+        const ticket = port.converse({ audio }, turn.handler);
+        const handle = client.goals[0]?.respond(true);
+        assert.ok(handle);
+        handles.push(handle);
+        await flush();
+        if (ending === 'finished') {
+          handle.finish(STATUS.succeeded, OK_RESULT);
+          await turn.settled;
+        } else {
+          ticket.cancel();
+          assert.equal(handle.cancels, 1);
+        }
+        return { handler: new WeakRef(turn.handler), audio: new WeakRef(audio) };
+      })();
+      // Kept, as rclnodejs keeps them: the feedback callbacks and the goal handles (with their pending
+      // result). The fake's record of the goal itself (its audio) is dropped.
+      const kept = client.goals.map((sent) => sent.feedback);
+      client.goals.length = 0;
+      for (let round = 0; round < 10 && released.handler.deref() !== undefined; round += 1) {
+        await flush();
+        gc();
+      }
+      assert.equal(released.handler.deref(), undefined, 'the handler is still reachable');
+      assert.equal(released.audio.deref(), undefined, 'the utterance is still reachable');
+      assert.equal(kept.length + handles.length, 2);
+    });
+  }
+
+  it('cancel cancels the goal on the ROS side once and drops every later part and the result', async () => {
+    const { port, client } = converseSetup({ callsInFlight: 1 });
+    client.available = true;
+    const turn = recordTurn();
+    const ticket = port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    const sent = client.goals[0];
+    assert.ok(sent);
+    const handle = sent.respond(true);
+    await flush();
+    sent.feedback(part(1));
+    ticket.cancel();
+    ticket.cancel();
+    assert.equal(handle.cancels, 1);
+    sent.feedback(part(2));
+    handle.finish(STATUS.canceled, { success: false, outcome: 4, message: 'cancelled' });
+    await flush();
+    assert.deepEqual(
+      turn.events.map((event) => event.kind),
+      ['part'],
+    );
+    // The in-flight place was given back: the next goal is sent at once.
+    port.converse({ audio: new Uint8Array([2]) }, recordTurn().handler);
+    assert.equal(client.goals.length, 2);
+  });
+
+  it('cancel before the goal is accepted cancels it as soon as it is, and reports nothing', async () => {
+    const { port, client } = converseSetup();
+    client.available = true;
+    const turn = recordTurn();
+    const ticket = port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    ticket.cancel();
+    const sent = client.goals[0];
+    assert.ok(sent);
+    const handle = sent.respond(true);
+    await flush();
+    assert.equal(handle.cancels, 1);
+    sent.feedback(part(1));
+    assert.deepEqual(turn.events, []);
+  });
+
+  it('keeps at most --ros_calls_in_flight goals outstanding; the next goes when one ends', async () => {
+    const { port, client } = converseSetup({ callsInFlight: 2 });
+    client.available = true;
+    const turns = [recordTurn(), recordTurn(), recordTurn()];
+    for (const [index, turn] of turns.entries()) {
+      port.converse({ audio: new Uint8Array([index]) }, turn.handler);
+    }
+    assert.deepEqual(
+      client.goals.map((sent) => [...sent.goal.audio]),
+      [[0], [1]],
+    );
+    const handle = client.goals[0]?.respond(true);
+    await flush();
+    handle?.finish(STATUS.succeeded, OK_RESULT);
+    await turns[0]?.settled;
+    assert.deepEqual(
+      client.goals.map((sent) => [...sent.goal.audio]),
+      [[0], [1], [2]],
+    );
+  });
+
+  it('close fails outstanding goals and cancels them on the graph; later goals are unavailable', async () => {
+    const { port, client } = converseSetup();
+    client.available = true;
+    const running = recordTurn();
+    port.converse({ audio: new Uint8Array([1]) }, running.handler);
+    const handle = client.goals[0]?.respond(true);
+    await flush();
+    const waiting = recordTurn();
+    port.converse({ audio: new Uint8Array([2]) }, waiting.handler);
+    await port.close();
+    assert.equal(handle?.cancels, 1);
+    for (const turn of [running, waiting]) {
+      await turn.settled;
+      const [event] = turn.events;
+      assert.equal(event?.kind, 'failed');
+      assert.ok(event.error instanceof RosCallFailedError);
+      assert.match(event.error.message, /the ROS backend closed before the result arrived/);
+    }
+    const after = recordTurn();
+    port.converse({ audio: new Uint8Array([3]) }, after.handler);
+    assert.ok(
+      after.events[0]?.kind === 'failed' && after.events[0].error instanceof RosServiceUnavailableError,
+    );
+  });
+
+  it('without the action type: fails the start with --chat_interface action, fails converse otherwise', () => {
+    // rclnodejs's ActionClient constructor throws when the type is not among the generated interfaces.
+    const MissingType = function MissingType() {
+      throw Object.assign(new Error('tour_guide_interfaces/action/Converse not found'), {
+        code: 'MESSAGE_NOT_FOUND',
+      });
+    };
+    assert.throws(() => setup(undefined, 10, { chatInterface: 'action', ActionClient: MissingType }), {
+      message: /Converse not found/,
+    });
+    const { port, logs } = setup(undefined, 10, { ActionClient: MissingType });
+    const turn = recordTurn();
+    port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    const [event] = turn.events;
+    assert.ok(event?.kind === 'failed' && event.error instanceof RosCallFailedError);
+    assert.match(event.error.message, /no action client: tour_guide_interfaces\/action\/Converse not found/);
+    assert.ok(logs.some((line) => line['level'] === 40 && String(line['msg']).includes('Converse')));
   });
 });
 

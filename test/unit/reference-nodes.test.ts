@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pino, type Logger } from 'pino';
+import {
+  createConverseServer,
+  serveConverseAction,
+  type ConverseGoalLike,
+  type ConverseServerOptions,
+} from '../../src/robot/nodes/converse-server.js';
 import { serveDemoChat, subscriptionCount } from '../../src/robot/nodes/demo-chat-node.js';
 import { greetingMessage, greetingTone } from '../../src/robot/nodes/greeting.js';
 import { NODE_HELP, parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
@@ -264,6 +270,7 @@ describe('the reference nodes command line', () => {
           logLevel: 'debug',
           file: '/data/t.json',
           maxTours: 50,
+          converse: { parts: 1, partMs: 0, mode: 'answer' },
           rosArgs: ['--ros-args', '-r', '__ns:=/r1'],
         },
       },
@@ -273,6 +280,15 @@ describe('the reference nodes command line', () => {
     });
     assert.equal(fromEnv.kind === 'run' && fromEnv.options.file, '/var/lib/tour-bridge/tours.json');
     assert.equal(parseNodeCommandLine(['demo-chat'], {}).kind, 'run');
+    const converse = parseNodeCommandLine(
+      ['demo-chat', '--converse_parts', '50', '--converse_part_ms', '60000', '--converse_mode', 'silent'],
+      {},
+    );
+    assert.deepEqual(converse.kind === 'run' && converse.options.converse, {
+      parts: 50,
+      partMs: 60_000,
+      mode: 'silent',
+    });
     assert.deepEqual(parseNodeCommandLine(['demo-chat', '--help'], {}), { kind: 'help', text: NODE_HELP });
   });
 
@@ -289,11 +305,164 @@ describe('the reference nodes command line', () => {
       ],
       [['demo-chat', '--verbose', 'yes'], /unknown option --verbose/],
       [['demo-chat', '--log_level'], /--log_level needs a value/],
+      [['demo-chat', '--converse_parts', '0'], /--converse_parts must be a whole number from 1 to 50/],
+      [['demo-chat', '--converse_parts', '51'], /--converse_parts must be/],
+      [['demo-chat', '--converse_parts', '2.5'], /--converse_parts must be/],
+      [
+        ['demo-chat', '--converse_part_ms', '60001'],
+        /--converse_part_ms must be a whole number from 0 to 60000/,
+      ],
+      [['demo-chat', '--converse_part_ms', '-1'], /--converse_part_ms must be/],
+      [['demo-chat', '--converse_mode', 'loud'], /--converse_mode must be one of answer, silent/],
+      [['tour-store', '--file', 'x', '--converse_parts', '2'], /the --converse_\* options are for demo-chat/],
     ];
     for (const [argv, message] of errors) {
       const parsed = parseNodeCommandLine(argv, {});
       if (parsed.kind !== 'error') assert.fail(`accepted: ${argv.join(' ')}`);
       assert.match(parsed.message, message);
     }
+  });
+});
+
+/** rclnodejs's ServerGoalHandle as the converse server uses it; the test plays rclnodejs and the client. */
+class FakeServerGoal implements ConverseGoalLike {
+  readonly feedback: { emotion: string; text: string; audio: Uint8Array; atMs: number }[] = [];
+  readonly ended: string[] = [];
+  isCancelRequested = false;
+  private readonly startedAt = performance.now();
+  constructor(readonly request: { audio: Uint8Array }) {}
+  publishFeedback(feedback: { emotion: string; text: string; audio: Uint8Array }): void {
+    this.feedback.push({
+      ...feedback,
+      audio: new Uint8Array(feedback.audio),
+      atMs: performance.now() - this.startedAt,
+    });
+  }
+  succeed(): void {
+    this.ended.push('succeeded');
+  }
+  canceled(): void {
+    assert.ok(this.isCancelRequested, 'canceled() is only valid from CANCELING');
+    this.ended.push('canceled');
+  }
+  abort(): void {
+    this.ended.push('aborted');
+  }
+}
+
+const converseServer = (options: Partial<ConverseServerOptions> = {}, isClosed = () => false) =>
+  createConverseServer({ parts: 1, partMs: 0, mode: 'answer', ...options }, silent, isClosed);
+
+describe('the reference demo chat node: the Converse action', () => {
+  it('publishes part k after k × partMs, in order, then succeeds with OUTCOME_OK', async () => {
+    const server = converseServer({ parts: 3, partMs: 40 });
+    const goal = new FakeServerGoal({ audio: new Uint8Array([1, 2, 3, 4, 5, 6]) });
+    const result = await server.execute(goal);
+    assert.deepEqual(result, { success: true, outcome: 0, message: 'answered in 3 part(s)' });
+    assert.deepEqual(goal.ended, ['succeeded']);
+    assert.deepEqual(
+      goal.feedback.map((each) => [each.text, [...each.audio]]),
+      [
+        ['I heard 6 bytes of audio.', [1, 2]],
+        ['This is part 2 of 3.', [3, 4]],
+        ['This is part 3 of 3.', [5, 6]],
+      ],
+    );
+    goal.feedback.forEach((each, index) => {
+      // Timers fire no earlier than asked (a 1 ms tolerance for timer rounding); late only by the machine's load.
+      assert.ok(each.atMs >= (index + 1) * 40 - 1, `part ${index + 1} at ${each.atMs} ms`);
+    });
+    assert.deepEqual(server.stats, { goals: 1, cancels: 0 });
+  });
+
+  it('on cancel stops publishing and ends the goal canceled', async () => {
+    const server = converseServer({ parts: 5, partMs: 30 });
+    const goal = new FakeServerGoal({ audio: new Uint8Array(10) });
+    const running = server.execute(goal);
+    while (goal.feedback.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(server.cancel(goal), true);
+    // rclnodejs moves the goal to CANCELING after the cancel callback accepted.
+    goal.isCancelRequested = true;
+    const result = await running;
+    assert.deepEqual(goal.ended, ['canceled']);
+    assert.equal(goal.feedback.length, 2);
+    assert.deepEqual(result, { success: false, outcome: 4, message: 'canceled after 2 of 5 part(s)' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal(goal.feedback.length, 2, 'nothing after the cancel');
+    assert.equal(server.stats.cancels, 1);
+  });
+
+  it('serves tour_guide_interfaces/action/Converse on /converse, remapped by the node, accepting cancels of running goals', async () => {
+    const created: {
+      type: string;
+      name: string;
+      cancel: (goal?: unknown) => unknown;
+      options: { qos: Record<string, FakeQoS> };
+    }[] = [];
+    const rcl = {
+      QoS: FakeQoS,
+      CancelResponse: { REJECT: 1, ACCEPT: 2 },
+      ActionServer: function ActionServer(
+        _node: unknown,
+        type: string,
+        name: string,
+        _execute: unknown,
+        _goal: unknown,
+        _accepted: unknown,
+        cancel: (goal?: unknown) => unknown,
+        options: { qos: Record<string, FakeQoS> },
+      ) {
+        created.push({ type, name, cancel, options });
+      },
+    };
+    // Jazzy's rcl_action does not remap an action name: the node resolves it (rcl_node_resolve_name).
+    const node = { resolveTopicName: (name: string) => (name === '/converse' ? '/robot1/converse' : name) };
+    const server = converseServer({ mode: 'silent' });
+    const served = serveConverseAction(
+      rcl as unknown as Parameters<typeof serveConverseAction>[0],
+      node as unknown as Parameters<typeof serveConverseAction>[1],
+      server,
+    );
+    assert.equal(served, '/robot1/converse');
+    const [action] = created;
+    assert.ok(action);
+    assert.deepEqual(
+      [action.type, action.name],
+      ['tour_guide_interfaces/action/Converse', '/robot1/converse'],
+    );
+    const feedback = action.options.qos['feedbackSubQosProfile'];
+    assert.deepEqual(
+      [feedback?.history, feedback?.depth, feedback?.reliability, feedback?.durability],
+      [1, 100, 1, 2],
+      "the bridge's feedback QoS: keep-last 100, reliable, volatile",
+    );
+    const goal = new FakeServerGoal({ audio: new Uint8Array(2) });
+    const running = server.execute(goal);
+    assert.equal(action.cancel(goal), 2, 'ACCEPT');
+    assert.equal(action.cancel(undefined), 1, 'REJECT without a goal');
+    goal.isCancelRequested = true;
+    await running;
+    assert.deepEqual(goal.ended, ['canceled']);
+  });
+
+  it('silent: accepts goals and publishes nothing until cancelled; close wakes what still runs', async () => {
+    const server = converseServer({ mode: 'silent' });
+    const cancelled = new FakeServerGoal({ audio: new Uint8Array(4) });
+    const running = server.execute(cancelled);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.deepEqual([cancelled.feedback, cancelled.ended], [[], []]);
+    server.cancel(cancelled);
+    cancelled.isCancelRequested = true;
+    assert.equal((await running).message, 'canceled after 0 of 1 part(s)');
+    assert.deepEqual(cancelled.ended, ['canceled']);
+
+    let closed = false;
+    const closingServer = converseServer({ mode: 'silent' }, () => closed);
+    const left = new FakeServerGoal({ audio: new Uint8Array(4) });
+    const leftRunning = closingServer.execute(left);
+    closed = true;
+    closingServer.close();
+    assert.equal((await leftRunning).message, 'the node is shutting down');
+    assert.deepEqual(left.ended, [], 'a closing node touches no goal handle');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   describeFieldDrift,
+  parseAction,
   parseMsg,
   parseRosInterface,
   parseSrv,
@@ -76,6 +77,25 @@ describe('ROS interface parser', () => {
     assert.equal(parseRosInterface('a/B goal\n---\nbool r\n---\nbool f', ctx).length, 3);
   });
 
+  it('splits actions into goal, result and feedback at two "---" lines', () => {
+    const actionCtx = { file: 'pkg/action/Test.action', packageName: 'pkg' };
+    const { goal, result, feedback } = parseAction(
+      'uint8[] audio\n---\nuint8 OUTCOME_OK=0\nbool success\n---\n# a part\nstring text',
+      actionCtx,
+    );
+    assert.deepEqual(
+      [goal, result, feedback].map((section) => section.fields.map(({ name, type }) => [name, type])),
+      [[['audio', 'uint8[]']], [['success', 'bool']], [['text', 'string']]],
+    );
+    assert.deepEqual(
+      result.constants.map(({ name, value }) => [name, value]),
+      [['OUTCOME_OK', 0]],
+    );
+    assert.deepEqual(goal.constants, []);
+    assert.throws(() => parseAction('bool a\n---\nbool b', actionCtx), /exactly two "---" separators/);
+    assert.throws(() => parseAction('bool a\n---\n---\n---\nbool b', actionCtx), /exactly two "---"/);
+  });
+
   it('rejects what rosidl rejects, naming file and line', () => {
     const rejects = (text: string, detail: RegExp) => {
       assert.throws(
@@ -106,10 +126,11 @@ describe('ROS interface parser', () => {
       '  "msg/A.msg"',
       '  # "msg/Commented.msg"',
       '  srv/B.srv',
+      '  "action/C.action"',
       '  DEPENDENCIES std_msgs',
       ')',
     ].join('\n');
-    assert.deepEqual(rosidlInterfaceFiles(cmake), ['msg/A.msg', 'srv/B.srv']);
+    assert.deepEqual(rosidlInterfaceFiles(cmake), ['msg/A.msg', 'srv/B.srv', 'action/C.action']);
   });
 
   it('describes each drifted field, and order changes when nothing else differs', () => {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { TOUR_GUIDE_INTERFACES, TourOutcome } from '../../src/ros/ros-messages.js';
 import {
   describeFieldDrift,
+  parseAction,
   parseMsg,
   parseSrv,
   rosidlInterfaceFiles,
@@ -14,7 +15,7 @@ import {
 /*
  * ros/tour_guide_interfaces (built by colcon on the robot) and src/ros/ros-messages.ts (what this
  * service sends and expects) must describe the same interfaces. tsc ties the field tables in
- * ros-messages.ts to its TS interfaces; this test ties the tables to the .msg/.srv files.
+ * ros-messages.ts to its TS interfaces; this test ties the tables to the .msg/.srv/.action files.
  */
 
 const PACKAGE = 'tour_guide_interfaces';
@@ -24,13 +25,16 @@ const readPackageFile = (path: string): string => readFileSync(new URL(path, pac
 type InterfaceKey = keyof typeof TOUR_GUIDE_INTERFACES;
 const TABLE_KEYS = Object.keys(TOUR_GUIDE_INTERFACES) as InterfaceKey[];
 
-const filesIn = (folder: 'msg' | 'srv'): string[] =>
+const FOLDERS = ['msg', 'srv', 'action'] as const;
+
+const filesIn = (folder: (typeof FOLDERS)[number]): string[] =>
   readdirSync(new URL(`${folder}/`, packageDir))
     .filter((name) => name.endsWith(`.${folder}`))
     .map((name) => `${folder}/${name}`)
     .sort();
 
-const fileOf = (key: InterfaceKey): string => `${key}.${key.slice(0, 3)}`;
+/** `srv/Chat` → `srv/Chat.srv`, `action/Converse` → `action/Converse.action`. */
+const fileOf = (key: InterfaceKey): string => `${key}.${key.slice(0, key.indexOf('/'))}`;
 
 const assertNoDrift = (
   file: string,
@@ -56,13 +60,13 @@ const assertNoDrift = (
 const describeConstants = (constants: readonly RosConstant[]): string[] =>
   constants.map((constant) => `${constant.type} ${constant.name}=${String(constant.value)}`);
 
-/** The OUTCOME_* constants every tour service response must declare, derived from TourOutcome. */
-const expectedOutcomeConstants = (): string[] =>
-  Object.entries(TourOutcome).map(([name, value]) => `uint8 OUTCOME_${name}=${value}`);
+/** The OUTCOME_* constants a section must declare, derived from a TS outcome table (TourOutcome by default). */
+const expectedOutcomeConstants = (outcomes: Readonly<Record<string, number>> = TourOutcome): string[] =>
+  Object.entries(outcomes).map(([name, value]) => `uint8 OUTCOME_${name}=${value}`);
 
 describe(`ros/${PACKAGE} matches src/ros/ros-messages.ts`, () => {
-  it('has one field table per .msg/.srv file and no table without a file', () => {
-    const files = [...filesIn('msg'), ...filesIn('srv')].sort();
+  it('has one field table per .msg/.srv/.action file and no table without a file', () => {
+    const files = FOLDERS.flatMap(filesIn).sort();
     assert.deepEqual(files, TABLE_KEYS.map(fileOf).sort());
   });
 
@@ -80,6 +84,31 @@ describe(`ros/${PACKAGE} matches src/ros/ros-messages.ts`, () => {
     const file = fileOf(key);
     const ctx = { file: `ros/${PACKAGE}/${file}`, packageName: PACKAGE };
     const entry = TOUR_GUIDE_INTERFACES[key];
+
+    if ('goal' in entry) {
+      it(`${file}: goal, result and feedback fields match`, () => {
+        const { goal, result, feedback } = parseAction(readPackageFile(file), ctx);
+        assertNoDrift(file, goal, entry.goal, 'goal');
+        assertNoDrift(file, result, entry.result, 'result');
+        assertNoDrift(file, feedback, entry.feedback, 'feedback');
+      });
+
+      it(`${file}: the result's OUTCOME_* constants equal its table, goal and feedback have none`, () => {
+        const { goal, result, feedback } = parseAction(readPackageFile(file), ctx);
+        assert.deepEqual(describeConstants(goal.constants), [], `${file}: the goal declares constants`);
+        assert.deepEqual(
+          describeConstants(feedback.constants),
+          [],
+          `${file}: the feedback declares constants`,
+        );
+        assert.deepEqual(
+          describeConstants(result.constants),
+          expectedOutcomeConstants(entry.resultOutcomeConstants),
+          `${file}: result constants differ from their table in src/ros/ros-messages.ts`,
+        );
+      });
+      continue;
+    }
 
     if ('fields' in entry) {
       it(`${file}: fields match`, () => {

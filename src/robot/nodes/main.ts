@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { createLogger } from '../../log/logger.js';
 import { openDurableTourStore, type DurableTourStore } from '../tours/durable-tour-store.js';
+import { createConverseServer, serveConverseAction, type ConverseServer } from './converse-server.js';
 import { DEMO_CHAT_NODE_NAME, serveDemoChat } from './demo-chat-node.js';
 import { parseNodeCommandLine, type NodeOptions } from './node-options.js';
 import { startRosNodeHost, type RosNodeHost } from './ros-node-host.js';
@@ -18,6 +19,7 @@ const fail = (message: string, code: number): never => {
 interface Running {
   readonly host: RosNodeHost;
   readonly store?: DurableTourStore;
+  readonly converse?: ConverseServer;
 }
 
 const runTourStore = async (options: NodeOptions, log: Logger, signal: AbortSignal): Promise<Running> => {
@@ -59,12 +61,17 @@ const runDemoChat = async (options: NodeOptions, log: Logger, signal: AbortSigna
     logger: log,
     isClosed: () => host.closing.aborted,
   });
+  const converse = createConverseServer(options.converse, log, () => host.closing.aborted);
+  const action = serveConverseAction(host.rcl, host.node, converse);
   host.spin();
-  log.info({ node: host.nodeName, rmw: host.rmw }, 'demo chat serving /chat and /clear_history');
+  log.info(
+    { node: host.nodeName, rmw: host.rmw, action, converse: options.converse },
+    'demo chat serving /chat, /clear_history and the Converse action',
+  );
   chat.greet(host.closing).catch((error: unknown) => {
     log.warn({ err: error }, 'the greeting failed');
   });
-  return { host };
+  return { host, converse };
 };
 
 const main = async (): Promise<void> => {
@@ -93,6 +100,7 @@ const main = async (): Promise<void> => {
     // Queued tour store requests finish (and their writes become durable) before the node goes.
     void (running?.store?.close() ?? Promise.resolve()).then(() => {
       running?.host.close();
+      running?.converse?.close();
       process.exit(0);
     });
   };

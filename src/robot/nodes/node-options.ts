@@ -1,5 +1,12 @@
 import { LOG_LEVELS, type LogLevel } from '../../log/logger.js';
 import { TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
+import {
+  CONVERSE_LIMITS,
+  CONVERSE_MODES,
+  DEFAULT_CONVERSE,
+  type ConverseMode,
+  type ConverseServerOptions,
+} from './converse-server.js';
 
 export const NODE_COMMANDS = ['tour-store', 'demo-chat'] as const;
 export type NodeCommand = (typeof NODE_COMMANDS)[number];
@@ -10,6 +17,8 @@ export interface NodeOptions {
   /** tour-store only: the store's file. */
   readonly file: string | undefined;
   readonly maxTours: number;
+  /** demo-chat only: the Converse action's parts, their spacing, and whether it answers at all. */
+  readonly converse: ConverseServerOptions;
   /** Everything from `--ros-args` on, for rcl_init. */
   readonly rosArgs: readonly string[];
 }
@@ -26,11 +35,15 @@ export const NODE_HELP = [
   '',
   'Reference ROS 2 nodes for bring-up and tests (see README, "Deploying on a robot").',
   '  tour-store   serves /tour_list, /tour_get, /tour_create, /tour_update, /tour_delete from a file',
-  '  demo-chat    serves /chat (echo) and /clear_history, greets on /play_audio',
+  '  demo-chat    serves /chat (echo), /clear_history and the Converse action /converse (the echo in',
+  '               parts), greets on /play_audio',
   '',
   'Options:',
   '  --file <path>       tour-store: the store file (env TOUR_STORE_FILE); its directory must exist',
   `  --max_tours <n>     tour-store: most tours held, 1 to 100000. Default: ${TOUR_STORE_LIMITS.maxTours}`,
+  `  --converse_parts <n>    demo-chat: parts of a Converse answer (text sentences, audio slices), 1 to ${CONVERSE_LIMITS.maxParts}. Default: ${DEFAULT_CONVERSE.parts}`,
+  `  --converse_part_ms <ms> demo-chat: wait before each part (part k after k × ms), 0 to ${CONVERSE_LIMITS.maxPartMs}. Default: ${DEFAULT_CONVERSE.partMs}`,
+  `  --converse_mode <mode>  demo-chat: answer, or silent (accepts goals, never answers; cancel ends them). Default: ${DEFAULT_CONVERSE.mode}`,
   `  --log_level <level> ${LOG_LEVELS.join(', ')}. Default: info`,
   '  --help              print this help and exit',
   'Arguments after --ros-args go to ROS (remapping, namespace).',
@@ -52,6 +65,9 @@ export const parseNodeCommandLine = (
   let logLevel: LogLevel = 'info';
   let file = env['TOUR_STORE_FILE'] === '' ? undefined : env['TOUR_STORE_FILE'];
   let maxTours: number = TOUR_STORE_LIMITS.maxTours;
+  let converseParts = DEFAULT_CONVERSE.parts;
+  let conversePartMs = DEFAULT_CONVERSE.partMs;
+  let converseMode: ConverseMode = DEFAULT_CONVERSE.mode;
   for (let index = 0; index < rest.length; index += 2) {
     const flag = rest[index] ?? '';
     const value = rest[index + 1];
@@ -75,15 +91,49 @@ export const parseNodeCommandLine = (
         }
         maxTours = Number(value);
         break;
+      case '--converse_parts':
+        if (!/^\d{1,2}$/.test(value) || Number(value) < 1 || Number(value) > CONVERSE_LIMITS.maxParts) {
+          return {
+            kind: 'error',
+            message: `--converse_parts must be a whole number from 1 to ${CONVERSE_LIMITS.maxParts}`,
+          };
+        }
+        converseParts = Number(value);
+        break;
+      case '--converse_part_ms':
+        if (!/^\d{1,5}$/.test(value) || Number(value) > CONVERSE_LIMITS.maxPartMs) {
+          return {
+            kind: 'error',
+            message: `--converse_part_ms must be a whole number from 0 to ${CONVERSE_LIMITS.maxPartMs}`,
+          };
+        }
+        conversePartMs = Number(value);
+        break;
+      case '--converse_mode':
+        if (!(CONVERSE_MODES as readonly string[]).includes(value)) {
+          return { kind: 'error', message: `--converse_mode must be one of ${CONVERSE_MODES.join(', ')}` };
+        }
+        converseMode = value as ConverseMode;
+        break;
       default:
         return { kind: 'error', message: `unknown option ${flag}; see --help` };
     }
+  }
+  if (command === 'tour-store' && own.some((flag) => flag.startsWith('--converse_'))) {
+    return { kind: 'error', message: 'the --converse_* options are for demo-chat' };
   }
   if (command === 'tour-store' && file === undefined) {
     return { kind: 'error', message: 'tour-store needs --file <path> (or TOUR_STORE_FILE)' };
   }
   return {
     kind: 'run',
-    options: { command: command as NodeCommand, logLevel, file, maxTours, rosArgs },
+    options: {
+      command: command as NodeCommand,
+      logLevel,
+      file,
+      maxTours,
+      converse: { parts: converseParts, partMs: conversePartMs, mode: converseMode },
+      rosArgs,
+    },
   };
 };

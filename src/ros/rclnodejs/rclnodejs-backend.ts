@@ -9,6 +9,8 @@ export { RclnodejsSetupError } from './ros-init.js';
 export interface RclnodejsBackendOptions extends RosInitOptions {
   /** Calls to one service outstanding at once (`--ros_calls_in_flight`). */
   readonly callsInFlight: number;
+  /** `--chat_interface`; see RclnodejsPortOptions. Default `service`. */
+  readonly chatInterface?: 'service' | 'action';
 }
 
 const isMissingInterface = (error: unknown): boolean =>
@@ -30,7 +32,14 @@ export async function createRclnodejsBackend(options: RclnodejsBackendOptions): 
   const logger = options.logger.child({ component: 'ros' });
   const { rcl, context, rmw } = await initRclnodejs({ ...options, logger });
   try {
-    return createRclnodejsPort({ rcl, context, logger, rmw, callsInFlight: options.callsInFlight });
+    return createRclnodejsPort({
+      rcl,
+      context,
+      logger,
+      rmw,
+      callsInFlight: options.callsInFlight,
+      ...(options.chatInterface === undefined ? {} : { chatInterface: options.chatInterface }),
+    });
   } catch (error) {
     try {
       context.shutdown();

@@ -6,6 +6,7 @@ import {
   ROS_ACTIONS,
   ROS_MICROPHONE_SERVICE,
   ROS_MICROPHONE_STATE_TOPIC,
+  RosCallFailedError,
   RosServiceUnavailableError,
   SETTLED_CALL,
   ROS_NODE_NAME,
@@ -19,6 +20,8 @@ import {
   type RosRequest,
   type RosServiceKey,
 } from '../ros-port.js';
+import { callConverse, type ConverseActionClientLike } from './converse-call.js';
+import { firstLine } from './error-text.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from './rclnodejs-loader.js';
@@ -116,6 +119,31 @@ const createClients = (rcl: Rclnodejs, node: Node): RosServiceClients => ({
   tour_delete: createClient(rcl, node, 'tour_delete'),
 });
 
+/**
+ * The Converse feedback topic (the parts of an answer): reliable, keep-last 100, volatile, on both ends.
+ * rclnodejs's default (system-default history and reliability, depth 10) lost parts of a 40-part burst
+ * on the real graph: a part is a sentence the visitor never hears. Reliable matches the rclcpp and
+ * rclpy default (reliable, depth 10) of a server's publisher; the depth outlasts a burst of parts taken
+ * one per executor wake (the simulation's and the demo chat's at most 50), and holds only parts not yet taken.
+ */
+export const converseFeedbackQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    100,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+  );
+
+/**
+ * The Converse action client on `actionName`: rclnodejs's default QoS for the goal, result and cancel
+ * services (services default) and the status topic (transient local), as rclcpp and rclpy use, so any
+ * server matches; the feedback as above.
+ */
+const createConverseClient = (rcl: Rclnodejs, node: Node, actionName: string): ConverseActionClientLike =>
+  new rcl.ActionClient<'tour_guide_interfaces/action/Converse'>(node, ROS_ACTIONS.converse.type, actionName, {
+    qos: { feedbackSubQosProfile: converseFeedbackQos(rcl) },
+  });
+
 export interface RclnodejsPortOptions {
   readonly rcl: Rclnodejs;
   /** An initialised context owned by the port: close() shuts it down. */
@@ -124,6 +152,13 @@ export interface RclnodejsPortOptions {
   readonly rmw: string;
   /** Calls to one service outstanding at once (`--ros_calls_in_flight`); more wait in order. */
   readonly callsInFlight: number;
+  /**
+   * `--chat_interface`: with `action` the Converse action client is required (its creation failing
+   * fails the start, e.g. a tour_guide_interfaces built without the action) and /ready names a missing
+   * action server. Default `service`: the client is still created when it can be, so converse works,
+   * but a missing server or type is not an operator's concern.
+   */
+  readonly chatInterface?: 'service' | 'action';
 }
 
 /**
@@ -137,6 +172,7 @@ export const createRclnodejsPort = ({
   logger,
   rmw,
   callsInFlight,
+  chatInterface = 'service',
 }: RclnodejsPortOptions): RosPort => {
   const lifetime = new AbortController();
   const playAudio = new Subject<PlayAudioMsg>();
@@ -158,7 +194,29 @@ export const createRclnodejsPort = ({
       resolvedName(() => clients[key].serviceName, ROS_SERVICES[key].name),
     ]),
   ) as Record<RosServiceKey, string>;
-  const converseName = ROS_ACTIONS.converse.name;
+  /*
+   * The action's name with remapping applied, resolved here and given to rcl_action as is: Jazzy's
+   * rcl_action does not apply remapping rules to an action name (only to the services and topics it
+   * derives, `/converse/_action/send_goal` and so on), so `-r /converse:=/robot1/converse` would
+   * otherwise change nothing. Newer rcl_action resolves it too, which leaves a resolved name unchanged.
+   */
+  const converseName = resolvedName(
+    () => node.resolveTopicName(ROS_ACTIONS.converse.name),
+    ROS_ACTIONS.converse.name,
+  );
+  const converseLimit = createInFlightLimit(callsInFlight);
+  let converseClient: ConverseActionClientLike | undefined;
+  let converseMissing: unknown;
+  try {
+    converseClient = createConverseClient(rcl, node, converseName);
+  } catch (error) {
+    if (chatInterface === 'action') throw error;
+    converseMissing = error;
+    logger.warn(
+      { err: error, action: converseName },
+      'no Converse action client (tour_guide_interfaces built without action/Converse?); --chat_interface action would fail',
+    );
+  }
 
   const subscription = node.createSubscription(
     ROS_PLAY_AUDIO_TOPIC.type,
@@ -216,6 +274,8 @@ export const createRclnodejsPort = ({
       node: nodeName,
       rmw,
       services: ROS_SERVICE_KEYS.map((key) => serviceNames[key]),
+      action: converseName,
+      chatInterface,
       callsInFlight,
       subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
@@ -232,6 +292,16 @@ export const createRclnodejsPort = ({
         return true;
       }
     }).map((key) => serviceNames[key]);
+
+  /** The Converse action server counts as a called service only with `--chat_interface action`. */
+  const converseWithoutServer = (): string[] => {
+    if (chatInterface !== 'action') return [];
+    try {
+      return converseClient?.isActionServerAvailable() === true ? [] : [converseName];
+    } catch {
+      return [converseName];
+    }
+  };
 
   // Synchronous underneath (rclnodejs destroys and shuts down synchronously); a promise for the port's contract.
   const closeNow = (): Promise<void> => {
@@ -264,10 +334,22 @@ export const createRclnodejsPort = ({
         serviceName: serviceNames[service],
       });
     },
-    // Placeholder until the Converse action client lands (issue #12).
-    converse: (_goal, handler) => {
-      handler.failed(new RosServiceUnavailableError('converse', converseName));
-      return SETTLED_CALL;
+    converse: (goal, handler) => {
+      if (converseClient === undefined) {
+        handler.failed(
+          lifetime.signal.aborted
+            ? new RosServiceUnavailableError('converse', converseName)
+            : new RosCallFailedError('converse', `no action client: ${firstLine(converseMissing)}`, {
+                cause: converseMissing,
+                serviceName: converseName,
+              }),
+        );
+        return SETTLED_CALL;
+      }
+      return callConverse(converseClient, goal, lifetime.signal, handler, {
+        limit: converseLimit,
+        actionName: converseName,
+      });
     },
     serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
     playAudio$: playAudio.asObservable(),
@@ -285,7 +367,7 @@ export const createRclnodejsPort = ({
         spinning,
         nodeName,
         rmw,
-        servicesWithoutServer: spinning ? servicesWithoutServer() : [],
+        servicesWithoutServer: spinning ? [...servicesWithoutServer(), ...converseWithoutServer()] : [],
       }),
     close: () => (closing ??= closeNow()),
   };

@@ -1,0 +1,330 @@
+import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../ros-messages.js';
+import {
+  defaultServiceName,
+  RosCallFailedError,
+  RosServiceUnavailableError,
+  SETTLED_CALL,
+  type RosCallTicket,
+  type RosConverseHandler,
+} from '../ros-port.js';
+import { firstLine } from './error-text.js';
+import type { InFlightLimit } from './in-flight-limit.js';
+import { bytesFromWire, bytesToWire } from './wire.js';
+
+/*
+ * One Converse goal through an rclnodejs ActionClient (lib/action/client.js): sendGoal with a feedback
+ * callback, the goal handle's getResult, and cancelGoal when the caller cancels.
+ */
+
+/** What rclnodejs hands the feedback callback and the result promise (plain objects, typed arrays). */
+export interface WireConverseFeedback {
+  emotion: string;
+  text: string;
+  audio: number[] | Uint8Array;
+}
+export interface WireConverseResult {
+  success: boolean;
+  outcome: number;
+  message: string;
+}
+
+/** The part of an rclnodejs ClientGoalHandle a goal needs; tests pass a fake. */
+export interface ConverseGoalHandleLike {
+  isAccepted(): boolean;
+  /** Resolves with the result once the goal is done; the handle's status is then final. */
+  getResult(): Promise<WireConverseResult>;
+  isSucceeded(): boolean;
+  isCanceled(): boolean;
+  isAborted(): boolean;
+  readonly status: number;
+  cancelGoal(): Promise<unknown>;
+}
+
+/** The part of an rclnodejs ActionClient a goal needs; tests pass a fake. */
+export interface ConverseActionClientLike {
+  /** A graph query, no waiting: is an action server matched right now. */
+  isActionServerAvailable(): boolean;
+  sendGoal(
+    goal: { audio: Uint8Array },
+    feedbackCallback: (feedback: WireConverseFeedback) => void,
+  ): Promise<ConverseGoalHandleLike>;
+}
+
+export interface ConverseCallOptions {
+  readonly limit: InFlightLimit;
+  /** The action's name on the graph (remapping applied), for error messages. */
+  readonly actionName?: string;
+  /**
+   * After the result arrives, how long to wait for feedback still on its way, re-armed by each part,
+   * before `finished` runs. Feedback is a topic and the result a service answer: rclnodejs takes one
+   * feedback message per executor wake, so parts published just before the result (no delay between
+   * them) can be processed after it. Bounded by `resultSettleMaxMs`.
+   */
+  readonly resultSettleMs?: number;
+  readonly resultSettleMaxMs?: number;
+}
+
+/**
+ * What rclnodejs's callbacks of one goal reach: the feedback callback, the goal response and the
+ * result. rclnodejs 2.2.0 keeps an accepted goal's feedback callback for good (lib/action/client.js
+ * deletes it only for a rejected goal) and a pending goal or result request as long as no answer comes
+ * (a server that ignores a cancel). So the callbacks it gets are made at module level and hold this link
+ * alone, which is emptied when the goal ends: a few hundred bytes stay, not the turn's handler and audio.
+ */
+interface GoalLink {
+  feedback?: ((feedback: WireConverseFeedback) => void) | undefined;
+  accepted?: ((handle: ConverseGoalHandleLike) => void) | undefined;
+  result?: ((handle: ConverseGoalHandleLike, result: WireConverseResult) => void) | undefined;
+  lost?: ((error: unknown) => void) | undefined;
+}
+
+const ignore = (): void => undefined;
+
+/** Cancels an accepted goal on the graph; a node being destroyed has nothing left to cancel on. */
+const cancelIfAccepted = (handle: ConverseGoalHandleLike): void => {
+  if (!handle.isAccepted()) return;
+  try {
+    handle.cancelGoal().catch(ignore);
+  } catch {
+    // The node is being destroyed.
+  }
+};
+
+/** Sends the goal; rclnodejs's callbacks reach the link only. Throws when the goal cannot be sent. */
+const sendGoalThrough = (
+  client: ConverseActionClientLike,
+  wireGoal: { audio: Uint8Array },
+  link: GoalLink,
+): void => {
+  client
+    .sendGoal(wireGoal, (feedback) => {
+      link.feedback?.(feedback);
+    })
+    .then(
+      (handle) => {
+        link.accepted?.(handle);
+      },
+      (error: unknown) => {
+        link.lost?.(error);
+      },
+    );
+};
+
+/** Asks for the result; rclnodejs's callbacks reach the link only. Throws when it cannot be asked. */
+const getResultThrough = (handle: ConverseGoalHandleLike, link: GoalLink): void => {
+  handle.getResult().then(
+    (result) => {
+      link.result?.(handle, result);
+    },
+    (error: unknown) => {
+      link.lost?.(error);
+    },
+  );
+};
+
+/** The defaults: a few executor wakes (each well under a millisecond on loopback), bounded. */
+export const RESULT_SETTLE = { ms: 20, maxMs: 200 } as const;
+
+export const converseFeedbackFromWire = (feedback: WireConverseFeedback): ConverseFeedbackMsg => ({
+  emotion: feedback.emotion,
+  text: feedback.text,
+  audio: bytesFromWire(feedback.audio),
+});
+
+export const converseResultFromWire = (result: WireConverseResult): ConverseResultMsg => ({
+  success: result.success,
+  outcome: result.outcome,
+  message: result.message,
+});
+
+/**
+ * Sends one goal. A missing action server is answered at once (RosServiceUnavailableError); otherwise
+ * the goal takes its place in the in-flight limit and is sent when its turn comes. Parts go to
+ * `handler.part` in arrival order, then the result to `finished` (goal succeeded), or `failed`
+ * (RosCallFailedError: rejected, aborted, canceled by the server, lost, or the port closed).
+ *
+ * `cancel()` drops everything later and cancels the goal on the ROS side (at once if accepted, or as
+ * soon as the acceptance arrives). `backendLifetime` aborts when the port closes: outstanding goals are
+ * cancelled on the graph (best effort, the node goes right after) and fail.
+ */
+export const callConverse = (
+  client: ConverseActionClientLike,
+  goal: ConverseGoalMsg,
+  backendLifetime: AbortSignal,
+  handler: RosConverseHandler,
+  {
+    limit,
+    actionName = defaultServiceName('converse'),
+    resultSettleMs = RESULT_SETTLE.ms,
+    resultSettleMaxMs = RESULT_SETTLE.maxMs,
+  }: ConverseCallOptions,
+): RosCallTicket => {
+  const failure = (detail: string, cause?: unknown) =>
+    new RosCallFailedError('converse', detail, { cause, serviceName: actionName });
+  const unavailable = () => new RosServiceUnavailableError('converse', actionName);
+  /** Is a server matched right now (no waiting)? Fails the goal when not. */
+  const serverMatched = (): boolean => {
+    let available: boolean;
+    try {
+      available = client.isActionServerAvailable();
+    } catch (error) {
+      handler.failed(failure(firstLine(error), error));
+      return false;
+    }
+    if (!available) handler.failed(unavailable());
+    return available;
+  };
+
+  if (backendLifetime.aborted) {
+    handler.failed(unavailable());
+    return SETTLED_CALL;
+  }
+  if (!serverMatched()) return SETTLED_CALL;
+
+  /** Settled (finished or failed) or cancelled: nothing more reaches the handler. */
+  let done = false;
+  let cancelRequested = false;
+  // Read through a function: TypeScript narrows a `let` to its initial value across the closures that change it.
+  const isDone = () => done;
+  let goalHandle: ConverseGoalHandleLike | undefined;
+  let settleTimer: NodeJS.Timeout | undefined;
+  let settleCap: NodeJS.Timeout | undefined;
+  /** Frees the in-flight place; set once the goal entered the limit (send may run, and end, before). */
+  const place: { leave?: () => void } = {};
+  let waited = false;
+  let sending = false;
+
+  const cancelOnGraph = () => {
+    if (goalHandle !== undefined) cancelIfAccepted(goalHandle);
+  };
+  const onBackendClosed = () => {
+    if (done) return;
+    cancelOnGraph();
+    end();
+    handler.failed(failure('the ROS backend closed before the result arrived'));
+  };
+  const link: GoalLink = {};
+  /** Stops listening (rclnodejs's callbacks reach nothing of this goal) and frees the in-flight place. */
+  const end = () => {
+    done = true;
+    link.feedback = link.accepted = link.result = link.lost = undefined;
+    clearTimeout(settleTimer);
+    clearTimeout(settleCap);
+    backendLifetime.removeEventListener('abort', onBackendClosed);
+    place.leave?.();
+  };
+  const fail = (error: Error) => {
+    if (done) return;
+    end();
+    handler.failed(error);
+  };
+
+  const onFeedback = (feedback: WireConverseFeedback) => {
+    if (done) return;
+    let part: ConverseFeedbackMsg;
+    try {
+      part = converseFeedbackFromWire(feedback);
+    } catch (error) {
+      cancelOnGraph();
+      fail(failure(`unexpected feedback: ${firstLine(error)}`, error));
+      return;
+    }
+    if (settleTimer !== undefined) settleTimer.refresh();
+    handler.part(part);
+  };
+
+  const onResult = (handle: ConverseGoalHandleLike, result: WireConverseResult) => {
+    if (done) return;
+    if (!handle.isSucceeded()) {
+      const detail = firstLine(result.message);
+      fail(
+        failure(
+          handle.isAborted()
+            ? `goal aborted: ${detail}`
+            : handle.isCanceled()
+              ? `goal canceled by the action server: ${detail}`
+              : `goal ended in status ${handle.status}: ${detail}`,
+        ),
+      );
+      return;
+    }
+    let converted: ConverseResultMsg;
+    try {
+      converted = converseResultFromWire(result);
+    } catch (error) {
+      fail(failure(`unexpected result: ${firstLine(error)}`, error));
+      return;
+    }
+    const finish = () => {
+      if (done) return;
+      end();
+      handler.finished(converted);
+    };
+    if (resultSettleMs <= 0) {
+      finish();
+      return;
+    }
+    // Feedback still being taken re-arms the timer (refresh); the cap bounds a server that never stops.
+    settleTimer = setTimeout(finish, resultSettleMs);
+    settleCap = setTimeout(finish, resultSettleMaxMs);
+  };
+
+  const onAccepted = (handle: ConverseGoalHandleLike) => {
+    goalHandle = handle;
+    if (!handle.isAccepted()) {
+      fail(failure('goal rejected by the action server'));
+      return;
+    }
+    try {
+      getResultThrough(handle, link);
+    } catch (error) {
+      cancelOnGraph();
+      fail(failure(firstLine(error), error));
+    }
+  };
+  const onLost = (error: unknown) => {
+    fail(failure(firstLine(error), error));
+  };
+
+  const send = (): void => {
+    sending = true;
+    if (backendLifetime.aborted) {
+      fail(unavailable());
+      return;
+    }
+    // After a wait in the queue the server may have gone meanwhile.
+    if (waited && !serverMatched()) {
+      end();
+      return;
+    }
+    backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
+    link.feedback = onFeedback;
+    link.accepted = onAccepted;
+    link.result = onResult;
+    link.lost = onLost;
+    try {
+      // rclnodejs serialises the goal here and sends it; a throw is a goal that never left.
+      sendGoalThrough(client, { audio: bytesToWire(goal.audio) }, link);
+    } catch (error) {
+      fail(failure(firstLine(error), error));
+    }
+  };
+
+  const leave = limit.enter(send);
+  place.leave = leave;
+  // Sent and ended at once (sendGoal threw): the place taken is given back now.
+  if (isDone()) leave();
+  waited = !sending;
+  return {
+    cancel: () => {
+      if (cancelRequested) return;
+      cancelRequested = true;
+      if (done) return;
+      const sent = sending;
+      cancelOnGraph();
+      end();
+      // Cancelled while the goal request is on its way: cancel it once it has an id on the server.
+      if (sent && goalHandle === undefined) link.accepted = cancelIfAccepted;
+    },
+  };
+};
