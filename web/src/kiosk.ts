@@ -221,7 +221,8 @@ const finishRecording = (send: boolean, note?: string): void => {
   probe.recordSent({ bytes: wav.byteLength, ms, turn, releasedClock });
   // A server that never ends the turn stops showing "thinking" after a while (turns.ts).
   setTimeout(render, THINKING_MAX_MS + 1);
-  notify(note ?? 'Sent — the robot is thinking…');
+  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once.
+  notify(note ?? 'Sent.');
   render();
 };
 
