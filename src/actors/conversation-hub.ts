@@ -13,6 +13,7 @@ import {
   type ConversationGauges,
 } from '../streams/resource-gauges.js';
 import { resubscribing } from '../streams/resubscribe.js';
+import type { ChatInterface } from '../streams/turn.js';
 import {
   driveMicrophone,
   microphoneView,
@@ -30,7 +31,9 @@ export type HubStreamSource = 'play_audio' | 'microphone_requests';
 
 export interface ConversationHubOptions {
   /** The one call wrapper (time-outs, in-flight count, metrics): every session's calls go through it. */
-  readonly calls: Pick<RosCalls, 'call' | 'inFlight'>;
+  readonly calls: Pick<RosCalls, 'call' | 'converse' | 'inFlight'>;
+  /** How a kiosk utterance reaches the robot (`--chat_interface`); `service` when not given. */
+  readonly chatInterface?: ChatInterface;
   readonly port: Pick<RosPort, 'playAudio$' | 'microphoneRequests$'>;
   readonly limits?: Partial<ConversationLimits>;
   /** Resubscription delays run on it; defaults to asyncScheduler. */
@@ -82,6 +85,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
   );
   const sessionDeps = {
     calls: options.calls,
+    chatInterface: options.chatInterface ?? 'service',
     messageIds,
     playAudioPairs$: playAudioPairs(
       options.port.playAudio$.pipe(resubscribing('play_audio', restartOptions('play_audio'))),

@@ -1,4 +1,4 @@
-import { catchError, map, of, Subscription, type Observable } from 'rxjs';
+import { catchError, endWith, map, of, Subscription, type Observable } from 'rxjs';
 import {
   assign,
   createActor,
@@ -17,6 +17,7 @@ import {
   errorFrame,
   parseClientText,
   textFrame,
+  turnEndFrame,
   type AudioPairFrame,
   type OutboundFrame,
 } from '../protocol/ws-frames.js';
@@ -25,17 +26,15 @@ import {
   CLOSE_CODES,
   INITIAL_EMOTION,
   INITIAL_TEXT,
+  MAX_TURN,
   type ConversationLimits,
   type ErrorCode,
+  type Turn,
 } from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../ros/ros-calls.js';
-import {
-  RosCallFailedError,
-  RosServiceUnavailableError,
-  RosTimeoutError,
-  type RosResponse,
-} from '../ros/ros-port.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
 import { rosCall$ } from '../streams/ros-call.js';
+import { ConverseOutcomeError, turn$, type ChatInterface, type TurnPart } from '../streams/turn.js';
 import {
   BudgetHoldings,
   trackSubscription,
@@ -48,23 +47,31 @@ import type { MicrophoneView } from './microphone-machine.js';
  * One `/ws` connection, as a state machine a reader can follow:
  *
  *   open.idle ──request──▶ open.calling ──answer or failure──▶ open.answering ──▶ idle, or calling the next
+ *                          open.calling ──call.part──▶ (the part's pair is sent at once)
+ *                          open.calling ──cancel (a turn runs)──▶ open.cancelled ──▶ idle, or calling the next
  *        (any open state) ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
  *
- * A kiosk's utterance (`ws.binary`) or command (`ws.text`) becomes a `request`. One call runs at a time
- * (`calling` starts it); up to `maxWaitingCalls` wait behind it in arrival order, and beyond that, or when
- * the audio would not fit in the process-wide budget, the request is answered `busy` at once. Closing stops
- * the session's streams child and with it the running call: it is abandoned and its late answer dropped.
- * Outbound frames leave through the injected `send`; the transport only translates.
+ * A kiosk's utterance (`ws.binary`) is a turn, numbered from 1; it or a command (`ws.text`) becomes a
+ * `request`. One call runs at a time (`calling` starts it); up to `maxWaitingCalls` wait behind it in
+ * arrival order, and beyond that, or when the audio would not fit in the process-wide budget, the request is
+ * answered `busy` at once. A turn's answer comes as pairs (one with `/chat`, one per part with the Converse
+ * action) and ends with `turn_end`. The `cancel` command is not queued: it stops the running turn and drops
+ * the queued ones. Closing stops the session's streams child and with it the running call: it is abandoned
+ * and its late answer dropped. Outbound frames leave through the injected `send`; the transport only
+ * translates.
  */
 
-/** A ROS call a session asks for. */
+/** A ROS call a session asks for; a chat request is one turn. */
 export type ConversationRequest =
-  | { readonly service: 'chat'; readonly audio: Uint8Array }
+  | { readonly service: 'chat'; readonly audio: Uint8Array; readonly turn: Turn }
   | { readonly service: 'clear_history' };
+type ChatRequest = Extract<ConversationRequest, { service: 'chat' }>;
 
 /** What a session uses of the process; shared by all sessions. */
 export interface SessionDeps {
-  readonly calls: Pick<RosCalls, 'call'>;
+  readonly calls: Pick<RosCalls, 'call' | 'converse'>;
+  /** How a turn reaches the robot (`--chat_interface`); `service` when not given. */
+  readonly chatInterface?: ChatInterface;
   readonly messageIds: MessageIdAllocator;
   readonly playAudioPairs$: Observable<AudioPairFrame>;
   readonly microphone: MicrophoneView;
@@ -95,15 +102,22 @@ export type SessionTransportEvent =
   /** The server is stopping: close with 1001. */
   | { readonly type: 'server.shutdown' };
 
-/** What the running call ended with; the `answering` state turns it into a frame. */
+/**
+ * What the running call ended with; the `answering` state turns it into frames. A `/chat` answer carries
+ * its one part; a Converse goal's parts went out as they came, so its answer carries none.
+ */
 type CallOutcome =
-  | { readonly kind: 'answered'; readonly service: 'chat'; readonly response: RosResponse<'chat'> }
-  | { readonly kind: 'answered'; readonly service: 'clear_history' }
-  | { readonly kind: 'failed'; readonly service: ConversationRequest['service']; readonly error: unknown };
+  | { readonly kind: 'answered'; readonly request: ChatRequest; readonly part: TurnPart | undefined }
+  | { readonly kind: 'answered'; readonly request: { readonly service: 'clear_history' } }
+  | { readonly kind: 'failed'; readonly request: ConversationRequest; readonly error: unknown };
 
 type SessionInternalEvent =
   | { readonly type: 'request'; readonly request: ConversationRequest }
+  /** One part of the running turn's answer (Converse feedback): its pair is sent at once. */
+  | { readonly type: 'call.part'; readonly request: ChatRequest; readonly part: TurnPart }
   | { readonly type: 'call.settled'; readonly outcome: CallOutcome }
+  /** The kiosk's `cancel` command (barge-in). */
+  | { readonly type: 'cancel' }
   | { readonly type: 'microphone.changed'; readonly enabled: boolean }
   /** A send threw: the socket is gone. */
   | { readonly type: 'session.sendFailed' }
@@ -124,6 +138,10 @@ interface SessionContext {
   readonly waiting: readonly ConversationRequest[];
   /** How the last call ended, for `answering`. */
   readonly outcome: CallOutcome | undefined;
+  /** Binary frames received so far: the number of the last turn. */
+  readonly turns: number;
+  /** Turns a `cancel` stopped or dropped, in turn order, for `cancelled` (and the ack after them). */
+  readonly cancelledTurns: readonly Turn[];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -135,22 +153,42 @@ const failureCode = (service: ConversationRequest['service'], error: unknown): E
   return `${service}_failed`;
 };
 
-// Port errors carry operator-readable text (service name, time-out); anything else stays generic.
+// Port errors carry operator-readable text (service name, time-out), a Converse result its own message;
+// anything else stays generic.
 const failureMessage = (error: unknown): string | undefined =>
   error instanceof RosTimeoutError ||
   error instanceof RosServiceUnavailableError ||
-  error instanceof RosCallFailedError
+  error instanceof RosCallFailedError ||
+  error instanceof ConverseOutcomeError
     ? error.message
     : undefined;
 
-/** The answer pair takes its message id when it is sent, so ids increase in the order pairs leave. */
-const outcomeFrame = (outcome: CallOutcome, messageIds: MessageIdAllocator): OutboundFrame => {
-  if (outcome.kind === 'failed') {
-    return errorFrame(failureCode(outcome.service, outcome.error), failureMessage(outcome.error));
+/**
+ * Sends what ends the last call: for a turn, its last pair (a `/chat` answer) or its error frame, then
+ * `turn_end`; for clear_history, the ack or the error. A pair takes its message id when it is sent, so ids
+ * increase in the order pairs leave. Stops at the first frame the outbox could not take.
+ */
+const sendOutcome = (outcome: CallOutcome, messageIds: MessageIdAllocator, outbox: Outbox): void => {
+  const { request } = outcome;
+  if (request.service === 'clear_history') {
+    outbox.send(
+      outcome.kind === 'failed'
+        ? errorFrame(failureCode('clear_history', outcome.error), failureMessage(outcome.error))
+        : ackFrame('clear_history'),
+    );
+    return;
   }
-  return outcome.service === 'chat'
-    ? encodeAudioPair(messageIds.next(), outcome.response)
-    : ackFrame('clear_history');
+  const { turn } = request;
+  if (outcome.kind === 'failed') {
+    if (!outbox.send(errorFrame(failureCode('chat', outcome.error), failureMessage(outcome.error), turn))) {
+      return;
+    }
+    outbox.send(turnEndFrame(turn, 'failed'));
+    return;
+  }
+  const { part } = outcome as { readonly part: TurnPart | undefined };
+  if (part !== undefined && !outbox.send(encodeAudioPair(messageIds.next(), part, turn))) return;
+  outbox.send(turnEndFrame(turn, 'answered'));
 };
 
 /** `calling` is entered only with a running request: `admit` or `startNext` put it there. */
@@ -164,28 +202,33 @@ const audioBytes = (request: ConversationRequest): number =>
 // ---------------------------------------------------------------------------------------------------------
 // The session's child
 
-/** The running call's stream, turned into the one `call.settled` event it ends with. */
-const callSettled$ = (
-  calls: Pick<RosCalls, 'call'>,
+/**
+ * The running call's stream, turned into the events the machine hears: with the Converse action one
+ * `call.part` per part as it arrives, then `call.settled`; with `/chat` (and clear_history) only the one
+ * `call.settled`, carrying the answer, so the service's round trip costs the machine one event as before.
+ */
+const callEvents$ = (
+  calls: Pick<RosCalls, 'call' | 'converse'>,
+  chatInterface: ChatInterface,
   request: ConversationRequest,
-  onCallAbandoned: SessionInput['onCallAbandoned'],
 ): Observable<SessionInternalEvent> => {
-  const onAbandoned =
-    onCallAbandoned === undefined
-      ? undefined
-      : () => {
-          onCallAbandoned(request.service);
-        };
   const settled = (outcome: CallOutcome): SessionInternalEvent => ({ type: 'call.settled', outcome });
-  const failed = (error: unknown) => of(settled({ kind: 'failed', service: request.service, error }));
-  if (request.service === 'chat') {
-    return rosCall$(calls, 'chat', { audio: request.audio }, onAbandoned).pipe(
-      map((response) => settled({ kind: 'answered', service: 'chat', response })),
+  const failed = (error: unknown) => of(settled({ kind: 'failed', request, error }));
+  if (request.service === 'clear_history') {
+    return rosCall$(calls, 'clear_history', {}).pipe(
+      map(() => settled({ kind: 'answered', request })),
       catchError(failed),
     );
   }
-  return rosCall$(calls, 'clear_history', {}, onAbandoned).pipe(
-    map(() => settled({ kind: 'answered', service: 'clear_history' })),
+  if (chatInterface === 'service') {
+    return turn$(calls, 'service', request.audio).pipe(
+      map((part) => settled({ kind: 'answered', request, part })),
+      catchError(failed),
+    );
+  }
+  return turn$(calls, 'action', request.audio).pipe(
+    map((part): SessionInternalEvent => ({ type: 'call.part', request, part })),
+    endWith(settled({ kind: 'answered', request, part: undefined })),
     catchError(failed),
   );
 };
@@ -196,11 +239,13 @@ interface StreamsInput {
   readonly holdings: BudgetHoldings<ConversationRequest>;
 }
 
-/** What the machine tells its streams child: run this request's call (`calling` is entered). */
-interface StartCallEvent {
-  readonly type: 'call.start';
-  readonly request: ConversationRequest;
-}
+/**
+ * What the machine tells its streams child: run this request's call (`calling` is entered), or stop the
+ * running one (a cancelled turn: abandoned, its goal cancelled, nothing of it heard again).
+ */
+type StreamsEvent =
+  | { readonly type: 'call.start'; readonly request: ConversationRequest }
+  | { readonly type: 'call.stop' };
 
 /**
  * Every stream of an open session in one child actor: the running call (started when the machine enters
@@ -211,7 +256,7 @@ interface StartCallEvent {
  * back the session's audio budget and abandons a running call: a stopped actor runs no exit actions, only
  * its children's teardowns, so this is where a session's end is certain to be seen.
  */
-const streamsLogic = fromCallback<StartCallEvent, StreamsInput>(({ input: streams, sendBack, receive }) => {
+const streamsLogic = fromCallback<StreamsEvent, StreamsInput>(({ input: streams, sendBack, receive }) => {
   const { session: input, outbox, holdings } = streams;
   const { gauges } = input;
   gauges.liveSessions.increment();
@@ -235,15 +280,25 @@ const streamsLogic = fromCallback<StartCallEvent, StreamsInput>(({ input: stream
       error: fail,
     }),
   );
+  const chatInterface = input.chatInterface ?? 'service';
   let call: Subscription | undefined;
-  receive(({ request }) => {
+  // The request whose call runs and has not settled: told to onCallAbandoned if the session ends first.
+  let unsettled: ConversationRequest | undefined;
+  receive((event) => {
     call?.unsubscribe();
-    call = callSettled$(input.calls, request, input.onCallAbandoned).subscribe((event) => {
-      sendBack(event);
+    call = undefined;
+    unsettled = undefined;
+    if (event.type === 'call.stop') return;
+    const { request } = event;
+    unsettled = request;
+    call = callEvents$(input.calls, chatInterface, request).subscribe((callEvent) => {
+      if (callEvent.type === 'call.settled') unsettled = undefined;
+      sendBack(callEvent);
     });
   });
   return () => {
     call?.unsubscribe();
+    if (unsettled !== undefined) input.onCallAbandoned?.(unsettled.service);
     subscription.unsubscribe();
     holdings.releaseAll();
     gauges.liveSessions.decrement();
@@ -288,18 +343,43 @@ export const sessionMachine = setup({
     deliver: ({ context, self }, frame: OutboundFrame) => {
       if (!context.outbox.send(frame)) self.send({ type: 'session.sendFailed' });
     },
+    /** Answers a request that is not queued with its error; a refused turn then ends (`refused`). */
+    refuse: ({ context, self }, refusal: Refusal) => {
+      const { outbox } = context;
+      const sent =
+        outbox.send(refusal.frame) &&
+        (refusal.turn === undefined || outbox.send(turnEndFrame(refusal.turn, 'refused')));
+      if (!sent) self.send({ type: 'session.sendFailed' });
+    },
+    /** A part of the running turn's answer: its pair goes out at once, its message id taken as it leaves. */
+    deliverPart: ({ context, event, self }) => {
+      if (event.type !== 'call.part') return;
+      const pair = encodeAudioPair(context.input.messageIds.next(), event.part, event.request.turn);
+      if (!context.outbox.send(pair)) self.send({ type: 'session.sendFailed' });
+    },
     /** Sends the last call's answer (or failure). A broken outbox is seen by `answering` at once. */
     deliverOutcome: ({ context }) => {
       const { outcome, input, outbox } = context;
-      if (outcome !== undefined) outbox.send(outcomeFrame(outcome, input.messageIds));
+      if (outcome !== undefined) sendOutcome(outcome, input.messageIds, outbox);
+    },
+    /** `turn_end` cancelled for each stopped or dropped turn, in turn order, then the ack. */
+    deliverCancelled: ({ context, self }) => {
+      const { outbox } = context;
+      for (const turn of context.cancelledTurns) {
+        if (!outbox.send(turnEndFrame(turn, 'cancelled'))) break;
+      }
+      if (outbox.broken || !outbox.send(ackFrame('cancel'))) self.send({ type: 'session.sendFailed' });
     },
     startCall: sendTo(
       'streams',
-      ({ context }): StartCallEvent => ({
+      ({ context }): StreamsEvent => ({
         type: 'call.start',
         request: runningRequest(context),
       }),
     ),
+    /** Stops the running call: abandoned, a Converse goal cancelled; nothing of it is heard again. */
+    stopCall: sendTo('streams', { type: 'call.stop' } satisfies StreamsEvent),
+    countTurn: assign({ turns: ({ context }) => context.turns + 1 }),
     /** The request's audio is taken from the budget (the guard checked that it fits). */
     holdAudio: ({ context, event }) => {
       if (event.type === 'request' && event.request.service === 'chat') {
@@ -327,6 +407,31 @@ export const sessionMachine = setup({
       outcome: undefined,
     })),
     clearOutcome: assign({ outcome: undefined }),
+    /**
+     * Cancel: the running turn (if the running call is one) and every queued turn are dropped, their audio
+     * given back, their numbers kept for `turn_end`; a queued clear_history stays, in its place.
+     */
+    dropTurns: assign(({ context }) => {
+      const { running, waiting, holdings } = context;
+      const cancelledTurns: Turn[] = [];
+      let stillRunning = running;
+      if (running?.service === 'chat') {
+        holdings.release(running);
+        cancelledTurns.push(running.turn);
+        stillRunning = undefined;
+      }
+      const kept: ConversationRequest[] = [];
+      for (const request of waiting) {
+        if (request.service === 'chat') {
+          holdings.release(request);
+          cancelledTurns.push(request.turn);
+        } else {
+          kept.push(request);
+        }
+      }
+      return { running: stillRunning, waiting: kept, cancelledTurns };
+    }),
+    clearCancelled: assign({ cancelledTurns: [] }),
   },
   guards: {
     binaryTooLarge: ({ context, event }) =>
@@ -344,6 +449,13 @@ export const sessionMachine = setup({
       event.type === 'request' && !context.holdings.fits(audioBytes(event.request)),
     hasWaiting: ({ context }) => context.waiting.length > 0,
     outboxBroken: ({ context }) => context.outbox.broken,
+    /** The event comes from the running call (a stopped call's events are never heard; this makes it plain). */
+    fromRunningCall: ({ context, event }) =>
+      (event.type === 'call.part' && event.request === context.running) ||
+      (event.type === 'call.settled' && event.outcome.request === context.running),
+    runningIsTurn: ({ context }) => context.running?.service === 'chat',
+    /** One more turn would pass the highest turn number. */
+    turnsExhausted: ({ context }) => context.turns >= MAX_TURN,
   },
 }).createMachine({
   id: 'session',
@@ -355,6 +467,8 @@ export const sessionMachine = setup({
     running: undefined,
     waiting: [],
     outcome: undefined,
+    turns: 0,
+    cancelledTurns: [],
   }),
   initial: 'open',
   states: {
@@ -380,22 +494,27 @@ export const sessionMachine = setup({
       },
       initial: 'idle',
       states: {
-        /** Nothing runs: a request starts its call at once. */
+        /** Nothing runs: a request starts its call at once; a cancel has nothing to stop. */
         idle: {
           on: {
             request: [
               {
                 guard: 'audioOverBudget',
                 actions: {
-                  type: 'deliver',
-                  params: ({ context, event }) => busyFrame(context, event.request, 'audio'),
+                  type: 'refuse',
+                  params: ({ context, event }) => busyRefusal(context, event.request, 'audio'),
                 },
               },
               { target: 'calling', actions: ['holdAudio', 'admit'] },
             ],
+            cancel: { actions: 'deliverCancelled' },
           },
         },
-        /** One call runs; requests queue behind it up to the limit, beyond it they are answered busy. */
+        /**
+         * One call runs; requests queue behind it up to the limit, beyond it they are answered busy. A
+         * streamed turn's parts go out as they arrive. A cancel stops a running turn (`cancelled`); a running
+         * clear_history goes on, only the queued turns are dropped.
+         */
         calling: {
           entry: 'startCall',
           on: {
@@ -403,21 +522,42 @@ export const sessionMachine = setup({
               {
                 guard: 'queueFull',
                 actions: {
-                  type: 'deliver',
-                  params: ({ context, event }) => busyFrame(context, event.request, 'queue'),
+                  type: 'refuse',
+                  params: ({ context, event }) => busyRefusal(context, event.request, 'queue'),
                 },
               },
               {
                 guard: 'audioOverBudget',
                 actions: {
-                  type: 'deliver',
-                  params: ({ context, event }) => busyFrame(context, event.request, 'audio'),
+                  type: 'refuse',
+                  params: ({ context, event }) => busyRefusal(context, event.request, 'audio'),
                 },
               },
               { actions: ['holdAudio', 'admit'] },
             ],
-            'call.settled': { target: 'answering', actions: ['releaseAudio', 'settle'] },
+            'call.part': { guard: 'fromRunningCall', actions: 'deliverPart' },
+            'call.settled': {
+              guard: 'fromRunningCall',
+              target: 'answering',
+              actions: ['releaseAudio', 'settle'],
+            },
+            cancel: [
+              { guard: 'runningIsTurn', target: 'cancelled', actions: ['stopCall', 'dropTurns'] },
+              { actions: ['dropTurns', 'deliverCancelled', 'clearCancelled'] },
+            ],
           },
+        },
+        /**
+         * The running turn was stopped: `turn_end` cancelled for it and each dropped queued turn, the ack;
+         * then the next waiting call (a clear_history that was queued) starts, or the session is idle.
+         */
+        cancelled: {
+          entry: ['deliverCancelled', 'clearCancelled'],
+          always: [
+            { guard: 'outboxBroken', target: '#session.closed' },
+            { guard: 'hasWaiting', target: 'calling', actions: 'startNext' },
+            { target: 'idle' },
+          ],
         },
         /**
          * The answer (or the failure) goes out; then the next waiting call starts, or the session is idle.
@@ -439,25 +579,45 @@ export const sessionMachine = setup({
             target: 'closed',
             actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.binaryFrameTooLarge) },
           },
+          {
+            guard: 'turnsExhausted',
+            target: 'closed',
+            actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.internalError) },
+          },
           // Checked on arrival: audio recorded while the microphone was enabled is still answered.
           {
             guard: 'microphoneDisabled',
-            actions: { type: 'deliver', params: errorFrame('microphone_disabled') },
+            actions: [
+              'countTurn',
+              {
+                type: 'refuse',
+                params: ({ context }): Refusal => ({
+                  frame: errorFrame('microphone_disabled', undefined, context.turns),
+                  turn: context.turns,
+                }),
+              },
+            ],
           },
           {
-            actions: raise(({ event }) => ({
-              type: 'request' as const,
-              request: { service: 'chat' as const, audio: event.data },
-            })),
+            actions: [
+              'countTurn',
+              raise(({ context, event }) => ({
+                type: 'request' as const,
+                request: { service: 'chat' as const, audio: event.data, turn: context.turns },
+              })),
+            ],
           },
         ],
         'ws.text': {
           actions: enqueueActions(({ context, event, enqueue }) => {
             const parsed = parseClientText(event.data, context.input.limits.maxTextFrameBytes);
-            if (parsed.ok) {
-              enqueue.raise({ type: 'request', request: { service: parsed.command.service } });
-            } else {
+            if (!parsed.ok) {
               enqueue({ type: 'deliver', params: errorFrame(parsed.code, parsed.message) });
+            } else if (parsed.command.service === 'cancel') {
+              // Not queued: handled at once by the state the session is in.
+              enqueue.raise({ type: 'cancel' });
+            } else {
+              enqueue.raise({ type: 'request', request: { service: parsed.command.service } });
             }
           }),
         },
@@ -496,21 +656,27 @@ export const sessionMachine = setup({
   },
 });
 
-function busyFrame(
+/** A request that is not queued: its error frame, and for a turn its number (then `turn_end` refused). */
+interface Refusal {
+  readonly frame: OutboundFrame;
+  readonly turn: Turn | undefined;
+}
+
+/** The `busy` error for a request that is not queued (with its turn, for a turn). */
+function busyRefusal(
   context: SessionContext,
   request: ConversationRequest,
   cause: 'queue' | 'audio',
-): OutboundFrame {
+): Refusal {
   const { limits, audioBudget } = context.input;
-  return errorFrame(
-    'busy',
-    busyMessage(
-      request.service,
-      cause === 'queue'
-        ? { kind: 'queue', maxWaitingCalls: limits.maxWaitingCalls }
-        : { kind: 'audio', maxQueuedAudioBytes: audioBudget.limit },
-    ),
+  const message = busyMessage(
+    request.service,
+    cause === 'queue'
+      ? { kind: 'queue', maxWaitingCalls: limits.maxWaitingCalls }
+      : { kind: 'audio', maxQueuedAudioBytes: audioBudget.limit },
   );
+  const turn = request.service === 'chat' ? request.turn : undefined;
+  return { frame: errorFrame('busy', message, turn), turn };
 }
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;

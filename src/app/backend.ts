@@ -17,9 +17,18 @@ export interface LoadedBackend {
 export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
   if (options.backend === 'sim') {
     const port = createDeferredPort({ backend: 'sim', pendingDetail: 'starting the simulation' });
-    const sim = createSimBackend({ latencyMs: options.sim_latency_ms });
+    const sim = createSimBackend({
+      latencyMs: options.sim_latency_ms,
+      chatParts: options.sim_chat_parts,
+      partMs: options.sim_part_ms,
+    });
     log.warn(
-      { backend: 'sim', simLatencyMs: options.sim_latency_ms },
+      {
+        backend: 'sim',
+        simLatencyMs: options.sim_latency_ms,
+        simChatParts: options.sim_chat_parts,
+        simPartMs: options.sim_part_ms,
+      },
       `${sim.description}: chosen with --backend sim; tours live in memory and are lost on exit`,
     );
     port.attach(sim);

@@ -94,6 +94,7 @@ export const startBridge = async ({
   const calls = createRosCalls({ port, timeoutsMs: rosTimeouts(options), observer: metrics.rosCalls });
   const hub = createConversationHub({
     calls,
+    chatInterface: options.chat_interface,
     port,
     limits: conversationLimits(options),
     onStreamError: (source, error) => {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { LOG_LEVELS } from '../log/logger.js';
+import { CHAT_INTERFACES } from '../streams/turn.js';
 
 /**
  * Every start-up option: its flag, environment variable, default and validation in one table, so
@@ -61,7 +62,18 @@ export const OPTION_SPECS = {
     'Time-out of the tour service calls behind HTTP requests',
     integer(1, 600_000),
   ),
-  chat_timeout_ms: option('chat_timeout_ms', '60000', 'Time-out of one /chat call', integer(1, 3_600_000)),
+  chat_interface: option(
+    'chat_interface',
+    'service',
+    'How a kiosk utterance reaches the robot: service (one /chat call, one answer) or action (a goal of the Converse action /converse, its answer streamed in parts, each sent to the kiosk as it arrives)',
+    oneOf(CHAT_INTERFACES),
+  ),
+  chat_timeout_ms: option(
+    'chat_timeout_ms',
+    '60000',
+    'Time-out of one turn: one /chat call, or one Converse goal with all its parts',
+    integer(1, 3_600_000),
+  ),
   /*
    * Why 10: the services QoS profile (rmw's `rmw_qos_profile_services_default`, which rclcpp, rclpy and
    * this bridge use) keeps the last 10 samples: a server's request queue and a client's response queue
@@ -168,6 +180,18 @@ export const OPTION_SPECS = {
     '0',
     'sim backend only: artificial latency of every simulated service call',
     integer(0, 600_000),
+  ),
+  sim_chat_parts: option(
+    'sim_chat_parts',
+    '1',
+    'sim backend only: parts of the echo answer (text sentences; audio cut in consecutive slices that concatenate to the utterance). /chat answers them whole, the Converse action one feedback per part',
+    integer(1, 50),
+  ),
+  sim_part_ms: option(
+    'sim_part_ms',
+    '0',
+    'sim backend only: wait before each part of the echo answer: /chat answers after parts × this, the Converse action sends part k after k × this',
+    integer(0, 60_000),
   ),
 } as const satisfies Record<string, OptionSpec>;
 

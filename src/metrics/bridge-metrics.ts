@@ -1,6 +1,6 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RosCallObserver } from '../ros/ros-calls.js';
-import type { RosServiceKey } from '../ros/ros-port.js';
+import type { RosCallKey } from '../ros/ros-port.js';
 import { CounterFamily, HistogramFamily, type PlainCounter, type PlainHistogram } from './plain-metrics.js';
 
 /**
@@ -49,7 +49,7 @@ const rosCallObserver = (registry: Registry): RosCallObserver => {
   );
   // Children are bound on first use, so the text shows only services and outcomes that happened.
   const bound = new Map<string, PlainCounter>();
-  const timers = new Map<RosServiceKey, PlainHistogram>();
+  const timers = new Map<RosCallKey, PlainHistogram>();
   return {
     settled: (service, outcome, callSeconds) => {
       const key = `${service} ${outcome}`;

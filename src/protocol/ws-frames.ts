@@ -14,6 +14,9 @@ import {
   type ErrorMessage,
   type MessageId,
   type ServerMessage,
+  type Turn,
+  type TurnEndMessage,
+  type TurnOutcome,
 } from './ws-protocol.js';
 
 /**
@@ -65,14 +68,19 @@ export const textFrame = (message: ServerMessage): TextFrame => ({
 export const errorMessage = (
   code: ErrorCode,
   message: string = ERROR_CODES[code].description,
-): ErrorMessage => ({
-  type: 'error',
-  code,
-  message,
-});
+  turn?: Turn,
+): ErrorMessage =>
+  turn === undefined ? { type: 'error', code, message } : { type: 'error', code, message, turn };
 
-export const errorFrame = (code: ErrorCode, message?: string): TextFrame =>
-  textFrame(errorMessage(code, message));
+/** An error frame; `turn` when it is about a kiosk utterance. */
+export const errorFrame = (code: ErrorCode, message?: string, turn?: Turn): TextFrame =>
+  textFrame(errorMessage(code, message, turn));
+
+/** The end of a turn; the last frame of that turn. */
+export const turnEndFrame = (turn: Turn, outcome: TurnOutcome): TextFrame => {
+  const end: TurnEndMessage = { type: 'turn_end', turn, outcome };
+  return textFrame(end);
+};
 
 export const ackFrame = (service: CommandService): TextFrame => {
   const ack: AckMessage = { type: 'ack', service };
@@ -122,18 +130,26 @@ export interface AudioContent {
   readonly audio: Uint8Array;
 }
 
-const audioMeta = (messageId: MessageId, content: AudioContent): string =>
-  serializeServerMessage({ type: 'audio', emotion: content.emotion, text: content.text, messageId });
+const audioMeta = (messageId: MessageId, content: AudioContent, turn?: Turn): string =>
+  serializeServerMessage(
+    turn === undefined
+      ? { type: 'audio', emotion: content.emotion, text: content.text, messageId }
+      : { type: 'audio', emotion: content.emotion, text: content.text, messageId, turn },
+  );
 
 /**
- * A pair for one session (a `/chat` answer): the audio goes out as it is, a fragment behind the header, not
- * copied into a 4 + N byte frame. Under chat load those copies, outside the V8 heap, drove the garbage
- * collector (docs/performance.md).
+ * A pair for one session (a `/chat` answer, or one part of a streamed turn), carrying the `turn` it answers:
+ * the audio goes out as it is, a fragment behind the header, not copied into a 4 + N byte frame. Under chat
+ * load those copies, outside the V8 heap, drove the garbage collector (docs/performance.md).
  */
-export const encodeAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => ({
+export const encodeAudioPair = (
+  messageId: MessageId,
+  content: AudioContent,
+  turn?: Turn,
+): AudioPairFrame => ({
   kind: 'pair',
   messageId,
-  meta: audioMeta(messageId, content),
+  meta: audioMeta(messageId, content, turn),
   binary: [encodeAudioHeader(messageId), content.audio],
 });
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RosTimeoutError } from '../ros/ros-port.js';
 
 /**
  * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
@@ -6,8 +7,8 @@ import * as v from 'valibot';
  * test/unit/protocol.test.ts checks that the tables and examples below agree with the schemas.
  *
  * Frames:
- * - client → server, binary: raw audio for one `/chat` call.
- * - client → server, text: a JSON command (`ClientCommand`).
+ * - client → server, binary: raw audio of one utterance: one turn (one `/chat` call or one Converse goal).
+ * - client → server, text: a JSON command (`ClientCommand`): clear_history (queued) or cancel (at once).
  * - server → client, text: a JSON message (`ServerMessage`).
  * - server → client, binary: 4-byte big-endian unsigned message id, then audio bytes (possibly none). It always
  *   directly follows the `audio` text message carrying the same `messageId`.
@@ -23,8 +24,26 @@ export const INITIAL_EMOTION = 'neutral';
 export const INITIAL_TEXT = '';
 
 /** Commands a client may send in a text frame, by their `service` value. */
-export const COMMAND_SERVICES = ['clear_history'] as const;
+export const COMMAND_SERVICES = ['clear_history', 'cancel'] as const;
 export type CommandService = (typeof COMMAND_SERVICES)[number];
+
+/**
+ * Turns: every binary (audio) frame a session receives is one turn, numbered from 1 in arrival order,
+ * counting frames refused with `busy` or `microphone_disabled` too, so a kiosk knows each utterance's
+ * number by counting what it sent. Highest turn number; a session that reached it is closed (never in
+ * practice: one utterance a second for 285 years).
+ */
+export const MAX_TURN = Number.MAX_SAFE_INTEGER;
+
+/** How a turn ended, in its `turn_end` frame. */
+export const TURN_OUTCOMES = {
+  answered: 'The call (or the Converse goal) succeeded and every pair of the turn was sent.',
+  failed: 'An error frame (`chat_failed`, `chat_timeout`, `chat_unavailable`) came just before.',
+  refused: 'The frame was never queued: a `busy` or `microphone_disabled` error came just before.',
+  cancelled: "The kiosk's `cancel` command stopped the turn (it ran) or dropped it (it waited).",
+} as const satisfies Record<string, string>;
+export type TurnOutcome = keyof typeof TURN_OUTCOMES;
+export const TURN_OUTCOME_NAMES = Object.keys(TURN_OUTCOMES) as [TurnOutcome, ...TurnOutcome[]];
 
 /**
  * Error codes of `{"type":"error"}` messages. None of them closes the session: the client may go on.
@@ -48,12 +67,18 @@ export const ERROR_CODES = {
     description:
       'The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.',
   },
-  chat_failed: { description: 'The /chat call failed; no answer will come for that audio frame.' },
+  chat_failed: {
+    description:
+      "The /chat call or the Converse goal failed, or the goal's result was not OK (its message is the result's); no more answer comes for that turn.",
+  },
   chat_timeout: {
     description:
-      'The /chat call did not answer within the chat time-out; a late answer is dropped, never sent.',
+      'The /chat call or the whole Converse goal did not finish within the chat time-out; anything late is dropped, never sent.',
   },
-  chat_unavailable: { description: 'No /chat service is available on the ROS graph.' },
+  chat_unavailable: {
+    description:
+      'No /chat service (with --chat_interface action: no /converse action server) is on the ROS graph.',
+  },
   clear_history_failed: {
     description: 'The /clear_history call failed; the history may not have been cleared.',
   },
@@ -129,7 +154,7 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   maxWaitingCalls:
     'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
   chatTimeoutMs:
-    'Time a /chat call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
+    'Time a turn (a /chat call, or a Converse goal with all its parts) may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
   clearHistoryTimeoutMs:
     'Time a /clear_history call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `clear_history_timeout`.',
   maxSessions: 'Sessions held at once; one more is closed with 1013.',
@@ -165,7 +190,13 @@ export const ClearHistoryCommandSchema = v.strictObject({
 });
 export type ClearHistoryCommand = v.InferOutput<typeof ClearHistoryCommandSchema>;
 
-export const ClientCommandSchema = v.variant('service', [ClearHistoryCommandSchema]);
+/** Barge-in: stops the running turn and drops the queued ones; processed at once, not queued. */
+export const CancelCommandSchema = v.strictObject({
+  service: v.literal('cancel'),
+});
+export type CancelCommand = v.InferOutput<typeof CancelCommandSchema>;
+
+export const ClientCommandSchema = v.variant('service', [ClearHistoryCommandSchema, CancelCommandSchema]);
 export type ClientCommand = v.InferOutput<typeof ClientCommandSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -173,6 +204,9 @@ export type ClientCommand = v.InferOutput<typeof ClientCommandSchema>;
 
 export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
 export type MessageId = v.InferOutput<typeof MessageIdSchema>;
+
+export const TurnSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TURN));
+export type Turn = v.InferOutput<typeof TurnSchema>;
 
 export const StateMessageSchema = v.strictObject({
   type: v.literal('state'),
@@ -182,12 +216,16 @@ export const StateMessageSchema = v.strictObject({
 });
 export type StateMessage = v.InferOutput<typeof StateMessageSchema>;
 
-/** Metadata of an audio answer; the binary frame with the same message id follows it directly. */
+/**
+ * Metadata of an audio answer; the binary frame with the same message id follows it directly. `turn`
+ * names the kiosk utterance it answers (absent on /play_audio pairs).
+ */
 export const AudioMessageSchema = v.strictObject({
   type: v.literal('audio'),
   emotion: v.string(),
   text: v.string(),
   messageId: MessageIdSchema,
+  turn: v.optional(TurnSchema),
 });
 export type AudioMessage = v.InferOutput<typeof AudioMessageSchema>;
 
@@ -203,12 +241,22 @@ export const AckMessageSchema = v.strictObject({
 });
 export type AckMessage = v.InferOutput<typeof AckMessageSchema>;
 
+/** An error; `turn` when it is about a turn (busy, microphone_disabled, chat_*). */
 export const ErrorMessageSchema = v.strictObject({
   type: v.literal('error'),
   code: v.picklist(ERROR_CODE_NAMES),
   message: v.string(),
+  turn: v.optional(TurnSchema),
 });
 export type ErrorMessage = v.InferOutput<typeof ErrorMessageSchema>;
+
+/** The end of a turn: exactly once per turn, after every pair and error frame of that turn. */
+export const TurnEndMessageSchema = v.strictObject({
+  type: v.literal('turn_end'),
+  turn: TurnSchema,
+  outcome: v.picklist(TURN_OUTCOME_NAMES),
+});
+export type TurnEndMessage = v.InferOutput<typeof TurnEndMessageSchema>;
 
 export const ServerMessageSchema = v.variant('type', [
   StateMessageSchema,
@@ -216,6 +264,7 @@ export const ServerMessageSchema = v.variant('type', [
   MicrophoneMessageSchema,
   AckMessageSchema,
   ErrorMessageSchema,
+  TurnEndMessageSchema,
 ]);
 export type ServerMessage = v.InferOutput<typeof ServerMessageSchema>;
 
@@ -247,14 +296,27 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
   {
     direction: 'server→client',
     kind: 'text',
-    description: 'Metadata of an answer (to a /chat call or a /play_audio message).',
-    frame: '{"type":"audio","emotion":"happy","text":"Welcome to the museum!","messageId":7}',
+    description:
+      "Metadata of an answer to the kiosk's turn 1 (the /chat answer, or one part of a Converse answer).",
+    frame: '{"type":"audio","emotion":"happy","text":"Welcome to the museum!","messageId":7,"turn":1}',
   },
   {
     direction: 'server→client',
     kind: 'binary',
     description: 'Directly follows its metadata: message id 7 as 4 bytes big-endian, then the audio.',
     frame: '00 00 00 07 52 49 46 46 …',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Turn 1 is over: every pair of it was sent.',
+    frame: '{"type":"turn_end","turn":1,"outcome":"answered"}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Metadata of a /play_audio message: no turn.',
+    frame: '{"type":"audio","emotion":"neutral","text":"Please follow me.","messageId":8}',
   },
   {
     direction: 'client→server',
@@ -269,6 +331,35 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
     frame: '{"type":"ack","service":"clear_history"}',
   },
   {
+    direction: 'client→server',
+    kind: 'text',
+    description: 'Barge-in: stops the running turn and drops the queued ones; not queued.',
+    frame: '{"service":"cancel"}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'The running turn 2 was cancelled (one such frame per cancelled turn, in turn order) …',
+    frame: '{"type":"turn_end","turn":2,"outcome":"cancelled"}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: '… then the ack: no pair of a cancelled turn comes after it.',
+    frame: '{"type":"ack","service":"cancel"}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Turn 3 timed out; its turn_end (outcome failed) follows.',
+    frame: JSON.stringify({
+      type: 'error',
+      code: 'chat_timeout',
+      message: new RosTimeoutError('chat', DEFAULT_LIMITS.chatTimeoutMs).message,
+      turn: 3,
+    }),
+  },
+  {
     direction: 'server→client',
     kind: 'text',
     description: 'Sent to every session when /microphone/set_enabled changes the microphone state.',
@@ -277,17 +368,20 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
   {
     direction: 'server→client',
     kind: 'text',
-    description: "A recoverable error; the session stays open. Here the session's queue was full.",
+    description:
+      "A recoverable error; the session stays open. Here the session's queue was full when its 6th utterance came; its turn_end (outcome refused) follows.",
     frame: JSON.stringify({
       type: 'error',
       code: 'busy',
       message: busyMessage('chat', { kind: 'queue', maxWaitingCalls: DEFAULT_LIMITS.maxWaitingCalls }),
+      turn: 6,
     }),
   },
   {
     direction: 'server→client',
     kind: 'text',
-    description: 'The same code when the audio queued by all sessions is at its limit.',
+    description:
+      "The same code when the audio queued by all sessions is at its limit (this session's first utterance).",
     frame: JSON.stringify({
       type: 'error',
       code: 'busy',
@@ -295,6 +389,7 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
         kind: 'audio',
         maxQueuedAudioBytes: DEFAULT_LIMITS.maxQueuedAudioBytes,
       }),
+      turn: 1,
     }),
   },
 ];

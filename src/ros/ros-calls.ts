@@ -6,10 +6,13 @@ import {
   type DeadlineEntry,
   type DeadlineList,
 } from './deadlines.js';
+import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from './ros-messages.js';
 import {
   RosServiceUnavailableError,
   RosTimeoutError,
   type RosCallHandler,
+  type RosCallKey,
+  type RosConverseHandler,
   type RosCallTicket,
   type RosPort,
   type RosRequest,
@@ -18,23 +21,31 @@ import {
 } from './ros-port.js';
 
 /**
- * The one way the bridge calls ROS services: every HTTP tour request and every kiosk's /chat and
- * /clear_history go through `RosCalls.call`, built once over the port by the composition root. It owns
- * what every call needs: the service's time-out, the count of calls in flight, cancellation (the caller
- * goes away: the port drops the late answer), and the call metrics.
+ * The one way the bridge calls ROS: every HTTP tour request and every kiosk's /chat and /clear_history
+ * go through `RosCalls.call`, every streamed turn (the Converse action) through `RosCalls.converse`,
+ * built once over the port by the composition root. It owns what every call needs: the time-out, the
+ * count of calls in flight, cancellation (the caller goes away: the port drops the late answer; for the
+ * action, the goal is cancelled on the ROS side), and the call metrics.
  */
 
 /** How a call ended, as the `ros_calls_total` metric counts it. */
 export type RosCallOutcome = 'ok' | 'unavailable' | 'failed' | 'abandoned';
 
-/** Told once per call when it ends; `seconds` is the time to the answer (outcome `ok` only). */
+/**
+ * Told once per call when it ends; `seconds` is the time to the answer (outcome `ok` only). A Converse
+ * goal is labelled `converse`; it is `ok` when its result arrives (whatever the result's outcome), and
+ * its time is the time to the result.
+ */
 export interface RosCallObserver {
-  settled(service: RosServiceKey, outcome: RosCallOutcome, seconds: number): void;
+  settled(service: RosCallKey, outcome: RosCallOutcome, seconds: number): void;
 }
 
 export interface RosCallSettings {
-  readonly port: Pick<RosPort, 'call' | 'serviceName'>;
-  /** Time a call of each service may take, from the moment it is made, before RosTimeoutError. */
+  readonly port: Pick<RosPort, 'call' | 'serviceName'> & Partial<Pick<RosPort, 'converse'>>;
+  /**
+   * Time a call of each service may take, from the moment it is made, before RosTimeoutError. A Converse
+   * goal (a whole turn) has the time-out of `chat`.
+   */
   readonly timeoutsMs: Readonly<Record<RosServiceKey, number>>;
   /** Deadlines run on it; a TestScheduler in marble tests. Default: the process's clock. */
   readonly scheduler?: SchedulerLike;
@@ -51,8 +62,14 @@ export interface RosCalls {
     request: RosRequest<K>,
     handler: RosCallHandler<K>,
   ): RosCallTicket;
-  /** The service's name on the graph (remapped), as the errors name it. */
-  serviceName(service: RosServiceKey): string;
+  /**
+   * Sends a Converse goal: the handler hears each part as it arrives, then the result or the port's
+   * error, or RosTimeoutError once the chat time-out has passed since this call (the goal is then
+   * cancelled on the ROS side). `cancel()` cancels the goal: the handler hears nothing more.
+   */
+  converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket;
+  /** The service's (or action's) name on the graph (remapped), as the errors name it. */
+  serviceName(service: RosCallKey): string;
   /** Calls made and not yet answered, failed, timed out or abandoned. */
   readonly inFlight: number;
 }
@@ -103,6 +120,56 @@ class PendingCall<K extends RosServiceKey> implements RosCallHandler<K>, RosCall
   }
 }
 
+/** One Converse goal, as PendingCall: the port's handler, the deadline entry and the caller's ticket. */
+class PendingTurn implements RosConverseHandler, RosCallTicket, DeadlineEntry {
+  readonly service = 'converse';
+  deadline = 0;
+  previous: DeadlineEntry | undefined = undefined;
+  next: DeadlineEntry | undefined = undefined;
+  list: DeadlineList | undefined = undefined;
+  portCall: RosCallTicket | undefined = undefined;
+  settled = false;
+
+  constructor(
+    private readonly calls: RosCallsImpl,
+    private readonly handler: RosConverseHandler,
+  ) {}
+
+  part(feedback: ConverseFeedbackMsg): void {
+    if (this.settled) return;
+    this.handler.part(feedback);
+  }
+
+  finished(result: ConverseResultMsg): void {
+    if (this.settled) return;
+    this.calls.end(this, 'ok');
+    this.handler.finished(result);
+  }
+
+  failed(error: Error): void {
+    if (this.settled) return;
+    this.calls.end(this, error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed');
+    this.handler.failed(error);
+  }
+
+  expire(): void {
+    if (this.settled) return;
+    this.calls.end(this, 'abandoned');
+    this.portCall?.cancel();
+    this.handler.failed(this.calls.timeoutError('converse'));
+  }
+
+  cancel(): void {
+    if (this.settled) return;
+    this.calls.end(this, 'abandoned');
+    this.portCall?.cancel();
+  }
+}
+
+const portWithoutConverse = (): never => {
+  throw new Error('this ROS port does not offer the Converse action');
+};
+
 class RosCallsImpl implements RosCalls {
   inFlight = 0;
   readonly #port: RosCallSettings['port'];
@@ -136,24 +203,42 @@ class RosCallsImpl implements RosCalls {
     return pending;
   }
 
-  serviceName(service: RosServiceKey): string {
+  converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
+    const pending = new PendingTurn(this, handler);
+    this.inFlight += 1;
+    this.#deadlines.add(pending, this.timeoutMs('converse'));
+    try {
+      const port = this.#port;
+      pending.portCall = port.converse === undefined ? portWithoutConverse() : port.converse(goal, pending);
+    } catch (error) {
+      pending.failed(error instanceof Error ? error : new Error(String(error)));
+    }
+    return pending;
+  }
+
+  serviceName(service: RosCallKey): string {
     return this.#port.serviceName(service);
   }
 
+  /** A call's time-out: its service's; a Converse goal's is the chat time-out (a whole turn). */
+  timeoutMs(service: RosCallKey): number {
+    return this.#timeoutsMs[service === 'converse' ? 'chat' : service];
+  }
+
   /** Called once per call, by the call, when it ends however it ends. */
-  end(pending: PendingCall<RosServiceKey>, outcome: RosCallOutcome): void {
+  end(pending: PendingCall<RosServiceKey> | PendingTurn, outcome: RosCallOutcome): void {
     pending.settled = true;
     this.inFlight -= 1;
     this.#deadlines.remove(pending);
     // The deadline is the start plus the time-out, on the same clock: no second reading at the start.
     const { clock } = this.#deadlines;
     const seconds =
-      outcome === 'ok' ? (clock.now() - (pending.deadline - this.#timeoutsMs[pending.service])) / 1000 : 0;
+      outcome === 'ok' ? (clock.now() - (pending.deadline - this.timeoutMs(pending.service))) / 1000 : 0;
     this.#observer.settled(pending.service, outcome, seconds);
   }
 
-  timeoutError(service: RosServiceKey): RosTimeoutError {
-    return new RosTimeoutError(service, this.#timeoutsMs[service], this.#port.serviceName(service));
+  timeoutError(service: RosCallKey): RosTimeoutError {
+    return new RosTimeoutError(service, this.timeoutMs(service), this.#port.serviceName(service));
   }
 }
 

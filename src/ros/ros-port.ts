@@ -190,7 +190,11 @@ export class RosTimeoutError extends Error {
     readonly timeoutMs: number,
     readonly serviceName: string = defaultServiceName(service),
   ) {
-    super(`ROS service ${serviceName} did not answer within ${timeoutMs} ms`);
+    super(
+      service === 'converse'
+        ? `ROS action ${serviceName} did not finish within ${timeoutMs} ms`
+        : `ROS service ${serviceName} did not answer within ${timeoutMs} ms`,
+    );
   }
 }
 

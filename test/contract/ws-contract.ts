@@ -34,32 +34,57 @@ export const wsConversationContract = (target: () => WsContractTarget): void => 
       kiosk.close();
     });
 
-    it('answers an audio frame with a metadata frame and a binary frame headed by the same id', async () => {
+    it('answers an audio frame with a metadata frame and a binary frame headed by the same id, then turn_end', async () => {
       const kiosk = await openKiosk();
       const audio = Buffer.from(Array.from({ length: 1000 }, (_, index) => index % 251));
       kiosk.socket.send(audio);
-      await kiosk.frameCount(3, FRAME_TIMEOUT_MS);
+      await kiosk.frameCount(4, FRAME_TIMEOUT_MS);
       const pair = pairAt(kiosk.frames, 1);
       assert.equal(pair.meta['emotion'], 'happy');
       assert.equal(pair.meta['text'], 'I heard 1000 bytes of audio.');
       assert.equal(pair.meta['messageId'], pair.messageId);
+      assert.equal(pair.meta['turn'], 1);
       assert.deepEqual(pair.audio, audio);
+      assert.deepEqual(kiosk.frames[3], {
+        kind: 'text',
+        json: { type: 'turn_end', turn: 1, outcome: 'answered' },
+      });
       kiosk.close();
     });
 
-    it('answers several audio frames in order with increasing ids, an empty frame included', async () => {
+    it('answers several audio frames in order with increasing ids and turns, an empty frame included', async () => {
       const kiosk = await openKiosk();
       const sizes = [3, 0, 7];
       for (const size of sizes) kiosk.socket.send(Buffer.alloc(size, size));
-      await kiosk.frameCount(1 + 2 * sizes.length, FRAME_TIMEOUT_MS);
-      const pairs = sizes.map((_, index) => pairAt(kiosk.frames, 1 + 2 * index));
+      // Per turn: the pair, then its turn_end.
+      await kiosk.frameCount(1 + 3 * sizes.length, FRAME_TIMEOUT_MS);
+      const pairs = sizes.map((_, index) => pairAt(kiosk.frames, 1 + 3 * index));
       assert.deepEqual(
         pairs.map((pair) => pair.audio.byteLength),
         sizes,
       );
+      assert.deepEqual(
+        pairs.map((pair) => pair.meta['turn']),
+        [1, 2, 3],
+      );
+      assert.deepEqual(
+        sizes.map((_, index) => kiosk.frames[3 + 3 * index]),
+        sizes.map((_, index) => ({
+          kind: 'text',
+          json: { type: 'turn_end', turn: index + 1, outcome: 'answered' },
+        })),
+      );
       for (let index = 1; index < pairs.length; index += 1) {
         assert.ok(pairs[index]!.messageId > pairs[index - 1]!.messageId);
       }
+      kiosk.close();
+    });
+
+    it('acknowledges cancel when nothing runs', async () => {
+      const kiosk = await openKiosk();
+      kiosk.sendJson({ service: 'cancel' });
+      await kiosk.frameCount(2, FRAME_TIMEOUT_MS);
+      assert.deepEqual(kiosk.texts()[1], { type: 'ack', service: 'cancel' });
       kiosk.close();
     });
 

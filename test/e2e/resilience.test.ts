@@ -33,15 +33,16 @@ describe('faults from the ROS side (sim backend fault injection)', () => {
       assert.equal((await request(running.baseUrl, 'GET', '/tour/welcome')).status, 504);
       const kiosk = await openKiosk(running);
       kiosk.socket.send(Buffer.alloc(3));
-      await kiosk.frameCount(2);
+      await kiosk.frameCount(3);
       assert.equal(kiosk.texts()[1]?.['code'], 'chat_timeout');
+      assert.deepEqual(kiosk.texts()[2], { type: 'turn_end', turn: 1, outcome: 'failed' });
       assert.equal((await settledGauges(running, 1)).inFlightRosCalls, 0);
       running.sim.faults.setUnresponsive('tour_get', false);
       running.sim.faults.setUnresponsive('chat', false);
       assert.equal((await request(running.baseUrl, 'GET', '/tour/welcome')).status, 200);
       kiosk.socket.send(Buffer.alloc(3));
-      await kiosk.frameCount(4);
-      assert.equal(pairAt(kiosk.frames, 2).audio.byteLength, 3);
+      await kiosk.frameCount(6);
+      assert.equal(pairAt(kiosk.frames, 3).audio.byteLength, 3);
       kiosk.close();
     } finally {
       await running.stop();
@@ -60,20 +61,20 @@ describe('faults from the ROS side (sim backend fault injection)', () => {
       assert.equal(gone.headers.get('retry-after'), '1');
       kiosk.socket.send(Buffer.alloc(2));
       kiosk.sendJson({ service: 'clear_history' });
-      await kiosk.frameCount(3);
+      await kiosk.frameCount(4);
       assert.deepEqual(
         kiosk
           .texts()
           .slice(1)
-          .map((message) => message['code']),
-        ['chat_unavailable', 'clear_history_unavailable'],
+          .map((message) => message['code'] ?? message['outcome']),
+        ['chat_unavailable', 'failed', 'clear_history_unavailable'],
       );
       for (const service of ['tour_list', 'chat', 'clear_history'] as const)
         running.sim.faults.setUnavailable(service, false);
       assert.equal((await request(running.baseUrl, 'GET', '/tour')).status, 200);
       kiosk.sendJson({ service: 'clear_history' });
-      await kiosk.frameCount(4);
-      assert.deepEqual(kiosk.texts()[3], { type: 'ack', service: 'clear_history' });
+      await kiosk.frameCount(5);
+      assert.deepEqual(kiosk.texts()[4], { type: 'ack', service: 'clear_history' });
       kiosk.close();
     } finally {
       await running.stop();
@@ -91,15 +92,15 @@ describe('faults from the ROS side (sim backend fault injection)', () => {
         else running.sim.faults.endPlayAudio();
         // The session itself goes on: a chat is answered while the stream is down.
         kiosk.socket.send(Buffer.alloc(5));
-        await kiosk.frameCount(5);
+        await kiosk.frameCount(6); // the pair, then turn_end
         assert.equal(pairAt(kiosk.frames, 3).audio.byteLength, 5);
         // Published until one arrives: the hub subscribes again after its 1 s delay (bounded wait).
-        for (let attempt = 0; attempt < 40 && kiosk.frames.length < 7; attempt += 1) {
+        for (let attempt = 0; attempt < 40 && kiosk.frames.length < 8; attempt += 1) {
           await publish(running, `after ${attempt}`);
           await sleep(100);
         }
-        await kiosk.frameCount(7);
-        assert.match(String(pairAt(kiosk.frames, 5).meta['text']), /^after /);
+        await kiosk.frameCount(8);
+        assert.match(String(pairAt(kiosk.frames, 6).meta['text']), /^after /);
         const line = running.logs.find((entry) => entry['source'] === 'play_audio');
         assert.ok(line, 'a log line names the play_audio stream');
         assert.equal(line['level'], 'warn');

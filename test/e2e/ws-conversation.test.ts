@@ -131,12 +131,27 @@ describe('/ws limits and misuse', () => {
     try {
       const kiosk = await openKiosk(running);
       for (let index = 1; index <= 5; index += 1) kiosk.socket.send(Buffer.alloc(index, index));
-      // 1 running + 2 waiting are answered; frames 4 and 5 get busy at once.
-      await kiosk.frameCount(1 + 2 + 3 * 2, 5_000);
+      // 1 running + 2 waiting are answered; frames 4 and 5 get busy at once. Each turn ends with turn_end.
+      await kiosk.frameCount(1 + 2 * 2 + 3 * 3, 5_000);
       const texts = kiosk.texts().slice(1);
       assert.deepEqual(
-        texts.map((message) => message['code'] ?? message['type']),
-        ['busy', 'busy', 'audio', 'audio', 'audio'],
+        texts.map((message) =>
+          message['type'] === 'turn_end'
+            ? `end ${String(message['turn'])} ${String(message['outcome'])}`
+            : `${String(message['code'] ?? message['type'])} ${String(message['turn'])}`,
+        ),
+        [
+          'busy 4',
+          'end 4 refused',
+          'busy 5',
+          'end 5 refused',
+          'audio 1',
+          'end 1 answered',
+          'audio 2',
+          'end 2 answered',
+          'audio 3',
+          'end 3 answered',
+        ],
       );
       const echoed = kiosk.frames.flatMap((frame) =>
         frame.kind === 'binary' ? [frame.bytes.byteLength - 4] : [],
@@ -167,39 +182,44 @@ describe('/ws limits and misuse', () => {
       await heldReaches(2000);
       second.socket.send(Buffer.alloc(1000, 3)); // 3000: fits exactly
       second.socket.send(Buffer.alloc(1, 4)); // one byte more than the process holds: busy
-      await second.frameCount(2);
-      assert.deepEqual(second.texts()[1], {
-        type: 'error',
-        code: 'busy',
-        message: 'audio queued by all sessions would exceed 3000 bytes; chat dropped',
-      });
+      await second.frameCount(3);
+      assert.deepEqual(second.texts().slice(1, 3), [
+        {
+          type: 'error',
+          code: 'busy',
+          message: 'audio queued by all sessions would exceed 3000 bytes; chat dropped',
+          turn: 2,
+        },
+        { type: 'turn_end', turn: 2, outcome: 'refused' },
+      ]);
       const metrics = await request(running.baseUrl, 'GET', '/metrics');
       assert.match(metrics.text, /^tour_bridge_ws_queued_audio_bytes 3000$/m);
 
       // Answered: every byte comes back, and both kiosks go on.
-      await first.frameCount(1 + 2 * 2);
-      await second.frameCount(2 + 2);
+      await first.frameCount(1 + 2 * 3);
+      await second.frameCount(3 + 3);
       assert.equal(second.closeEvent, undefined, 'busy leaves the connection open');
       await heldReaches(0);
       second.socket.send(Buffer.alloc(3000, 5));
-      await second.frameCount(4 + 2);
-      assert.equal(pairAt(second.frames, 4).audio.byteLength, 3000);
+      await second.frameCount(6 + 3);
+      assert.equal(pairAt(second.frames, 6).audio.byteLength, 3000);
       await heldReaches(0);
 
       // Timed out.
       running.sim.faults.setUnresponsive('chat', true);
       first.socket.send(Buffer.alloc(1000, 6));
       await heldReaches(1000);
-      await first.frameCount(5 + 1, 5_000);
-      assert.equal(first.texts().at(-1)?.['code'], 'chat_timeout');
+      await first.frameCount(7 + 2, 5_000);
+      assert.equal(first.texts().at(-2)?.['code'], 'chat_timeout');
+      assert.deepEqual(first.texts().at(-1), { type: 'turn_end', turn: 3, outcome: 'failed' });
       await heldReaches(0);
 
       // Failed.
       running.sim.faults.setUnresponsive('chat', false);
       running.sim.faults.setUnavailable('chat', true);
       first.socket.send(Buffer.alloc(1000, 7));
-      await first.frameCount(6 + 1);
-      assert.equal(first.texts().at(-1)?.['code'], 'chat_unavailable');
+      await first.frameCount(9 + 2);
+      assert.equal(first.texts().at(-2)?.['code'], 'chat_unavailable');
       await heldReaches(0);
 
       // The kiosk goes away with one call running and one waiting.
@@ -223,15 +243,15 @@ describe('/ws limits and misuse', () => {
       const kiosk = await openKiosk(running);
       kiosk.socket.send(Buffer.alloc(1));
       kiosk.socket.send(Buffer.alloc(2));
-      await kiosk.frameCount(3, 5_000);
+      await kiosk.frameCount(5, 5_000);
       // Wait past the simulated latency so a late answer would have arrived.
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.deepEqual(
         kiosk
           .texts()
           .slice(1)
-          .map((message) => message['code']),
-        ['chat_timeout', 'chat_timeout'],
+          .map((message) => message['code'] ?? message['outcome']),
+        ['chat_timeout', 'failed', 'chat_timeout', 'failed'],
       );
       assert.equal(kiosk.frames.filter((frame) => frame.kind === 'binary').length, 0);
       kiosk.close();

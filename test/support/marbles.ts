@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { ChatRequestMsg } from '../../src/ros/ros-messages.js';
+import type { ChatRequestMsg, ConverseGoalMsg } from '../../src/ros/ros-messages.js';
 import {
   defaultServiceName,
   type RosCallHandler,
   type RosCallTicket,
+  type RosConverseHandler,
   type RosPort,
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
 } from '../../src/ros/ros-port.js';
-import { callFromObservable } from './port-calls.js';
+import { callFromObservable, converseFromObservable, type ConverseEmission } from './port-calls.js';
 
 export const marbleScheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => {
@@ -20,13 +21,20 @@ export const marbleScheduler = (): TestScheduler =>
 
 /**
  * A port whose calls are observables picked by the test: chat calls by the first audio byte
- * (`'1'`, `'2'`, …), other services by their key. Services are named as remapped in `names`, else
- * by their default names.
+ * (`'1'`, `'2'`, …), Converse goals by `'converse:'` and the first audio byte (`'converse:1'`; parts and
+ * a result, see converseFromObservable), other services by their key. Services are named as remapped in
+ * `names`, else by their default names.
  */
 export const scriptedPort = (
   script: Readonly<Record<string, Observable<unknown>>>,
   names: Readonly<Partial<Record<RosServiceKey, string>>> = {},
-): Pick<RosPort, 'call' | 'serviceName'> => ({
+): Pick<RosPort, 'call' | 'converse' | 'serviceName'> => ({
+  converse: (goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
+    const key = `converse:${String(goal.audio[0])}`;
+    const goalScript = script[key];
+    if (goalScript === undefined) throw new Error(`no scripted goal for ${key}`);
+    return converseFromObservable(goalScript as Observable<ConverseEmission>, handler);
+  },
   serviceName: (service) =>
     (service === 'converse' ? undefined : names[service]) ?? defaultServiceName(service),
   call: <K extends RosServiceKey>(

@@ -1,6 +1,8 @@
 import type { Observable } from 'rxjs';
+import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/ros/ros-messages.js';
 import {
   ROS_SERVICE_KEYS,
+  type RosConverseHandler,
   type RosCallHandler,
   type RosCallTicket,
   type RosPort,
@@ -41,6 +43,55 @@ export const callFromObservable = <K extends RosServiceKey>(
     },
   });
   // Answered during subscribe: `next` ran before the subscription existed to be left.
+  if (isSettled()) subscription.unsubscribe();
+  return {
+    cancel: () => {
+      settled = true;
+      subscription.unsubscribe();
+    },
+  };
+};
+
+/** What a scripted Converse goal emits: parts (feedback), and a result (it has `outcome`) that ends it. */
+export type ConverseEmission = ConverseFeedbackMsg | ConverseResultMsg;
+
+const isResult = (value: ConverseEmission): value is ConverseResultMsg => 'outcome' in value;
+
+/**
+ * One scripted Converse goal: subscribed when the goal is sent; each feedback value is a part, the first
+ * result value ends the goal (`finished`), an error fails it, completing without a result fails it.
+ * Cancelling the ticket unsubscribes, as cancelling the goal on the ROS side stops its feedback.
+ */
+export const converseFromObservable = (
+  source: Observable<ConverseEmission>,
+  handler: RosConverseHandler,
+): RosCallTicket => {
+  let settled = false;
+  const isSettled = () => settled;
+  let subscription: { unsubscribe(): void } | undefined = undefined;
+  subscription = source.subscribe({
+    next: (value) => {
+      if (settled) return;
+      if (!isResult(value)) {
+        handler.part(value);
+        return;
+      }
+      settled = true;
+      subscription?.unsubscribe();
+      handler.finished(value);
+    },
+    error: (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      handler.failed(error instanceof Error ? error : new Error(String(error)));
+    },
+    complete: () => {
+      if (settled) return;
+      settled = true;
+      handler.failed(new Error('the Converse goal ended without a result'));
+    },
+  });
+  // Ended during subscribe: leave the source at once.
   if (isSettled()) subscription.unsubscribe();
   return {
     cancel: () => {

@@ -52,6 +52,34 @@ describe('command line', () => {
     assert.match(error([], { TOUR_BRIDGE_PORT: '-1' }), /TOUR_BRIDGE_PORT must be a whole number/);
   });
 
+  it('chooses the chat interface with --chat_interface or TOUR_BRIDGE_CHAT_INTERFACE, default service', () => {
+    assert.equal(run([]).chat_interface, 'service');
+    assert.equal(run(['--chat_interface', 'action']).chat_interface, 'action');
+    assert.equal(run([], { TOUR_BRIDGE_CHAT_INTERFACE: 'action' }).chat_interface, 'action');
+    assert.equal(
+      run(['--chat_interface=service'], { TOUR_BRIDGE_CHAT_INTERFACE: 'action' }).chat_interface,
+      'service',
+    );
+    assert.match(
+      error(['--chat_interface', 'topic']),
+      /--chat_interface must be one of service, action \(got "topic"\)/,
+    );
+    assert.match(helpText(), /--chat_interface <value> \(service\|action\)/);
+  });
+
+  it('takes the sim pipeline: --sim_chat_parts 1..50 (default 1), --sim_part_ms 0..60000 (default 0)', () => {
+    assert.equal(run([]).sim_chat_parts, 1);
+    assert.equal(run([]).sim_part_ms, 0);
+    const options = run(['--sim_chat_parts', '50', '--sim_part_ms=60000']);
+    assert.equal(options.sim_chat_parts, 50);
+    assert.equal(options.sim_part_ms, 60_000);
+    assert.equal(run([], { TOUR_BRIDGE_SIM_CHAT_PARTS: '3' }).sim_chat_parts, 3);
+    for (const bad of ['0', '51', '1.5', '']) {
+      assert.match(error(['--sim_chat_parts', bad]), /--sim_chat_parts must be a whole number from 1 to 50/);
+    }
+    assert.match(error(['--sim_part_ms', '60001']), /--sim_part_ms must be a whole number from 0 to 60000/);
+  });
+
   it('takes --ros_calls_in_flight from 1 to 1000, default 10 (the services QoS depth)', () => {
     assert.equal(run([]).ros_calls_in_flight, 10);
     assert.equal(run(['--ros_calls_in_flight', '1']).ros_calls_in_flight, 1);

@@ -106,7 +106,12 @@ describe('conversation hub', () => {
     }
     session?.send({ type: 'ws.binary', data: audioOf(1) });
     assert.equal(port.calls.length, 0);
-    assert.deepEqual((textsOf(first.frames).at(-1) as { code: string }).code, 'microphone_disabled');
+    assert.deepEqual(
+      textsOf(first.frames)
+        .slice(-2)
+        .map((message) => (message as { code?: string; type: string }).code ?? message),
+      ['microphone_disabled', { type: 'turn_end', turn: 1, outcome: 'refused' }],
+    );
 
     const late = collect();
     hub.openSession(late.send);
@@ -172,7 +177,9 @@ describe('conversation hub', () => {
         type: 'error',
         code: 'busy',
         message: 'audio queued by all sessions would exceed 10 bytes; chat dropped',
+        turn: 1,
       },
+      { type: 'turn_end', turn: 1, outcome: 'refused' },
     ]);
     assert.equal(second.getSnapshot().status, 'active', 'busy leaves the session open');
     assert.equal(port.calls.length, 1, 'the refused frame never reached /chat');
@@ -185,7 +192,8 @@ describe('conversation hub', () => {
     port.callAt(1).fail(new RosServiceUnavailableError('chat')); // failed
     assert.equal(held(), 4);
     scheduler.flush(); // call 2 times out
-    assert.equal((textsOf(a.frames).at(-1) as { code?: string } | undefined)?.code, 'chat_timeout');
+    assert.equal((textsOf(a.frames).at(-2) as { code?: string } | undefined)?.code, 'chat_timeout');
+    assert.deepEqual(textsOf(a.frames).at(-1), { type: 'turn_end', turn: 2, outcome: 'failed' });
     assert.equal(held(), 0);
 
     first.send(audio(5));

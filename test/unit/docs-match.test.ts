@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES } from '../../src/protocol/ws-protocol.js';
+import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -29,11 +29,23 @@ describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
   const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
   const rows = markdownTableRows(protocol);
 
+  const isOutcome = (name: string): boolean => Object.hasOwn(TURN_OUTCOMES, name);
+
   it('lists every error code, and no other', () => {
     const documented = rows.flatMap((row) =>
-      /^`[a-z_]+`$/.test(row[0] ?? '') && row.length === 2 ? [row[0]!.slice(1, -1)] : [],
+      /^`[a-z_]+`$/.test(row[0] ?? '') && row.length === 2 && !isOutcome(row[0]!.slice(1, -1))
+        ? [row[0]!.slice(1, -1)]
+        : [],
     );
     assert.deepEqual(documented.sort(), Object.keys(ERROR_CODES).sort());
+  });
+
+  it('lists every turn outcome with its meaning, as the protocol module words it', () => {
+    const documented = rows.filter((row) => row.length === 2 && isOutcome((row[0] ?? '').slice(1, -1)));
+    assert.deepEqual(
+      documented.map((row) => [row[0]!.slice(1, -1), row[1]]),
+      Object.entries(TURN_OUTCOMES),
+    );
   });
 
   it('lists every close code with its exact reason', () => {

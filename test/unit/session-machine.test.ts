@@ -14,6 +14,7 @@ import { createRosCalls } from '../../src/ros/ros-calls.js';
 import {
   decodeAudioBinary,
   encodeAudioPair,
+  turnEndFrame,
   type AudioPairFrame,
   type OutboundFrame,
 } from '../../src/protocol/ws-frames.js';
@@ -94,18 +95,21 @@ describe('session machine', () => {
     actor.stop();
   });
 
-  it('forwards an audio frame to /chat and answers with one pair', () => {
+  it('forwards an audio frame to /chat and answers with one pair of turn 1, then turn_end', () => {
     const { port, frames, actor } = openSession();
     actor.send({ type: 'ws.binary', data: audioOf(1, 2, 3) });
     assert.equal(port.calls.length, 1);
     assert.equal(port.callAt(0).service, 'chat');
     assert.deepEqual(port.callAt(0).request, { audio: audioOf(1, 2, 3) });
     port.callAt(0).respond(answer);
-    assert.deepEqual(frames.slice(1), [encodeAudioPair(100, answer)]);
-    assert.deepEqual(summary(frames[1]!), {
-      meta: { type: 'audio', emotion: 'happy', text: 'Hello!', messageId: 100 },
-      binary: { messageId: 100, audio: audioOf(4, 5) },
-    });
+    assert.deepEqual(frames.slice(1), [encodeAudioPair(100, answer, 1), turnEndFrame(1, 'answered')]);
+    assert.deepEqual(summaries(frames.slice(1)), [
+      {
+        meta: { type: 'audio', emotion: 'happy', text: 'Hello!', messageId: 100, turn: 1 },
+        binary: { messageId: 100, audio: audioOf(4, 5) },
+      },
+      { type: 'turn_end', turn: 1, outcome: 'answered' },
+    ]);
     actor.stop();
   });
 
@@ -118,10 +122,16 @@ describe('session machine', () => {
     assert.equal(port.calls.length, 2);
     assert.deepEqual(port.callAt(1).request, { audio: audioOf(2) });
     port.callAt(1).respond({ ...answer, text: 'two' });
-    const texts = frames
-      .slice(1)
-      .map((frame) => (frame.kind === 'pair' ? (JSON.parse(frame.meta) as { text: string }).text : ''));
-    assert.deepEqual(texts, ['one', 'two']);
+    const texts = frames.slice(1).map((frame) => {
+      if (frame.kind === 'pair') return (JSON.parse(frame.meta) as { text: string }).text;
+      return frame.kind === 'text' ? frame.text : frame.kind;
+    });
+    assert.deepEqual(texts, [
+      'one',
+      '{"type":"turn_end","turn":1,"outcome":"answered"}',
+      'two',
+      '{"type":"turn_end","turn":2,"outcome":"answered"}',
+    ]);
     actor.stop();
   });
 
@@ -129,7 +139,8 @@ describe('session machine', () => {
     const { port, frames, actor } = openSession({ limits: { maxWaitingCalls: 1 } });
     for (const byte of [1, 2, 3]) actor.send({ type: 'ws.binary', data: audioOf(byte) });
     assert.deepEqual(summaries(frames.slice(1)), [
-      { type: 'error', code: 'busy', message: '1 call running and 1 waiting; chat dropped' },
+      { type: 'error', code: 'busy', message: '1 call running and 1 waiting; chat dropped', turn: 3 },
+      { type: 'turn_end', turn: 3, outcome: 'refused' },
     ]);
     port.callAt(0).respond(answer);
     port.callAt(1).respond(answer);
@@ -150,7 +161,9 @@ describe('session machine', () => {
         code: 'microphone_disabled',
         message:
           'The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.',
+        turn: 1,
       },
+      { type: 'turn_end', turn: 1, outcome: 'refused' },
       { type: 'microphone', enabled: true },
     ]);
     assert.equal(port.calls.length, 1);
@@ -226,11 +239,13 @@ describe('session machine', () => {
     port.callAt(0).respond(answer);
     port.callAt(1).respond({ ...answer, text: 'second' });
     assert.deepEqual(summaries(frames.slice(1)), [
-      { type: 'error', code: 'chat_timeout', message: new RosTimeoutError('chat', 60_000).message },
+      { type: 'error', code: 'chat_timeout', message: new RosTimeoutError('chat', 60_000).message, turn: 1 },
+      { type: 'turn_end', turn: 1, outcome: 'failed' },
       {
-        meta: { type: 'audio', emotion: 'happy', text: 'second', messageId: 100 },
+        meta: { type: 'audio', emotion: 'happy', text: 'second', messageId: 100, turn: 2 },
         binary: { messageId: 100, audio: audioOf(4, 5) },
       },
+      { type: 'turn_end', turn: 2, outcome: 'answered' },
     ]);
     actor.stop();
   });

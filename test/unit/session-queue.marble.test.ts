@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
-import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
-import { startSessionActor, type ConversationRequest } from '../../src/actors/session-machine.js';
+import { filter, map, NEVER, Observable, type SchedulerLike } from 'rxjs';
+import { startSessionActor } from '../../src/actors/session-machine.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
 import {
   RosCallFailedError,
@@ -27,6 +27,9 @@ import {
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 
+/** What the kiosk sends in these tests: an utterance (a turn) or a queued command. */
+type ConversationRequest = { service: 'chat'; audio: Uint8Array } | { service: 'clear_history' };
+
 const answer = (n: number) => ({ emotion: `emotion ${n}`, text: `text ${n}`, audio: audioOf(n, n) });
 const chat = (n: number): ConversationRequest => ({ service: 'chat', audio: audioOf(n) });
 const clear: ConversationRequest = { service: 'clear_history' };
@@ -47,6 +50,8 @@ const queue =
     scheduler: SchedulerLike,
     limits: { maxWaitingCalls?: number; chatTimeoutMs?: number; clearHistoryTimeoutMs?: number } = {},
     audioBudget?: ByteBudget,
+    /** Keep the `turn_end` frames (test/unit/turn.marble.test.ts checks them); here they are left out. */
+    turnEnds: 'keep' | 'drop' = 'drop',
   ) =>
   (requests: Observable<ConversationRequest>): Observable<OutboundFrame> =>
     new Observable<OutboundFrame>((subscriber) => {
@@ -87,12 +92,14 @@ const queue =
         subscription.unsubscribe();
         session.stop();
       };
-    });
+    }).pipe(
+      filter((frame) => turnEnds === 'keep' || frame.kind !== 'text' || frame.message.type !== 'turn_end'),
+    );
 
-const busyFrame = (maxWaiting: number, service: string) =>
-  errorFrame('busy', `1 call running and ${maxWaiting} waiting; ${service} dropped`);
-const audioBusyFrame = (limit: number) =>
-  errorFrame('busy', `audio queued by all sessions would exceed ${limit} bytes; chat dropped`);
+const busyFrame = (maxWaiting: number, service: string, turn?: number) =>
+  errorFrame('busy', `1 call running and ${maxWaiting} waiting; ${service} dropped`, turn);
+const audioBusyFrame = (limit: number, turn: number) =>
+  errorFrame('busy', `audio queued by all sessions would exceed ${limit} bytes; chat dropped`, turn);
 
 describe('the session call queue (marbles)', () => {
   it('runs calls one at a time in arrival order and sends one pair per answer, ids in send order', () => {
@@ -106,9 +113,9 @@ describe('the session call queue (marbles)', () => {
       const frames = requests.pipe(queue(scriptedPort({ 1: a, 2: b, 3: c }), scheduler));
 
       expectObservable(frames).toBe('------x-yz', {
-        x: encodeAudioPair(0, answer(1)),
-        y: encodeAudioPair(1, answer(2)),
-        z: encodeAudioPair(2, answer(3)),
+        x: encodeAudioPair(0, answer(1), 1),
+        y: encodeAudioPair(1, answer(2), 2),
+        z: encodeAudioPair(2, answer(3), 3),
       } satisfies Record<string, OutboundFrame>);
       expectSubscriptions(a.subscriptions).toBe('-^----!');
       expectSubscriptions(b.subscriptions).toBe('------^-!');
@@ -128,8 +135,8 @@ describe('the session call queue (marbles)', () => {
       );
       const requests = hot<ConversationRequest>('-ab', { a: chat(1), b: chat(2) });
       expectObservable(requests.pipe(queue(port, scheduler, { chatTimeoutMs: 10 }))).toBe('-----------tu', {
-        t: errorFrame('chat_timeout', 'ROS service /robot1/chat did not answer within 10 ms'),
-        u: errorFrame('chat_unavailable', 'ROS service /robot1/chat is not available'),
+        t: errorFrame('chat_timeout', 'ROS service /robot1/chat did not answer within 10 ms', 1),
+        u: errorFrame('chat_unavailable', 'ROS service /robot1/chat is not available', 2),
       });
     });
   });
@@ -147,8 +154,8 @@ describe('the session call queue (marbles)', () => {
 
       // The late answer would come at frame 16; the id it never took goes to the next answer.
       expectObservable(frames).toBe('-----------t-y', {
-        t: errorFrame('chat_timeout', new RosTimeoutError('chat', 10).message),
-        y: encodeAudioPair(0, answer(2)),
+        t: errorFrame('chat_timeout', new RosTimeoutError('chat', 10).message, 1),
+        y: encodeAudioPair(0, answer(2), 2),
       });
       expectSubscriptions(late.subscriptions).toBe('-^---------!');
       expectSubscriptions(next.subscriptions).toBe('-----------^-!');
@@ -172,12 +179,12 @@ describe('the session call queue (marbles)', () => {
       const frames = requests.pipe(queue(scriptedPort(script), scheduler, { maxWaitingCalls: 2 }));
 
       expectObservable(frames).toBe('----de-----a---------b---------c---------f', {
-        d: busyFrame(2, 'chat'),
-        e: busyFrame(2, 'chat'),
-        a: encodeAudioPair(0, answer(1)),
-        b: encodeAudioPair(1, answer(2)),
-        c: encodeAudioPair(2, answer(3)),
-        f: encodeAudioPair(3, answer(6)),
+        d: busyFrame(2, 'chat', 4),
+        e: busyFrame(2, 'chat', 5),
+        a: encodeAudioPair(0, answer(1), 1),
+        b: encodeAudioPair(1, answer(2), 2),
+        c: encodeAudioPair(2, answer(3), 3),
+        f: encodeAudioPair(3, answer(6), 6),
       });
     });
   });
@@ -207,7 +214,7 @@ describe('the session call queue (marbles)', () => {
       const frames = requests.pipe(queue(scriptedPort({ 1: chatCall, clear_history: clearCall }), scheduler));
 
       expectObservable(frames).toBe('----xk', {
-        x: encodeAudioPair(0, answer(1)),
+        x: encodeAudioPair(0, answer(1), 1),
         k: ackFrame('clear_history'),
       });
       expectSubscriptions(clearCall.subscriptions).toBe('----^!');
@@ -237,11 +244,11 @@ describe('the session call queue (marbles)', () => {
       const frames = requests.pipe(queue(scriptedPort(script), scheduler));
 
       expectObservable(frames).toBe('--abcde', {
-        a: errorFrame('chat_unavailable', unavailable.message),
+        a: errorFrame('chat_unavailable', unavailable.message, 1),
         b: errorFrame('clear_history_failed', failed.message),
-        c: errorFrame('chat_failed', ERROR_CODES.chat_failed.description),
-        d: errorFrame('chat_failed', ERROR_CODES.chat_failed.description),
-        e: encodeAudioPair(0, answer(4)),
+        c: errorFrame('chat_failed', ERROR_CODES.chat_failed.description, 2),
+        d: errorFrame('chat_failed', ERROR_CODES.chat_failed.description, 3),
+        e: encodeAudioPair(0, answer(4), 4),
       });
     });
   });
@@ -313,13 +320,13 @@ describe('the session call queue (marbles)', () => {
       const probe = hot('--x----x-x--x').pipe(map(() => held.value));
 
       expectObservable(a.pipe(queue(port, scheduler, {}, budget))).toBe('------x-y', {
-        x: encodeAudioPair(0, answer(1)),
-        y: encodeAudioPair(1, answer(2)),
+        x: encodeAudioPair(0, answer(1), 1),
+        y: encodeAudioPair(1, answer(2), 2),
       });
       expectObservable(b.pipe(queue(port, scheduler, {}, budget))).toBe('---b-k-----z', {
-        b: audioBusyFrame(8),
+        b: audioBusyFrame(8, 1),
         k: ackFrame('clear_history'),
-        z: encodeAudioPair(0, answer(4)),
+        z: encodeAudioPair(0, answer(4), 2),
       });
       expectObservable(probe).toBe('--p----q-r--s', { p: 8, q: 4, r: 0, s: 0 });
     });
@@ -345,8 +352,8 @@ describe('the session call queue (marbles)', () => {
         requests.pipe(queue(port, scheduler, { chatTimeoutMs: 5 }, budget)),
         '^-------------!',
       ).toBe('-----f----t', {
-        f: errorFrame('chat_failed', failed.message),
-        t: errorFrame('chat_timeout', new RosTimeoutError('chat', 5).message),
+        f: errorFrame('chat_failed', failed.message, 1),
+        t: errorFrame('chat_timeout', new RosTimeoutError('chat', 5).message, 2),
       });
       expectSubscriptions(never.subscriptions).toBe(['-----^----!', '----------^---!']);
       expectObservable(probe).toBe('----p-q-----r---s', { p: 60, q: 50, r: 30, s: 0 });

@@ -19,7 +19,7 @@ const inputWith = (
 ): SessionInput => {
   const gauges = createConversationGauges();
   return {
-    calls: { call: () => SETTLED_CALL },
+    calls: { call: () => SETTLED_CALL, converse: () => SETTLED_CALL },
     messageIds: createMessageIdAllocator(),
     playAudioPairs$: NEVER,
     microphone: { isEnabled: () => true, enabled$: new BehaviorSubject(true) },
@@ -32,11 +32,17 @@ const inputWith = (
 
 const audio = (bytes: number) => ({ type: 'ws.binary', data: new Uint8Array(bytes) }) as const;
 const actionTypes = (actions: readonly { type: string }[]) => actions.map((action) => action.type);
-/** The text of the frames the transition's `deliver` actions would send. */
+/**
+ * The text of the frames the transition's `deliver` and `refuse` actions would send (a refused turn's
+ * `turn_end` is sent by `refuse` itself: shown here as the turn it names).
+ */
 const delivered = (actions: readonly { type: string; params?: unknown }[]) =>
-  actions
-    .filter((action) => action.type === 'deliver')
-    .map((action) => (action.params as { text?: string }).text);
+  actions.flatMap((action) => {
+    if (action.type === 'deliver') return [(action.params as { text?: string }).text];
+    if (action.type !== 'refuse') return [];
+    const { frame, turn } = action.params as { frame: { text?: string }; turn: number | undefined };
+    return turn === undefined ? [frame.text] : [frame.text, `turn_end refused ${turn}`];
+  });
 
 describe('session transitions (pure)', () => {
   it('starts open.idle, sends the state frame and starts its streams child', () => {
@@ -50,8 +56,9 @@ describe('session transitions (pure)', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling, actions] = transition(sessionMachine, idle, audio(3));
     assert.deepEqual(calling.value, { open: 'calling' });
+    // Context updates (assign: the turn count, the queue) are applied, not listed.
     assert.deepEqual(actionTypes(actions), ['xstate.raise', 'holdAudio', 'xstate.sendTo']);
-    assert.equal(calling.context.running?.service, 'chat');
+    assert.deepEqual(calling.context.running, { service: 'chat', audio: new Uint8Array(3), turn: 1 });
     assert.deepEqual(calling.context.waiting, []);
   });
 
@@ -66,8 +73,10 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(full.value, { open: 'calling' });
     assert.equal(full.context.waiting.length, 1, 'not queued');
     assert.deepEqual(delivered(refused), [
-      '{"type":"error","code":"busy","message":"1 call running and 1 waiting; chat dropped"}',
+      '{"type":"error","code":"busy","message":"1 call running and 1 waiting; chat dropped","turn":3}',
+      'turn_end refused 3',
     ]);
+    assert.equal(full.context.turns, 3, 'a refused frame is a turn too');
   });
 
   it('refuses audio that would not fit in the process-wide budget, even with room in the queue', () => {
@@ -75,7 +84,8 @@ describe('session transitions (pure)', () => {
     const [after, actions] = transition(sessionMachine, idle, audio(11));
     assert.deepEqual(after.value, { open: 'idle' });
     assert.deepEqual(delivered(actions), [
-      '{"type":"error","code":"busy","message":"audio queued by all sessions would exceed 10 bytes; chat dropped"}',
+      '{"type":"error","code":"busy","message":"audio queued by all sessions would exceed 10 bytes; chat dropped","turn":1}',
+      'turn_end refused 1',
     ]);
   });
 
@@ -83,18 +93,102 @@ describe('session transitions (pure)', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling] = transition(sessionMachine, idle, audio(1));
     const [waiting] = transition(sessionMachine, calling, audio(2));
+    const first = waiting.context.running;
     const second = waiting.context.waiting[0];
-    const settled = {
-      type: 'call.settled',
-      outcome: { kind: 'answered', service: 'clear_history' },
-    } as const;
-    const [next, actions] = transition(sessionMachine, waiting, settled);
+    assert.ok(first?.service === 'chat' && second?.service === 'chat');
+    const settled = (request: typeof first) =>
+      ({ type: 'call.settled', outcome: { kind: 'answered', request, part: undefined } }) as const;
+    const [next, actions] = transition(sessionMachine, waiting, settled(first));
     assert.deepEqual(next.value, { open: 'calling' });
     assert.equal(next.context.running, second);
     assert.deepEqual(actionTypes(actions), ['releaseAudio', 'deliverOutcome', 'xstate.sendTo']);
-    const [rest] = transition(sessionMachine, next, settled);
+    // An event of a call that no longer runs is not heard.
+    const [same, ignored] = transition(sessionMachine, next, settled(first));
+    assert.deepEqual(same.value, { open: 'calling' });
+    assert.equal(same.context.running, second);
+    assert.deepEqual(actionTypes(ignored), []);
+    const [rest] = transition(sessionMachine, next, settled(second));
     assert.deepEqual(rest.value, { open: 'idle' });
     assert.equal(rest.context.running, undefined);
+  });
+
+  it('a part of the running turn is delivered at once, in calling; a part of another call is not', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith());
+    const [calling] = transition(sessionMachine, idle, audio(1));
+    const running = calling.context.running;
+    assert.ok(running?.service === 'chat');
+    const part = { emotion: 'happy', text: 'one.', audio: new Uint8Array(1) };
+    const [after, actions] = transition(sessionMachine, calling, {
+      type: 'call.part',
+      request: running,
+      part,
+    });
+    assert.deepEqual(after.value, { open: 'calling' });
+    assert.deepEqual(actionTypes(actions), ['deliverPart']);
+    const stranger = { ...running };
+    const [, none] = transition(sessionMachine, calling, { type: 'call.part', request: stranger, part });
+    assert.deepEqual(actionTypes(none), []);
+  });
+
+  it('cancel stops the running turn, drops queued turns but keeps a queued clear_history, which runs next', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 3 }));
+    const [calling] = transition(sessionMachine, idle, audio(1));
+    const [one] = transition(sessionMachine, calling, audio(2));
+    const [two] = transition(sessionMachine, one, { type: 'ws.text', data: '{"service":"clear_history"}' });
+    const [three] = transition(sessionMachine, two, audio(3));
+    assert.equal(three.context.waiting.length, 3);
+    const [after, actions] = transition(sessionMachine, three, { type: 'cancel' });
+    assert.deepEqual(after.value, { open: 'calling' });
+    assert.deepEqual(after.context.running, { service: 'clear_history' });
+    assert.deepEqual(after.context.waiting, []);
+    assert.deepEqual(after.context.cancelledTurns, []);
+    // The stop to the streams child, the turn_end frames and the ack, the clear_history's start.
+    assert.deepEqual(actionTypes(actions), ['xstate.sendTo', 'deliverCancelled', 'xstate.sendTo']);
+  });
+
+  it('cancel while a clear_history runs lets it run and drops only the queued turns; in idle it only acks', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 2 }));
+    const [clearing] = transition(sessionMachine, idle, {
+      type: 'ws.text',
+      data: '{"service":"clear_history"}',
+    });
+    const [queued] = transition(sessionMachine, clearing, audio(2));
+    const [after, actions] = transition(sessionMachine, queued, { type: 'cancel' });
+    assert.deepEqual(after.value, { open: 'calling' });
+    assert.deepEqual(after.context.running, { service: 'clear_history' });
+    assert.deepEqual(after.context.waiting, []);
+    assert.deepEqual(actionTypes(actions), ['deliverCancelled']);
+    const [stillIdle, idleActions] = transition(sessionMachine, idle, { type: 'cancel' });
+    assert.deepEqual(stillIdle.value, { open: 'idle' });
+    assert.deepEqual(actionTypes(idleActions), ['deliverCancelled']);
+  });
+
+  it('the cancel command is raised as a cancel event, not queued as a request', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 0 }));
+    const [calling] = transition(sessionMachine, idle, audio(1));
+    // The queue is full (0 may wait): a queued command would be busy; cancel is not.
+    const [after, actions] = transition(sessionMachine, calling, {
+      type: 'ws.text',
+      data: '{"service":"cancel"}',
+    });
+    assert.deepEqual(after.value, { open: 'idle' });
+    assert.ok(!actionTypes(actions).includes('refuse'));
+    assert.ok(actionTypes(actions).includes('deliverCancelled'));
+  });
+
+  it('a frame refused because the microphone is disabled is a turn too', () => {
+    const input = {
+      ...inputWith(),
+      microphone: { isEnabled: () => false, enabled$: new BehaviorSubject(false) },
+    };
+    const [idle] = initialTransition(sessionMachine, input);
+    const [after, actions] = transition(sessionMachine, idle, audio(1));
+    assert.deepEqual(after.value, { open: 'idle' });
+    assert.equal(after.context.turns, 1);
+    assert.deepEqual(delivered(actions), [
+      '{"type":"error","code":"microphone_disabled","message":"The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.","turn":1}',
+      'turn_end refused 1',
+    ]);
   });
 
   it('closes instead of starting the next call when the socket turned out to be gone', () => {
@@ -106,9 +200,11 @@ describe('session transitions (pure)', () => {
     const [waiting] = transition(sessionMachine, calling, audio(2));
     // What `deliverOutcome` finds when it runs: the outbox's send threw, so it is broken.
     waiting.context.outbox.send({ kind: 'close', code: 1000, reason: '' });
+    const running = waiting.context.running;
+    assert.ok(running?.service === 'chat');
     const [after] = transition(sessionMachine, waiting, {
       type: 'call.settled',
-      outcome: { kind: 'answered', service: 'clear_history' },
+      outcome: { kind: 'answered', request: running, part: undefined },
     });
     assert.equal(after.value, 'closed');
   });

@@ -1,11 +1,19 @@
 import { asyncScheduler, defer, Subject, type SchedulerLike, type Subscription } from 'rxjs';
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../ros/ros-messages.js';
+import {
+  ConverseOutcome,
+  type ConverseFeedbackMsg,
+  type ConverseGoalMsg,
+  type PlayAudioMsg,
+  type SetBoolResponseMsg,
+} from '../../ros/ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
   SETTLED_CALL,
   type BackendReadiness,
   type RosCallHandler,
+  type RosCallKey,
+  type RosConverseHandler,
   type RosCallTicket,
   type MicrophoneRequest,
   type RosPort,
@@ -16,11 +24,19 @@ import {
 import { refusalBeyondMaxTours, TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
 import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from '../tours/tour-rules.js';
 import type { Tour } from '../../protocol/tour-schema.js';
+import { echoChatParts } from '../echo-chat.js';
 import { decideSimulatedService } from './sim-services.js';
 
 export interface SimBackendOptions {
   /** Artificial latency of every simulated call; 0 answers on the next microtask. */
   readonly latencyMs?: number;
+  /**
+   * The modelled answer pipeline (`--sim_chat_parts`, `--sim_part_ms`): the echo answer comes in `chatParts`
+   * parts (default 1), each `partMs` (default 0) after the previous. `/chat` answers once, whole, after
+   * latency + parts × partMs; a Converse goal gets part k at latency + k × partMs, then its result.
+   */
+  readonly chatParts?: number;
+  readonly partMs?: number;
   readonly initialTours?: readonly Tour[];
   readonly scheduler?: SchedulerLike;
   /** Most tours held, as the reference store (`TOUR_STORE_LIMITS.maxTours` by default). */
@@ -37,10 +53,10 @@ export interface SimControl {
 
 /** Faults a test can inject, as a misbehaving ROS graph would cause them. */
 export interface SimFaults {
-  /** The service has no server (calls fail as unavailable) until set back. */
-  setUnavailable(service: RosServiceKey, unavailable: boolean): void;
-  /** The service takes requests and never answers until set back. */
-  setUnresponsive(service: RosServiceKey, unresponsive: boolean): void;
+  /** The service (or the Converse action) has no server (calls fail as unavailable) until set back. */
+  setUnavailable(service: RosCallKey, unavailable: boolean): void;
+  /** The service takes requests (the action accepts goals) and never answers until set back. */
+  setUnresponsive(service: RosCallKey, unresponsive: boolean): void;
   /** The /play_audio subscription fails, as a broken subscription would; a new subscription works. */
   failPlayAudio(error: Error): void;
   /** The /play_audio stream ends; a new subscription works. */
@@ -62,6 +78,8 @@ const NOT_LISTENING: SetBoolResponseMsg = {
 
 export const createSimBackend = (options: SimBackendOptions = {}): SimBackend => {
   const latencyMs = options.latencyMs ?? 0;
+  const chatParts = options.chatParts ?? 1;
+  const partMs = options.partMs ?? 0;
   const maxTours = options.maxTours ?? TOUR_STORE_LIMITS.maxTours;
   const scheduler = options.scheduler;
   let tours: TourState = foldTourEvents(
@@ -70,13 +88,13 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   // Replaced after a fault, so the failed stream stays failed and a new subscription gets a working one.
   let playAudio = new Subject<PlayAudioMsg>();
   const microphoneRequests = new Subject<MicrophoneRequest>();
-  const unavailable = new Set<RosServiceKey>();
-  const unresponsive = new Set<RosServiceKey>();
+  const unavailable = new Set<RosCallKey>();
+  const unresponsive = new Set<RosCallKey>();
   let closed = false;
 
   // The simulated server decides when the request "arrives", after the latency, like a remote node.
   const serve = <K extends RosServiceKey>(service: K, request: RosRequest<K>): RosResponse<K> => {
-    const decision = decideSimulatedService(tours, service, request);
+    const decision = decideSimulatedService(tours, service, request, chatParts);
     if (decision.events.length === 0) return decision.response;
     // Only the tour services cause events. Beyond the store's limit, the store's own refusal.
     const next = foldTourEvents(decision.events, tours);
@@ -129,15 +147,98 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     // Takes the request and never answers; the caller's time-out decides.
     if (unresponsive.has(service)) return SETTLED_CALL;
     const pending = new SimCall(service, request, handler);
-    if (latencyMs > 0 || scheduler !== undefined) {
+    // The modelled pipeline makes the whole answer of /chat wait for its last part.
+    const delayMs = service === 'chat' ? latencyMs + chatParts * partMs : latencyMs;
+    if (delayMs > 0 || scheduler !== undefined) {
       pending.timer = (scheduler ?? asyncScheduler).schedule(() => {
         pending.run();
-      }, latencyMs);
+      }, delayMs);
     } else {
       // A promise reaction rather than queueMicrotask, which wraps each callback in an AsyncResource.
       void Promise.resolve(pending).then(runCall);
     }
     return pending;
+  };
+
+  /**
+   * One Converse goal: part k (from 1) at latency + k × partMs after the goal, on the scheduler (each
+   * part timed from the goal, not from the previous part, so timer lateness does not add up), then the
+   * result with the last part. Without latency, part time or a test scheduler, the parts and the result
+   * come on the next microtask. Cancelling stops every part not yet sent.
+   */
+  class SimTurn implements RosCallTicket {
+    cancelled = false;
+    timer: Subscription | undefined = undefined;
+    sent = 0;
+    readonly start: number;
+    constructor(
+      readonly parts: readonly ConverseFeedbackMsg[],
+      readonly handler: RosConverseHandler,
+      readonly clock: SchedulerLike | undefined,
+    ) {
+      this.start = clock?.now() ?? 0;
+    }
+    cancel(): void {
+      this.cancelled = true;
+      this.timer?.unsubscribe();
+    }
+    isCancelled(): boolean {
+      return this.cancelled;
+    }
+    /** Sends every part that is due, then schedules the next or finishes. */
+    step(): void {
+      if (this.cancelled) return;
+      const { clock } = this;
+      do {
+        const part = this.parts[this.sent];
+        if (part === undefined) break;
+        this.sent += 1;
+        this.handler.part(part);
+        // The handler may have cancelled the goal.
+        if (this.isCancelled()) return;
+      } while (clock === undefined || clock.now() >= this.dueAt(this.sent + 1));
+      if (this.sent >= this.parts.length) {
+        this.handler.finished({ success: true, outcome: ConverseOutcome.OK, message: '' });
+        return;
+      }
+      if (clock === undefined) return;
+      this.timer = clock.schedule(
+        () => {
+          this.step();
+        },
+        Math.max(0, this.dueAt(this.sent + 1) - clock.now()),
+      );
+    }
+    /** When part k (from 1) is due. */
+    dueAt(k: number): number {
+      return this.start + latencyMs + k * partMs;
+    }
+  }
+
+  const converse = (goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
+    if (unavailable.has('converse')) {
+      handler.failed(new RosServiceUnavailableError('converse'));
+      return SETTLED_CALL;
+    }
+    // Accepts the goal and never sends anything; the caller's time-out decides.
+    if (unresponsive.has('converse')) return SETTLED_CALL;
+    const timed = latencyMs > 0 || partMs > 0 || scheduler !== undefined;
+    const clock = timed ? (scheduler ?? asyncScheduler) : undefined;
+    const turn = new SimTurn(echoChatParts(goal, chatParts), handler, clock);
+    if (clock === undefined) {
+      void Promise.resolve(turn).then(stepTurn);
+    } else {
+      turn.timer = clock.schedule(
+        () => {
+          turn.step();
+        },
+        turn.dueAt(1) - turn.start,
+      );
+    }
+    return turn;
+  };
+  const stepTurn = (turn: SimTurn): void => {
+    turn.step();
   };
 
   const setMicrophone = (enabled: boolean): Promise<SetBoolResponseMsg> => {
@@ -160,11 +261,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     description: SIM_DESCRIPTION,
     serviceName: defaultServiceName,
     call,
-    // Placeholder until the simulated Converse action lands (issue #12).
-    converse: (_goal, handler) => {
-      handler.failed(new RosServiceUnavailableError('converse'));
-      return SETTLED_CALL;
-    },
+    converse,
     playAudio$: defer(() => playAudio),
     microphoneRequests$: microphoneRequests.asObservable(),
     readiness: (): BackendReadiness =>

@@ -1,4 +1,4 @@
-import { echoChat } from '../echo-chat.js';
+import { echoChatWhole } from '../echo-chat.js';
 import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
 import {
   decideTourService,
@@ -16,12 +16,14 @@ export const decideSimulatedService = <K extends RosServiceKey>(
   state: TourState,
   service: K,
   request: RosRequest<K>,
+  /** The echo answer's parts (`--sim_chat_parts`): /chat answers them whole, texts joined. */
+  chatParts = 1,
 ): Decision<RosResponse<K>> => {
   // TypeScript cannot correlate the key with the request type across a switch, hence the casts.
   const decide = (): Decision<unknown> => {
     switch (service) {
       case 'chat':
-        return { response: echoChat(request as RosRequest<'chat'>), events: [] };
+        return { response: echoChatWhole(request as RosRequest<'chat'>, chatParts), events: [] };
       case 'clear_history':
         return { response: {}, events: [] };
       case 'tour_list':
