@@ -1,7 +1,11 @@
 import type { Page } from 'playwright-core';
 import { watchPage, type Browser } from './browser.js';
 import type { RosPort, RosRequest } from '../../src/ros/ros-port.js';
-import { createSimBackend, type SimBackend } from '../../src/robot/sim/sim-backend.js';
+import {
+  createSimBackend,
+  type SimBackend,
+  type SimBackendOptions,
+} from '../../src/robot/sim/sim-backend.js';
 import { encodeWav } from '../../web/src/wav.js';
 import type { ProbeSnapshot } from '../../web/src/probe.js';
 import { sendJson } from '../support/http.js';
@@ -17,12 +21,16 @@ export interface KioskService extends TestService {
   setMicrophone(enabled: boolean): Promise<void>;
 }
 
-/** `overrides`: more command-line options for the service (flag name without dashes → value). */
+/**
+ * `overrides`: more command-line options for the service (flag name without dashes → value); `simOptions`:
+ * the simulation's (the service here runs on this simulation, not one it builds from its options).
+ */
 export const startKioskService = async (
   port = 0,
   overrides: Record<string, string> = {},
+  simOptions: SimBackendOptions = {},
 ): Promise<KioskService> => {
-  const sim = createSimBackend();
+  const sim = createSimBackend(simOptions);
   const chats: Uint8Array[] = [];
   const spied: RosPort = {
     ...sim,
@@ -105,7 +113,11 @@ export const parseWav = (bytes: Uint8Array): WavInfo => {
   };
 };
 
-export type KioskSnapshot = ProbeSnapshot & { readonly page: Record<string, string> };
+export type KioskSnapshot = ProbeSnapshot & {
+  readonly page: Record<string, string>;
+  /** The player now: the audio clock (s), sources scheduled or playing, whether anything plays or waits. */
+  readonly audio: { readonly clock: number; readonly liveSources: number; readonly busy: boolean };
+};
 
 export const snapshot = (page: Page): Promise<KioskSnapshot> =>
   // globalThis is the page's window there (this file is compiled without the DOM library).

@@ -64,7 +64,10 @@ describe('kiosk page', () => {
     const peak = wav.samples.reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
     assert.ok(peak > 1_000, `peak ${peak}`);
 
-    assert.deepEqual(state.sent, [{ bytes: sent.byteLength, ms: seconds * 1000 }]);
+    assert.deepEqual(
+      state.sent.map(({ bytes, ms, turn }) => ({ bytes, ms, turn })),
+      [{ bytes: sent.byteLength, ms: seconds * 1000, turn: 1 }],
+    );
     const played = state.played[0]!;
     assert.equal(played.text, `I heard ${sent.byteLength} bytes of audio.`);
     assert.equal(played.audioBytes, sent.byteLength);

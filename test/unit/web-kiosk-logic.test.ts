@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeAudioBinary } from '../../src/protocol/ws-frames.js';
 import { reconnectDelayMs } from '../../web/src/backoff.js';
-import { BoundedQueue } from '../../web/src/bounded-queue.js';
 import { FACES, KNOWN_EMOTIONS, resolveEmotion } from '../../web/src/emotions.js';
 import { FramePairer } from '../../web/src/frame-pairer.js';
 import type { AudioMessage } from '../../web/src/protocol.js';
@@ -25,16 +24,6 @@ describe('reconnectDelayMs', () => {
   it('spreads kiosks that retry at the same attempt', () => {
     const delays = new Set([0.1, 0.4, 0.7].map((r) => reconnectDelayMs(4, () => r, options)));
     assert.equal(delays.size, 3);
-  });
-});
-
-describe('BoundedQueue', () => {
-  it('drops the oldest waiting item when full and keeps arrival order', () => {
-    const queue = new BoundedQueue<number>(3);
-    const dropped = [1, 2, 3, 4, 5].map((item) => queue.push(item));
-    assert.deepEqual(dropped, [undefined, undefined, undefined, 1, 2]);
-    assert.deepEqual(queue.drain(), [3, 4, 5]);
-    assert.equal(queue.size, 0);
   });
 });
 

@@ -12,9 +12,21 @@ const ready: KioskState = {
   deviceProblem: '',
   handsFree: false,
   recording: 'none',
+  thinking: false,
 };
 
 describe('kioskView', () => {
+  it('shows the thinking face and says so while the robot thinks, but not while offline', () => {
+    assert.equal(kioskView(ready, 0).faceStatus, '');
+    assert.equal(kioskView(ready, 0).faceOverride, undefined);
+    const thinking = kioskView({ ...ready, thinking: true }, 0);
+    assert.equal(thinking.faceStatus, 'Thinking…');
+    assert.equal(thinking.faceOverride, 'thinking');
+    const lost = kioskView({ ...ready, thinking: true, connection: 'offline', lostSession: true }, 0);
+    assert.equal(lost.faceStatus, '');
+    assert.equal(lost.faceOverride, undefined);
+  });
+
   it('offers push-to-talk when online with the microphone open', () => {
     const view = kioskView(ready, 0);
     assert.equal(view.connection, 'online');

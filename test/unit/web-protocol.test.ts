@@ -26,6 +26,28 @@ describe('the kiosk agrees with the service', () => {
     }
   });
 
+  it('reads the turn of answers and errors, and the end of a turn', () => {
+    assert.deepEqual(
+      web.parseServerMessage('{"type":"audio","emotion":"happy","text":"Hi.","messageId":3,"turn":2}'),
+      { type: 'audio', emotion: 'happy', text: 'Hi.', messageId: 3, turn: 2 },
+    );
+    assert.deepEqual(
+      web.parseServerMessage('{"type":"error","code":"chat_timeout","message":"late","turn":3}'),
+      { type: 'error', code: 'chat_timeout', message: 'late', turn: 3 },
+    );
+    for (const outcome of ['answered', 'failed', 'refused', 'cancelled', 'something-newer']) {
+      assert.deepEqual(web.parseServerMessage(`{"type":"turn_end","turn":4,"outcome":"${outcome}"}`), {
+        type: 'turn_end',
+        turn: 4,
+        outcome,
+      });
+    }
+    assert.deepEqual(web.parseServerMessage('{"type":"ack","service":"cancel"}'), {
+      type: 'ack',
+      service: 'cancel',
+    });
+  });
+
   it('ignores malformed or unknown messages instead of failing', () => {
     for (const text of [
       'not json',
@@ -35,6 +57,11 @@ describe('the kiosk agrees with the service', () => {
       '{"type":"audio","emotion":"happy","text":"x","messageId":4294967296}',
       '{"type":"state","emotion":"happy","text":"x","microphone":{}}',
       '{"type":"microphone","enabled":"yes"}',
+      '{"type":"audio","emotion":"happy","text":"x","messageId":1,"turn":0}',
+      '{"type":"audio","emotion":"happy","text":"x","messageId":1,"turn":"2"}',
+      '{"type":"error","code":"busy","message":"x","turn":1.5}',
+      '{"type":"turn_end","turn":1}',
+      '{"type":"turn_end","outcome":"answered"}',
     ]) {
       assert.equal(web.parseServerMessage(text), undefined, text);
     }

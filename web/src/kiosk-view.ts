@@ -22,6 +22,8 @@ export interface KioskState {
   readonly deviceProblem: string;
   readonly handsFree: boolean;
   readonly recording: Recording;
+  /** An utterance is with the robot, nothing of its answer has come yet, and nothing else plays. */
+  readonly thinking: boolean;
 }
 
 /** The connection as the visitor sees it: a reconnect attempt after a lost session is still offline. */
@@ -52,6 +54,10 @@ export interface KioskView {
   readonly hint: string;
   /** Shown in the answer box while there is no answer to show. */
   readonly idleText: string;
+  /** The face's status line (announced): says the robot is thinking, else empty. */
+  readonly faceStatus: string;
+  /** The emotion the face shows while thinking; undefined: the emotion of what was said last. */
+  readonly faceOverride: 'thinking' | undefined;
 }
 
 export const shownConnection = (state: KioskState): ShownConnection => {
@@ -146,6 +152,8 @@ const idleText = (state: KioskState, shown: ShownConnection): string => {
 
 export const kioskView = (state: KioskState, now: number): KioskView => {
   const shown = shownConnection(state);
+  // A lost connection ends every turn: offline is the one thing to say then.
+  const thinking = state.thinking && shown === 'online';
   return {
     connection: shown,
     connectionText: connectionText(shown),
@@ -155,5 +163,7 @@ export const kioskView = (state: KioskState, now: number): KioskView => {
     talkUsable: refusal(state) === undefined,
     hint: hint(state, shown),
     idleText: idleText(state, shown),
+    faceStatus: thinking ? 'Thinking…' : '',
+    faceOverride: thinking ? 'thinking' : undefined,
   };
 };

@@ -5,9 +5,11 @@ import { setSpeaking, showEmotion, type FaceElements } from './face.js';
 import { FramePairer, type AudioPair } from './frame-pairer.js';
 import { Microphone, type MicrophoneDevice } from './microphone.js';
 import { Player, type PlayOutcome } from './player.js';
+import type { Slot } from './playback-timeline.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
 import { DEFAULT_MAX_AUDIO_FRAME_BYTES, PCM_SAMPLE_RATE, type ServerMessage } from './protocol.js';
+import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer } from './utterance.js';
 import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE, VoiceActivityDetector } from './vad.js';
 import { encodeWav, maxSamplesFor } from './wav.js';
@@ -41,6 +43,7 @@ const page = {
   retry: byId('connection-retry', HTMLElement),
   micText: byId('mic-text', HTMLElement),
   faceWrap: byId('face-wrap', HTMLElement),
+  faceStatus: byId('face-status', HTMLElement),
   speechBox: byId('speech', HTMLElement),
   speechIdle: byId('speech-idle', HTMLElement),
   speech: byId('speech-text', HTMLElement),
@@ -81,7 +84,10 @@ const state = {
   deviceProblem: '',
   handsFree: false,
   recording: 'none' as Recording,
+  thinking: false,
   lastPlaybackEndedAt: -Infinity,
+  /** The emotion of what the robot said last (the face shows it unless the robot is thinking). */
+  emotion: 'neutral',
 };
 
 const probe = new Probe();
@@ -90,6 +96,7 @@ const utterance = new UtteranceBuffer(MAX_UTTERANCE_SAMPLES);
 const preRoll = new PreRoll(PRE_ROLL_SAMPLES);
 const vad = new VoiceActivityDetector(DEFAULT_VAD);
 const pairer = new FramePairer();
+const turns = new TurnTracker();
 
 // ---------------------------------------------------------------------------------------------------------
 // Rendering: the page shows `state`; every change goes through render().
@@ -104,8 +111,20 @@ const setText = (target: HTMLElement, text: string): boolean => {
 /** While offline with a retry scheduled, the countdown is redrawn every quarter second. */
 let countdown: ReturnType<typeof setInterval> | undefined;
 
+/** The emotion the face was last drawn with, so it is redrawn only when it changes. */
+let drawnEmotion: string | undefined;
+
 const render = (): void => {
-  const view = kioskView(state, performance.now());
+  const now = performance.now();
+  state.thinking = turns.thinking(now) && !player.busy;
+  const view = kioskView(state, now);
+  const emotion = view.faceOverride ?? state.emotion;
+  if (emotion !== drawnEmotion) {
+    showEmotion(face, emotion);
+    drawnEmotion = emotion;
+  }
+  page.body.dataset['thinking'] = String(view.faceOverride === 'thinking');
+  setText(page.faceStatus, view.faceStatus);
   page.body.dataset['connection'] = view.connection;
   page.body.dataset['microphone'] = view.microphoneKey;
   page.body.dataset['recording'] = String(state.recording !== 'none');
@@ -178,6 +197,8 @@ const startRecording = (kind: Exclude<Recording, 'none'>): void => {
 /** Ends the utterance in progress: sends it as one WAV frame, or drops it. */
 const finishRecording = (send: boolean, note?: string): void => {
   if (state.recording === 'none') return;
+  // Where "time to first sound" starts: the audio clock when the visitor let go.
+  const releasedClock = context.currentTime;
   state.recording = 'none';
   vad.reset();
   const samples = utterance.take();
@@ -196,8 +217,27 @@ const finishRecording = (send: boolean, note?: string): void => {
     notify('Not sent: the robot is not connected.');
     return;
   }
-  probe.recordSent({ bytes: wav.byteLength, ms });
-  notify(note ?? 'Sent — the robot is thinking…');
+  const turn = turns.utteranceSent(performance.now());
+  probe.recordSent({ bytes: wav.byteLength, ms, turn, releasedClock });
+  // A server that never ends the turn stops showing "thinking" after a while (turns.ts).
+  setTimeout(render, THINKING_MAX_MS + 1);
+  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once.
+  notify(note ?? 'Sent.');
+  render();
+};
+
+/** The robot is answering an utterance: its audio plays or waits, or more of it is on the way. */
+const robotAnswering = (): boolean => turns.answering || player.holds((pair) => pair.meta.turn !== undefined);
+
+/**
+ * Barge-in: the visitor talks over the robot. Its voice stops at once, nothing more of the turns sent so
+ * far is played (turns.ts drops what still arrives), and the service stops working on them.
+ */
+const bargeIn = (): void => {
+  player.stopAll();
+  turns.cancelAll();
+  probe.recordBargeIn(turns.latest);
+  connection.send(JSON.stringify({ service: 'cancel' }));
 };
 
 const beginPush = (): void => {
@@ -208,6 +248,7 @@ const beginPush = (): void => {
     notify(reason);
     return;
   }
+  if (robotAnswering()) bargeIn();
   startRecording('push');
 };
 
@@ -280,9 +321,9 @@ const applyMicrophoneAllowed = (allowed: boolean): void => {
 // Listening
 
 const player = new Player(context, {
-  onStart: (pair: AudioPair) => {
+  onStart: (pair: AudioPair, slot: Slot) => {
     clearNotice();
-    showEmotion(face, pair.meta.emotion);
+    state.emotion = pair.meta.emotion;
     showAnswer(pair.meta.text);
     setSpeaking(face, true);
     probe.recordStart({
@@ -290,13 +331,18 @@ const player = new Player(context, {
       emotion: pair.meta.emotion,
       text: pair.meta.text,
       audioBytes: pair.audio.byteLength,
+      turn: pair.meta.turn,
+      clockStart: slot.start,
+      clockEnd: slot.end,
       startedAt: performance.now(),
     });
+    render();
   },
   onEnd: (pair: AudioPair, outcome: PlayOutcome) => {
     setSpeaking(face, false);
     state.lastPlaybackEndedAt = performance.now();
     probe.recordEnd(pair.meta.messageId, outcome);
+    render();
   },
   onDrop: (pair: AudioPair) => {
     probe.recordDrop(pair.meta.messageId);
@@ -316,7 +362,7 @@ const onMessage = (message: ServerMessage): void => {
     case 'state':
       // A new session's state replaces whatever the page showed before (reconnects included).
       probe.statesApplied += 1;
-      showEmotion(face, message.emotion);
+      state.emotion = message.emotion;
       showAnswer(message.text);
       applyMicrophoneAllowed(message.microphone.enabled);
       return;
@@ -329,19 +375,33 @@ const onMessage = (message: ServerMessage): void => {
       applyMicrophoneAllowed(message.enabled);
       return;
     case 'ack':
-      notify('New conversation: the robot has forgotten what was said.');
+      probe.recordAck(message.service);
+      // A cancel's ack needs no words: the visitor is already talking.
+      if (message.service === 'clear_history')
+        notify('New conversation: the robot has forgotten what was said.');
       return;
     case 'error':
       probe.recordError(message.code);
-      notify(ERROR_NOTICES[message.code] ?? 'Something went wrong; please try again.');
+      // About a turn the visitor talked over: old news.
+      if (turns.error(message.turn) === 'show')
+        notify(ERROR_NOTICES[message.code] ?? 'Something went wrong; please try again.');
+      render();
+      return;
+    case 'turn_end':
+      probe.recordTurnEnd(message.turn, message.outcome);
+      turns.turnEnded(message.turn);
+      render();
       return;
   }
 };
 
 const onBinary = (frame: ArrayBuffer): void => {
   const result = pairer.binary(frame);
-  if (result.kind === 'pair') player.enqueue(result.pair);
-  else if (result.kind === 'orphan') probe.recordOrphan(result.messageId);
+  if (result.kind === 'pair') {
+    if (turns.pair(result.pair.meta.turn) === 'show') player.enqueue(result.pair);
+    else probe.recordIgnored(result.pair.meta.messageId);
+    render();
+  } else if (result.kind === 'orphan') probe.recordOrphan(result.messageId);
 };
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
@@ -360,12 +420,14 @@ const connection = new KioskConnection(wsUrl, {
   onSessionEnd: () => {
     // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
     pairer.clear();
+    // Turns are numbered per session: the next one counts from 1 again.
+    turns.reset();
     // Nothing of the old session stays up: its answer, its notices, its microphone permission. The next
     // session's state says what to show.
     state.lostSession = true;
     clearNotice();
     showAnswer('');
-    showEmotion(face, 'neutral');
+    state.emotion = 'neutral';
     finishRecording(false, 'The connection dropped; please say that again.');
     state.microphoneAllowed = undefined;
     microphone.close();
@@ -488,7 +550,11 @@ window.addEventListener('online', () => {
 
 Object.defineProperty(window, 'tourKiosk', {
   value: Object.freeze({
-    snapshot: () => ({ ...probe.snapshot(), page: Object.fromEntries(Object.entries(page.body.dataset)) }),
+    snapshot: () => ({
+      ...probe.snapshot(),
+      page: Object.fromEntries(Object.entries(page.body.dataset)),
+      audio: { clock: context.currentTime, liveSources: player.liveSources, busy: player.busy },
+    }),
   }),
 });
 
@@ -497,7 +563,6 @@ page.threshold.max = String(THRESHOLD_RANGE.maxDb);
 page.threshold.value = String(storedThreshold());
 showThreshold();
 new ResizeObserver(fitSpeech).observe(page.speechBox.parentElement ?? page.body);
-showEmotion(face, 'neutral');
 showUnlock();
 render();
 connection.start();

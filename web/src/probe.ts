@@ -9,12 +9,21 @@ const KEEP = 200;
 export interface SentRecord {
   readonly bytes: number;
   readonly ms: number;
+  /** Its turn number (the kiosk counts its utterances as the server does). */
+  readonly turn: number;
+  /** The AudioContext's clock (s) when the visitor let go: the start of "time to first sound". */
+  readonly releasedClock: number;
 }
 export interface PlayedRecord {
   readonly messageId: number;
   readonly emotion: string;
   readonly text: string;
   readonly audioBytes: number;
+  /** The utterance it answers; undefined for /play_audio messages. */
+  readonly turn: number | undefined;
+  /** Its place on the AudioContext's clock (s): where its audio was scheduled to start and end. */
+  readonly clockStart: number;
+  readonly clockEnd: number;
   /** performance.now() when its audio started and ended. */
   readonly startedAt: number;
   endedAt: number | undefined;
@@ -29,6 +38,13 @@ export interface ProbeSnapshot {
   readonly orphans: readonly number[];
   readonly refused: readonly string[];
   readonly errors: readonly string[];
+  /** Message ids of answers to cancelled turns, dropped on arrival. */
+  readonly ignored: readonly number[];
+  /** Turns the visitor talked over: the `cancel` commands sent. */
+  readonly bargeIns: readonly number[];
+  readonly turnEnds: readonly { readonly turn: number; readonly outcome: string }[];
+  /** The `service` of every ack received. */
+  readonly acks: readonly string[];
 }
 
 const keep = <T>(list: T[], item: T): void => {
@@ -45,6 +61,10 @@ export class Probe {
   private readonly orphans: number[] = [];
   private readonly refused: string[] = [];
   private readonly errors: string[] = [];
+  private readonly ignored: number[] = [];
+  private readonly bargeIns: number[] = [];
+  private readonly turnEnds: { turn: number; outcome: string }[] = [];
+  private readonly acks: string[] = [];
 
   recordSent(record: SentRecord): void {
     keep(this.sent, record);
@@ -77,6 +97,23 @@ export class Probe {
     keep(this.errors, code);
   }
 
+  recordIgnored(messageId: number): void {
+    keep(this.ignored, messageId);
+  }
+
+  /** `turn`: the latest turn sent when the visitor talked over the robot. */
+  recordBargeIn(turn: number): void {
+    keep(this.bargeIns, turn);
+  }
+
+  recordTurnEnd(turn: number, outcome: string): void {
+    keep(this.turnEnds, { turn, outcome });
+  }
+
+  recordAck(service: string): void {
+    keep(this.acks, service);
+  }
+
   /** A deep copy, safe to hand out. */
   snapshot(): ProbeSnapshot {
     return structuredClone({
@@ -88,6 +125,10 @@ export class Probe {
       orphans: this.orphans,
       refused: this.refused,
       errors: this.errors,
+      ignored: this.ignored,
+      bargeIns: this.bargeIns,
+      turnEnds: this.turnEnds,
+      acks: this.acks,
     });
   }
 }

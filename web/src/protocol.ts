@@ -21,6 +21,8 @@ export interface AudioMessage {
   readonly emotion: string;
   readonly text: string;
   readonly messageId: number;
+  /** The kiosk utterance this answers (1 for the session's first); absent on /play_audio messages. */
+  readonly turn?: number;
 }
 export interface MicrophoneMessage {
   readonly type: 'microphone';
@@ -34,14 +36,41 @@ export interface ErrorMessage {
   readonly type: 'error';
   readonly code: string;
   readonly message: string;
+  /** Set when the error is about one utterance (busy, chat_timeout, …). */
+  readonly turn?: number;
 }
-export type ServerMessage = StateMessage | AudioMessage | MicrophoneMessage | AckMessage | ErrorMessage;
+/** Sent once per utterance, after every pair and error of it. */
+export interface TurnEndMessage {
+  readonly type: 'turn_end';
+  readonly turn: number;
+  /** 'answered', 'failed', 'refused' or 'cancelled'; any other value still ends the turn. */
+  readonly outcome: string;
+}
+export type ServerMessage =
+  | StateMessage
+  | AudioMessage
+  | MicrophoneMessage
+  | AckMessage
+  | ErrorMessage
+  | TurnEndMessage;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isMessageId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff;
+
+const isTurn = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+
+/**
+ * A frame's optional `turn`: `{}` when absent, `{ turn }` when valid, undefined (the frame is malformed)
+ * otherwise. Spread into the result so an absent turn leaves no key behind.
+ */
+const optionalTurn = (value: unknown): { turn?: number } | undefined => {
+  if (value === undefined) return {};
+  return isTurn(value) ? { turn: value } : undefined;
+};
 
 /**
  * Reads a server text frame. Anything malformed or of an unknown type gives `undefined` and is ignored,
@@ -66,9 +95,10 @@ export const parseServerMessage = (text: string): ServerMessage | undefined => {
     }
     case 'audio': {
       const { emotion, text: said, messageId } = json;
-      if (typeof emotion !== 'string' || typeof said !== 'string' || !isMessageId(messageId))
+      const turn = optionalTurn(json['turn']);
+      if (typeof emotion !== 'string' || typeof said !== 'string' || !isMessageId(messageId) || !turn)
         return undefined;
-      return { type, emotion, text: said, messageId };
+      return { type, emotion, text: said, messageId, ...turn };
     }
     case 'microphone':
       return typeof json['enabled'] === 'boolean' ? { type, enabled: json['enabled'] } : undefined;
@@ -76,7 +106,14 @@ export const parseServerMessage = (text: string): ServerMessage | undefined => {
       return typeof json['service'] === 'string' ? { type, service: json['service'] } : undefined;
     case 'error': {
       const { code, message } = json;
-      return typeof code === 'string' && typeof message === 'string' ? { type, code, message } : undefined;
+      const turn = optionalTurn(json['turn']);
+      return typeof code === 'string' && typeof message === 'string' && turn
+        ? { type, code, message, ...turn }
+        : undefined;
+    }
+    case 'turn_end': {
+      const { turn, outcome } = json;
+      return isTurn(turn) && typeof outcome === 'string' ? { type, turn, outcome } : undefined;
     }
     default:
       return undefined;
