@@ -1,8 +1,8 @@
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
+import { microphoneView } from '../actors/microphone-machine.js';
 import type { Logger } from '../log/logger.js';
 import { createLossReporter } from '../log/loss-reporter.js';
-import { microphoneView } from '../actors/microphone-machine.js';
 import { createMicrophoneStateStore } from './microphone-state.js';
 import {
   createBridgeMetrics,
