@@ -86,8 +86,9 @@ class TtfsKiosk {
     this.#frames = [];
     const sentAt = await new Promise<number>((resolve, reject) => {
       this.socket.send(utterance, { binary: true }, (error) => {
-        if (error === undefined) resolve(performance.now());
-        else reject(error);
+        // ws passes null or undefined when the write went through, whatever its types say.
+        if (error instanceof Error) reject(error);
+        else resolve(performance.now());
       });
     });
     const isTurnEnd = (frame: { isBinary: boolean; data: Buffer }) =>
