@@ -42,6 +42,7 @@ import {
   type WrkResult,
   type WrkRun,
 } from './lib/wrk.js';
+import { measureTtfs } from './lib/ttfs.js';
 import { KioskFleet, runChat } from './lib/ws-load.js';
 
 const log = (line: string): void => {
@@ -440,7 +441,10 @@ const main = async (): Promise<number> => {
   const nodeFlags = args.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`];
   const servers: ServerProcess[] = [];
   /** A fresh bridge process: this tree's build (or --service), or the --compare build as the baseline. */
-  const startBridge = async (role: 'bridge' | 'baseline'): Promise<ServerProcess> => {
+  const startBridge = async (
+    role: 'bridge' | 'baseline',
+    extraArgs: readonly string[] = [],
+  ): Promise<ServerProcess> => {
     const port = await freePort();
     const server = await startServer({
       kind: 'bridge',
@@ -449,6 +453,7 @@ const main = async (): Promise<number> => {
         maxSessions,
         nodeFlags: role === 'bridge' ? nodeFlags : [],
         service: role === 'bridge' ? args.service : args.compare,
+        extraArgs,
       }),
       port,
       readyPath: '/health',
@@ -474,6 +479,30 @@ const main = async (): Promise<number> => {
         scenarios.baseline = await measureMemoryAndFanout(freshBaseline, profile, args);
         await freshBaseline.stop();
       }
+    }
+    // Scenario 6: time to first sound, each chat interface on a fresh bridge of its own, one turn at a time.
+    if (args.only.has('ttfs')) {
+      const { ttfs } = profile;
+      const rows = [];
+      for (const chatInterface of ['service', 'action'] as const) {
+        const bridge = await startBridge('bridge', [
+          '--chat_interface',
+          chatInterface,
+          '--sim_chat_parts',
+          String(ttfs.parts),
+          '--sim_part_ms',
+          String(ttfs.partMs),
+        ]);
+        const row = await measureTtfs({ url: bridge.wsUrl, chatInterface, ...ttfs });
+        await bridge.stop();
+        if (row.problems.length > 0)
+          throw new Error(`ttfs on ${chatInterface}: ${row.problems.slice(0, 3).join('; ')}`);
+        log(
+          `ttfs ${chatInterface}: first byte p50 ${row.firstByte.p50} ms, p99 ${row.firstByte.p99} ms; added per part p50 ${row.addedPerPart.p50} ms, p99 ${row.addedPerPart.p99} ms`,
+        );
+        rows.push(row);
+      }
+      scenarios.ttfs = { rows };
     }
     const wantsRest = args.only.has('get') || args.only.has('write') || args.only.has('chat');
     if (!wantsRest) return finish(scenarios);

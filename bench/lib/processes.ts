@@ -141,6 +141,8 @@ export const bridgeCommand = (
     maxSessions: number;
     nodeFlags?: readonly string[];
     service?: string | undefined;
+    /** More bridge options, e.g. the chat interface and the simulated answer pipeline. */
+    extraArgs?: readonly string[];
   },
 ): string[] => [
   process.execPath,
@@ -162,6 +164,7 @@ export const bridgeCommand = (
   String(options.maxSessions),
   '--sim_latency_ms',
   '0',
+  ...(options.extraArgs ?? []),
 ];
 
 export const peerCommand = (

@@ -36,6 +36,19 @@ export interface BenchProfile {
     readonly sessions: number;
     readonly settleMs: number;
   };
+  /**
+   * Time to first sound (issue #12): one kiosk sends a 1 s utterance, the simulation models an answer
+   * pipeline of `parts` parts `partMs` apart (--sim_chat_parts, --sim_part_ms); measured with
+   * `--chat_interface service` and `action`, one turn at a time.
+   */
+  readonly ttfs: {
+    readonly utteranceBytes: number;
+    readonly parts: number;
+    readonly partMs: number;
+    /** Unmeasured turns per interface first (JIT, socket buffers). */
+    readonly warmupTurns: number;
+    readonly turns: number;
+  };
 }
 
 const KiB = 1024;
@@ -70,6 +83,8 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 4,
     },
     memory: { sessions: 1000, settleMs: 1_500 },
+    // 32,000 B is 1 s of the kiosk's 16 kHz 16-bit mono audio (docs/protocol.md, "Audio format").
+    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 400, warmupTurns: 2, turns: 40 },
   },
   quick: {
     mode: 'quick',
@@ -98,6 +113,7 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 4,
     },
     memory: { sessions: 1000, settleMs: 800 },
+    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 400, warmupTurns: 1, turns: 10 },
   },
   smoke: {
     mode: 'smoke',
@@ -126,11 +142,12 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 2,
     },
     memory: { sessions: 40, settleMs: 100 },
+    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 20, warmupTurns: 1, turns: 3 },
   },
 };
 
-export type ScenarioName = 'get' | 'write' | 'chat' | 'fanout' | 'memory';
-export const SCENARIOS: readonly ScenarioName[] = ['memory', 'fanout', 'get', 'write', 'chat'];
+export type ScenarioName = 'get' | 'write' | 'chat' | 'fanout' | 'memory' | 'ttfs';
+export const SCENARIOS: readonly ScenarioName[] = ['memory', 'fanout', 'get', 'write', 'chat', 'ttfs'];
 
 export interface BenchArgs {
   readonly profile: BenchProfile;
@@ -150,7 +167,7 @@ export interface BenchArgs {
   readonly compare: string | undefined;
 }
 
-export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory]
+export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
                       [--compare <file>]
   (default)       full run, about 4 minutes; writes bench/results.json

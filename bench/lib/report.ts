@@ -209,6 +209,38 @@ export const renderReport = (results: BenchResults): string => {
     );
   }
 
+  const ttfs = scenarios.ttfs;
+  if (ttfs !== undefined) {
+    const first = ttfs.rows[0];
+    out.push(
+      `6. Time to first sound: one ${first === undefined ? '' : formatBytes(first.utteranceBytes)} utterance, the simulation's answer in ${String(first?.parts)} parts ${String(first?.partMs)} ms apart (ms)`,
+      '',
+    );
+    out.push(
+      table(
+        [
+          'interface',
+          'turns',
+          'last byte sent → first answer byte p50',
+          'p99',
+          'bridge adds per part p50',
+          'p99',
+          'max',
+        ],
+        ttfs.rows.map((row) => [
+          row.chatInterface,
+          String(row.firstByte.samples),
+          ms(row.firstByte.p50),
+          ms(row.firstByte.p99),
+          ms(row.addedPerPart.p50),
+          ms(row.addedPerPart.p99),
+          ms(row.addedPerPart.max),
+        ]),
+      ),
+      '',
+    );
+  }
+
   const comparison = renderComparison(results);
   if (comparison !== '') out.push(comparison, '');
 

@@ -90,6 +90,24 @@ export interface MemoryFigures {
   readonly afterAllRssBytes?: number;
 }
 
+/** Time to first sound with one chat interface (scenario 6). */
+export interface TtfsRow {
+  readonly chatInterface: 'service' | 'action';
+  readonly utteranceBytes: number;
+  readonly parts: number;
+  readonly partMs: number;
+  readonly turns: number;
+  /** From the utterance's last byte handed to the socket to the first byte of the answer (its first pair). */
+  readonly firstByte: LatencySummary;
+  /**
+   * What the bridge adds per part: a part's arrival (its complete pair) minus the time the simulation
+   * scheduled it (last byte sent + k × partMs; for `service` the one answer at parts × partMs).
+   */
+  readonly addedPerPart: LatencySummary;
+  /** Turns that did not end as `answered` with every part whole, in order. */
+  readonly problems: readonly string[];
+}
+
 export interface TargetCheck {
   readonly target: string;
   readonly value: string;
@@ -114,6 +132,7 @@ export interface BenchResults {
     readonly chat?: { readonly rows: readonly ChatRow[] };
     readonly fanout?: { readonly rows: readonly FanoutRow[] };
     readonly memory?: MemoryFigures;
+    readonly ttfs?: { readonly rows: readonly TtfsRow[] };
     /** With `--compare`: fan-out and memory of the other build, on its own fresh process. */
     readonly baseline?: {
       readonly fanout?: { readonly rows: readonly FanoutRow[] };

@@ -87,8 +87,11 @@ export interface SessionInput extends SessionDeps {
    * write), or a close. Throwing ends the session.
    */
   readonly send: (frame: OutboundFrame) => void;
-  /** Told when the session stops with a call still unanswered; its late answer will be dropped. */
-  readonly onCallAbandoned?: (service: ConversationRequest['service']) => void;
+  /**
+   * Told when the session stops with a call still unanswered (named as on the graph's side: `converse` for a
+   * turn with the Converse action); its late answer will be dropped.
+   */
+  readonly onCallAbandoned?: (service: 'chat' | 'clear_history' | 'converse') => void;
 }
 
 /** Events the transport sends. Frame data must stay valid after the call: pass a copy of uWS buffers. */
@@ -298,7 +301,10 @@ const streamsLogic = fromCallback<StreamsEvent, StreamsInput>(({ input: streams,
   });
   return () => {
     call?.unsubscribe();
-    if (unsettled !== undefined) input.onCallAbandoned?.(unsettled.service);
+    if (unsettled !== undefined) {
+      const { service } = unsettled;
+      input.onCallAbandoned?.(service === 'chat' && chatInterface === 'action' ? 'converse' : service);
+    }
     subscription.unsubscribe();
     holdings.releaseAll();
     gauges.liveSessions.decrement();

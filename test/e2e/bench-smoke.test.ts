@@ -116,6 +116,28 @@ describe('bench harness (--smoke)', () => {
     }
   });
 
+  it('measures time to first sound with both chat interfaces, every turn answered whole', () => {
+    const ttfs = results.scenarios.ttfs;
+    assert.ok(ttfs !== undefined);
+    assert.deepEqual(
+      ttfs.rows.map((row) => row.chatInterface),
+      ['service', 'action'],
+    );
+    for (const row of ttfs.rows) {
+      assert.deepEqual(row.problems, []);
+      assert.equal(row.firstByte.samples, row.turns);
+      assert.equal(
+        row.addedPerPart.samples,
+        row.chatInterface === 'action' ? row.turns * row.parts : row.turns,
+      );
+      // Nothing arrives before the simulation scheduled it: the first byte of a service answer comes after
+      // the whole pipeline, an action's after its first part.
+      const earliest = row.chatInterface === 'action' ? row.partMs : row.parts * row.partMs;
+      assert.ok(row.firstByte.p50 >= earliest - 1, `${row.chatInterface}: ${row.firstByte.p50} ms`);
+      assert.ok(row.addedPerPart.p50 > -1 && Number.isFinite(row.addedPerPart.p99));
+    }
+  });
+
   it('judges the targets this run measured, from its own figures', () => {
     // Smoke measures GET at 16 connections (with wrk) and 32 KiB chat at 1 and 4 sessions (only 1 session is
     // judged); fan-out to 1,000 and memory with 1,000 sessions are beyond it. The thresholds are unit-tested

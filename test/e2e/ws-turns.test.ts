@@ -187,6 +187,30 @@ describe('streamed turns over /ws (simulation)', () => {
     });
   }
 
+  it('action: a kiosk that leaves mid-turn cancels the goal; the log names the action', async () => {
+    const running = await startSimService(
+      { chatParts: 3, partMs: 200 },
+      { chat_interface: 'action', log_level: 'info' },
+      true,
+    );
+    try {
+      const kiosk = await openKiosk(running);
+      kiosk.socket.send(utterance(30));
+      await kiosk.frameCount(1 + 2); // the first part
+      kiosk.socket.terminate();
+      assert.deepEqual(await settledGauges(running), NO_LEAKS);
+      const line = running.logs.find((entry) => String(entry['msg']).startsWith('session ended before'));
+      assert.equal(line?.['msg'], 'session ended before the /converse answer; a late answer will be dropped');
+      const metrics = await request(running.baseUrl, 'GET', '/metrics');
+      assert.match(
+        metrics.text,
+        /^tour_bridge_ros_calls_total\{service="converse",outcome="abandoned"\} 1$/m,
+      );
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('cancel when nothing runs: just the ack', async () => {
     const running = await start({}, 'action');
     try {
