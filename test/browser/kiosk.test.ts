@@ -135,16 +135,18 @@ describe('kiosk page', () => {
 
   it('keeps its playback queue bounded: a burst beyond it drops the oldest waiting messages', async () => {
     const before = await snapshot(page);
-    // One plays at once, 8 may wait: of 12 arriving together, the 2nd to 4th are dropped.
+    // One plays at once, 8 may wait: of 12 arriving together, the 2nd to 4th are dropped. Each lasts long
+    // enough (0.6 s) that all twelve arrive while the first plays, even on a loaded machine.
     await Promise.all(
       Array.from({ length: 12 }, (_, index) =>
-        service.playAudio({ emotion: 'happy', text: `Burst ${index}`, audio: toneWav(250) }),
+        service.playAudio({ emotion: 'happy', text: `Burst ${index}`, audio: toneWav(600) }),
       ),
     );
     const state = await waitForSnapshot(
       page,
       (s) => s.played.length === before.played.length + 9 && s.played.every((p) => p.endedAt !== undefined),
       'nine of twelve to have played',
+      20_000,
     );
     const ids = state.played.slice(before.played.length).map((p) => p.messageId);
     const first = ids[0]!;
