@@ -68,7 +68,7 @@ export interface ConversationHub {
    */
   openSession(
     send: (frame: OutboundFrame) => void,
-    hooks?: Pick<SessionInput, 'onCallAbandoned'>,
+    hooks?: Pick<SessionInput, 'onCallAbandoned' | 'batch'>,
   ): SessionActor | undefined;
   /** Closes every session with 1001 and releases the hub's subscriptions. Idempotent. */
   close(): void;

@@ -88,6 +88,12 @@ export interface SessionInput extends SessionDeps {
    */
   readonly send: (frame: OutboundFrame) => void;
   /**
+   * Runs `writes` (several `send` calls) as one write to the socket where the transport can (uWebSockets.js
+   * cork): a turn's last pair and its `turn_end`, or a cancel's frames, leave in one syscall. Optional: without
+   * it the frames are sent one by one, in the same order.
+   */
+  readonly batch?: (writes: () => void) => void;
+  /**
    * Told when the session stops with a call still unanswered (named as on the graph's side: `converse` for a
    * turn with the Converse action); its late answer will be dropped.
    */
@@ -169,29 +175,27 @@ const failureMessage = (error: unknown): string | undefined =>
 /**
  * Sends what ends the last call: for a turn, its last pair (a `/chat` answer) or its error frame, then
  * `turn_end`; for clear_history, the ack or the error. A pair takes its message id when it is sent, so ids
- * increase in the order pairs leave. Stops at the first frame the outbox could not take.
+ * increase in the order pairs leave. Stops at the first frame the outbox could not take (then false).
  */
-const sendOutcome = (outcome: CallOutcome, messageIds: MessageIdAllocator, outbox: Outbox): void => {
+const sendOutcome = (outcome: CallOutcome, messageIds: MessageIdAllocator, outbox: Outbox): boolean => {
   const { request } = outcome;
   if (request.service === 'clear_history') {
-    outbox.send(
+    return outbox.send(
       outcome.kind === 'failed'
         ? errorFrame(failureCode('clear_history', outcome.error), failureMessage(outcome.error))
         : ackFrame('clear_history'),
     );
-    return;
   }
   const { turn } = request;
   if (outcome.kind === 'failed') {
-    if (!outbox.send(errorFrame(failureCode('chat', outcome.error), failureMessage(outcome.error), turn))) {
-      return;
-    }
-    outbox.send(turnEndFrame(turn, 'failed'));
-    return;
+    return (
+      outbox.send(errorFrame(failureCode('chat', outcome.error), failureMessage(outcome.error), turn)) &&
+      outbox.send(turnEndFrame(turn, 'failed'))
+    );
   }
   const { part } = outcome as { readonly part: TurnPart | undefined };
-  if (part !== undefined && !outbox.send(encodeAudioPair(messageIds.next(), part, turn))) return;
-  outbox.send(turnEndFrame(turn, 'answered'));
+  if (part !== undefined && !outbox.send(encodeAudioPair(messageIds.next(), part, turn))) return false;
+  return outbox.send(turnEndFrame(turn, 'answered'));
 };
 
 /** `calling` is entered only with a running request: `admit` or `startNext` put it there. */
@@ -317,7 +321,23 @@ const streamsLogic = fromCallback<StreamsEvent, StreamsInput>(({ input: streams,
  */
 class Outbox {
   #broken = false;
-  constructor(private readonly transportSend: SessionInput['send']) {}
+  constructor(
+    private readonly transportSend: SessionInput['send'],
+    private readonly transportBatch: SessionInput['batch'],
+  ) {}
+
+  /**
+   * Runs `writes` as one write to the socket where the transport can (see SessionInput.batch); returns what
+   * `writes` returns: whether every frame was sent.
+   */
+  batch(writes: () => boolean): boolean {
+    if (this.transportBatch === undefined || this.#broken) return writes();
+    let sent = false;
+    this.transportBatch(() => {
+      sent = writes();
+    });
+    return sent;
+  }
 
   get broken(): boolean {
     return this.#broken;
@@ -352,9 +372,11 @@ export const sessionMachine = setup({
     /** Answers a request that is not queued with its error; a refused turn then ends (`refused`). */
     refuse: ({ context, self }, refusal: Refusal) => {
       const { outbox } = context;
-      const sent =
-        outbox.send(refusal.frame) &&
-        (refusal.turn === undefined || outbox.send(turnEndFrame(refusal.turn, 'refused')));
+      const sent = outbox.batch(
+        () =>
+          outbox.send(refusal.frame) &&
+          (refusal.turn === undefined || outbox.send(turnEndFrame(refusal.turn, 'refused'))),
+      );
       if (!sent) self.send({ type: 'session.sendFailed' });
     },
     /** A part of the running turn's answer: its pair goes out at once, its message id taken as it leaves. */
@@ -366,15 +388,18 @@ export const sessionMachine = setup({
     /** Sends the last call's answer (or failure). A broken outbox is seen by `answering` at once. */
     deliverOutcome: ({ context }) => {
       const { outcome, input, outbox } = context;
-      if (outcome !== undefined) sendOutcome(outcome, input.messageIds, outbox);
+      if (outcome === undefined) return;
+      outbox.batch(() => sendOutcome(outcome, input.messageIds, outbox));
     },
     /** `turn_end` cancelled for each stopped or dropped turn, in turn order, then the ack. */
     deliverCancelled: ({ context, self }) => {
-      const { outbox } = context;
-      for (const turn of context.cancelledTurns) {
-        if (!outbox.send(turnEndFrame(turn, 'cancelled'))) break;
-      }
-      if (outbox.broken || !outbox.send(ackFrame('cancel'))) self.send({ type: 'session.sendFailed' });
+      const { outbox, cancelledTurns } = context;
+      const sent = outbox.batch(
+        () =>
+          cancelledTurns.every((turn) => outbox.send(turnEndFrame(turn, 'cancelled'))) &&
+          outbox.send(ackFrame('cancel')),
+      );
+      if (!sent) self.send({ type: 'session.sendFailed' });
     },
     startCall: sendTo(
       'streams',
@@ -467,7 +492,7 @@ export const sessionMachine = setup({
   id: 'session',
   context: ({ input }) => ({
     input,
-    outbox: new Outbox(input.send),
+    outbox: new Outbox(input.send, input.batch),
     holdings: new BudgetHoldings(input.audioBudget),
     microphoneEnabled: input.microphone.isEnabled(),
     running: undefined,

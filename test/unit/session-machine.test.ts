@@ -27,6 +27,7 @@ interface HarnessOptions {
   readonly microphoneEnabled?: boolean;
   readonly scheduler?: SchedulerLike;
   readonly send?: (frame: OutboundFrame) => void;
+  readonly batch?: (writes: () => void) => void;
 }
 
 const openSession = (options: HarnessOptions = {}) => {
@@ -50,6 +51,7 @@ const openSession = (options: HarnessOptions = {}) => {
     limits,
     gauges: conversationGauges,
     audioBudget: byteBudget(conversationGauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
+    ...(options.batch === undefined ? {} : { batch: options.batch }),
     send:
       options.send ??
       ((frame) => {
@@ -110,6 +112,38 @@ describe('session machine', () => {
       },
       { type: 'turn_end', turn: 1, outcome: 'answered' },
     ]);
+    actor.stop();
+  });
+
+  it("writes a turn's last pair and its turn_end, a refusal and its turn_end, a cancel's frames, each as one batch", () => {
+    const batches: string[][] = [];
+    let current: string[] | undefined;
+    const frames: OutboundFrame[] = [];
+    const { port, actor } = openSession({
+      limits: { maxWaitingCalls: 1 },
+      send: (frame) => {
+        frames.push(frame);
+        current?.push(frame.kind === 'text' ? frame.message.type : frame.kind);
+      },
+      batch: (writes) => {
+        current = [];
+        writes();
+        batches.push(current);
+        current = undefined;
+      },
+    });
+    actor.send({ type: 'ws.binary', data: audioOf(1) });
+    port.callAt(0).respond(answer);
+    actor.send({ type: 'ws.binary', data: audioOf(2) });
+    actor.send({ type: 'ws.binary', data: audioOf(3) });
+    actor.send({ type: 'ws.binary', data: audioOf(4) }); // busy
+    actor.send({ type: 'ws.text', data: '{"service":"cancel"}' });
+    assert.deepEqual(batches, [
+      ['pair', 'turn_end'],
+      ['error', 'turn_end'],
+      ['turn_end', 'turn_end', 'ack'],
+    ]);
+    assert.equal(frames.length, 1 + 7, 'every frame went out in a batch, the state frame before');
     actor.stop();
   });
 

@@ -168,7 +168,14 @@ export const installConversationEndpoint = (
         const buffered = ws.getBufferedAmount();
         if (buffered > 0) report(socket, { type: 'ws.buffered', bytes: buffered });
       };
+      // Several frames of one decision (a turn's last pair and its turn_end) in one write; a closed socket
+      // cannot be corked, and `send` then drops the frames anyway.
+      const batch = (writes: () => void) => {
+        if (socket.open) ws.cork(writes);
+        else writes();
+      };
       socket.session = hub.openSession(send, {
+        batch,
         onCallAbandoned: (service) => {
           slog.info(
             { service },
