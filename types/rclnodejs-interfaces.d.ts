@@ -6,7 +6,7 @@
  * without ROS, so the file is missing and rclnodejs's own declarations fail to compile. This file
  * declares what rostsd_gen would, in the same shape, restricted to:
  *   - the interfaces tour-bridge uses (tour_guide_interfaces with its Converse action, std_srvs/srv/Empty,
- *     std_srvs/srv/SetBool);
+ *     std_srvs/srv/SetBool, std_msgs/msg/Bool);
  *   - the interfaces rclnodejs's own .d.ts files name (builtin_interfaces, unique_identifier_msgs,
  *     action_msgs, rcl_interfaces, lifecycle_msgs, std_msgs/msg/String).
  * The `descriptor` namespaces and the service `_Event` messages that rostsd_gen also writes are left
@@ -229,6 +229,12 @@ declare module 'rclnodejs' {
 
   namespace std_msgs {
     namespace msg {
+      export interface Bool {
+        data: boolean;
+      }
+      export interface BoolConstructor {
+        new (other?: Bool): Bool;
+      }
       export interface String {
         data: string;
       }
@@ -528,6 +534,7 @@ declare module 'rclnodejs' {
     'rcl_interfaces/msg/ParameterValue': rcl_interfaces.msg.ParameterValue;
     'rcl_interfaces/msg/SetParametersResult': rcl_interfaces.msg.SetParametersResult;
     'lifecycle_msgs/msg/Transition': lifecycle_msgs.msg.Transition;
+    'std_msgs/msg/Bool': std_msgs.msg.Bool;
     'std_msgs/msg/String': std_msgs.msg.String;
     'std_srvs/srv/Empty_Request': std_srvs.srv.Empty_Request;
     'std_srvs/srv/Empty_Response': std_srvs.srv.Empty_Response;
@@ -583,6 +590,7 @@ declare module 'rclnodejs' {
     'rcl_interfaces/msg/ParameterValue': rcl_interfaces.msg.ParameterValueConstructor;
     'rcl_interfaces/msg/SetParametersResult': rcl_interfaces.msg.SetParametersResultConstructor;
     'lifecycle_msgs/msg/Transition': lifecycle_msgs.msg.TransitionConstructor;
+    'std_msgs/msg/Bool': std_msgs.msg.BoolConstructor;
     'std_msgs/msg/String': std_msgs.msg.StringConstructor;
     'std_srvs/srv/Empty_Request': std_srvs.srv.Empty_RequestConstructor;
     'std_srvs/srv/Empty_Response': std_srvs.srv.Empty_ResponseConstructor;
