@@ -14,14 +14,16 @@ import {
 
 /**
  * Streamed turns in the kiosk, in a real Chromium against the real service whose simulation answers over
- * the Converse action in 3 parts, 150 ms apart: the echo of what the kiosk recorded, its bytes cut in
- * three. An utterance of about 1.5 s gives parts of about 0.5 s, so parts 2 and 3 arrive while part 1
- * still plays: they must join it without a gap. What the page scheduled is read from the Web Audio API
+ * the Converse action in 4 parts, 400 ms apart: the echo of what the kiosk recorded, its bytes cut in
+ * four. An utterance of about 3 s gives parts of about 0.75 s, so each part arrives while the one before
+ * still plays: they must join without a gap. Barge-in talks over a 6 s utterance (parts of 1.5 s): the
+ * press comes after part 2 arrived (800 ms) and must reach the bridge before part 4 ends the turn
+ * (1,600 ms); with 3 parts 150 ms apart that window was 150 ms, which a loaded CI machine missed. What the page scheduled is read from the Web Audio API
  * itself (audio-log.ts), what went over the socket from the browser's own view of it.
  */
 
-const PARTS = 3;
-const PART_MS = 150;
+const PARTS = 4;
+const PART_MS = 400;
 
 /** Every text frame the page sent and received on its WebSocket, in order. */
 const watchSocket = (page: Page): { sent: string[]; received: string[] } => {
@@ -80,7 +82,7 @@ describe('kiosk: streamed turns', () => {
   });
 
   it('thinks until the first part, then plays the parts back to back, each shown as it starts', async () => {
-    await holdTalkButton(page, 1_500);
+    await holdTalkButton(page, 3_000);
     const state = await waitForSnapshot(
       page,
       (s) => s.played.filter((p) => p.turn === 1 && p.endedAt !== undefined).length === PARTS,
@@ -141,7 +143,7 @@ describe('kiosk: streamed turns', () => {
   it('barge-in: talking over part 1 stops the audio at once, cancels the turn and listens', async () => {
     const before = await snapshot(page);
     const sourcesBefore = (await audioLog(page)).sources.length;
-    await holdTalkButton(page, 1_500);
+    await holdTalkButton(page, 6_000);
     // Part 1 plays and part 2 is already scheduled behind it: then the visitor presses talk.
     await waitForLog(
       page,
