@@ -77,10 +77,11 @@ export interface RosCalls {
 const NO_OBSERVER: RosCallObserver = { settled: () => undefined };
 
 /**
- * One call: the handler the port answers, the deadline entry and the caller's ticket in one object, so a
- * call allocates this and nothing else of its own.
+ * What every call and goal shares: the deadline entry, the port's ticket, and how it fails, times out or
+ * is cancelled. One object per call holds the handler the port answers, the deadline entry and the
+ * caller's ticket, so a call allocates this and nothing else of its own.
  */
-class PendingCall<K extends RosServiceKey> implements RosCallHandler<K>, RosCallTicket, DeadlineEntry {
+abstract class Pending implements RosCallTicket, DeadlineEntry {
   deadline = 0;
   previous: DeadlineEntry | undefined = undefined;
   next: DeadlineEntry | undefined = undefined;
@@ -89,28 +90,22 @@ class PendingCall<K extends RosServiceKey> implements RosCallHandler<K>, RosCall
   settled = false;
 
   constructor(
-    private readonly calls: RosCallsImpl,
-    readonly service: K,
-    private readonly handler: RosCallHandler<K>,
+    protected readonly calls: RosCallsImpl,
+    readonly service: RosCallKey,
+    private readonly onFailure: { failed(error: Error): void },
   ) {}
-
-  answered(response: RosResponse<K>): void {
-    if (this.settled) return;
-    this.calls.end(this, 'ok');
-    this.handler.answered(response);
-  }
 
   failed(error: Error): void {
     if (this.settled) return;
     this.calls.end(this, error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed');
-    this.handler.failed(error);
+    this.onFailure.failed(error);
   }
 
   expire(): void {
     if (this.settled) return;
     this.calls.end(this, 'abandoned');
     this.portCall?.cancel();
-    this.handler.failed(this.calls.timeoutError(this.service));
+    this.onFailure.failed(this.calls.timeoutError(this.service));
   }
 
   cancel(): void {
@@ -120,20 +115,31 @@ class PendingCall<K extends RosServiceKey> implements RosCallHandler<K>, RosCall
   }
 }
 
-/** One Converse goal, as PendingCall: the port's handler, the deadline entry and the caller's ticket. */
-class PendingTurn implements RosConverseHandler, RosCallTicket, DeadlineEntry {
-  readonly service = 'converse';
-  deadline = 0;
-  previous: DeadlineEntry | undefined = undefined;
-  next: DeadlineEntry | undefined = undefined;
-  list: DeadlineList | undefined = undefined;
-  portCall: RosCallTicket | undefined = undefined;
-  settled = false;
-
+/** One service call: the response ends it. */
+class PendingCall<K extends RosServiceKey> extends Pending implements RosCallHandler<K> {
   constructor(
-    private readonly calls: RosCallsImpl,
+    calls: RosCallsImpl,
+    service: K,
+    private readonly handler: RosCallHandler<K>,
+  ) {
+    super(calls, service, handler);
+  }
+
+  answered(response: RosResponse<K>): void {
+    if (this.settled) return;
+    this.calls.end(this, 'ok');
+    this.handler.answered(response);
+  }
+}
+
+/** One Converse goal: parts pass through while it runs, the result ends it. */
+class PendingTurn extends Pending implements RosConverseHandler {
+  constructor(
+    calls: RosCallsImpl,
     private readonly handler: RosConverseHandler,
-  ) {}
+  ) {
+    super(calls, 'converse', handler);
+  }
 
   part(feedback: ConverseFeedbackMsg): void {
     if (this.settled) return;
@@ -144,25 +150,6 @@ class PendingTurn implements RosConverseHandler, RosCallTicket, DeadlineEntry {
     if (this.settled) return;
     this.calls.end(this, 'ok');
     this.handler.finished(result);
-  }
-
-  failed(error: Error): void {
-    if (this.settled) return;
-    this.calls.end(this, error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed');
-    this.handler.failed(error);
-  }
-
-  expire(): void {
-    if (this.settled) return;
-    this.calls.end(this, 'abandoned');
-    this.portCall?.cancel();
-    this.handler.failed(this.calls.timeoutError('converse'));
-  }
-
-  cancel(): void {
-    if (this.settled) return;
-    this.calls.end(this, 'abandoned');
-    this.portCall?.cancel();
   }
 }
 
@@ -226,7 +213,7 @@ class RosCallsImpl implements RosCalls {
   }
 
   /** Called once per call, by the call, when it ends however it ends. */
-  end(pending: PendingCall<RosServiceKey> | PendingTurn, outcome: RosCallOutcome): void {
+  end(pending: Pending, outcome: RosCallOutcome): void {
     pending.settled = true;
     this.inFlight -= 1;
     this.#deadlines.remove(pending);

@@ -8,6 +8,7 @@ import {
   type RosConverseHandler,
 } from '../ros-port.js';
 import { firstLine } from './error-text.js';
+import { serverMatched } from './server-matched.js';
 import type { InFlightLimit } from './in-flight-limit.js';
 import { bytesFromWire, bytesToWire } from './wire.js';
 
@@ -162,24 +163,14 @@ export const callConverse = (
   const failure = (detail: string, cause?: unknown) =>
     new RosCallFailedError('converse', detail, { cause, serviceName: actionName });
   const unavailable = () => new RosServiceUnavailableError('converse', actionName);
-  /** Is a server matched right now (no waiting)? Fails the goal when not. */
-  const serverMatched = (): boolean => {
-    let available: boolean;
-    try {
-      available = client.isActionServerAvailable();
-    } catch (error) {
-      handler.failed(failure(firstLine(error), error));
-      return false;
-    }
-    if (!available) handler.failed(unavailable());
-    return available;
-  };
+  const matched = (): boolean =>
+    serverMatched(() => client.isActionServerAvailable(), handler, failure, unavailable);
 
   if (backendLifetime.aborted) {
     handler.failed(unavailable());
     return SETTLED_CALL;
   }
-  if (!serverMatched()) return SETTLED_CALL;
+  if (!matched()) return SETTLED_CALL;
 
   /** Settled (finished or failed) or cancelled: nothing more reaches the handler. */
   let done = false;
@@ -293,7 +284,7 @@ export const callConverse = (
       return;
     }
     // After a wait in the queue the server may have gone meanwhile.
-    if (waited && !serverMatched()) {
+    if (waited && !matched()) {
       end();
       return;
     }

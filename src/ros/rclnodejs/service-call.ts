@@ -10,6 +10,7 @@ import {
   type RosServiceKey,
 } from '../ros-port.js';
 import { firstLine } from './error-text.js';
+import { serverMatched } from './server-matched.js';
 import type { InFlightLimit } from './in-flight-limit.js';
 import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE, type WireRequest, type WireResponse } from './wire.js';
 
@@ -93,25 +94,15 @@ export const callRosService = <K extends RosServiceKey>(
   const failed = (detail: string, cause: unknown) =>
     new RosCallFailedError(service, detail, { cause, serviceName });
   const unavailable = () => new RosServiceUnavailableError(service, serviceName);
-  /** A graph query: is a server matched right now (no waiting). Fails the call when not. */
-  const serverMatched = (): boolean => {
-    let available: boolean;
-    try {
-      available = client.isServiceServerAvailable();
-    } catch (error) {
-      handler.failed(failed(firstLine(error), error));
-      return false;
-    }
-    if (!available) handler.failed(unavailable());
-    return available;
-  };
+  const matched = (): boolean =>
+    serverMatched(() => client.isServiceServerAvailable(), handler, failed, unavailable);
 
   if (backendLifetime.aborted) {
     handler.failed(unavailable());
     return SETTLED_CALL;
   }
   // Checked before waiting for a place too: a missing server is answered at once, not after a queue.
-  if (!serverMatched()) return SETTLED_CALL;
+  if (!matched()) return SETTLED_CALL;
   let wireRequest: WireRequest<K>;
   try {
     wireRequest = REQUEST_TO_WIRE[service](request);
@@ -142,7 +133,7 @@ export const callRosService = <K extends RosServiceKey>(
       return;
     }
     // After a wait in the queue the server may have gone meanwhile.
-    if (waited && !serverMatched()) return;
+    if (waited && !matched()) return;
     outstanding.add(onBackendClosed);
     let pending: Promise<WireResponse<K>>;
     try {
