@@ -1,9 +1,10 @@
+import { skip } from 'rxjs';
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import { microphoneView } from '../actors/microphone-machine.js';
 import type { Logger } from '../log/logger.js';
 import { createLossReporter } from '../log/loss-reporter.js';
-import { createMicrophoneStateStore } from './microphone-state.js';
+import { restoreMicrophoneState } from './microphone-state.js';
 import {
   createBridgeMetrics,
   registerBuildInfo,
@@ -101,17 +102,9 @@ export const startBridge = async ({
     message: '/play_audio messages dropped: more audio arrived than --play_audio_buffer_bytes holds',
     fields: { playAudioBufferBytes: options.play_audio_buffer_bytes },
   });
-  const microphoneStore =
-    options.state_dir === '' ? undefined : createMicrophoneStateStore(options.state_dir, log);
-  if (microphoneStore === undefined) {
-    log.info('no --state_dir: the microphone starts enabled and a restart forgets a disable');
-  }
-  const microphoneEnabled = (await microphoneStore?.load()) ?? true;
-  if (microphoneStore !== undefined) {
-    log.info({ file: microphoneStore.file, enabled: microphoneEnabled }, 'microphone state restored');
-  }
+  const microphoneState = await restoreMicrophoneState(options.state_dir, log);
   const hub = createConversationHub({
-    microphoneEnabled,
+    microphoneEnabled: microphoneState.enabled,
     playAudioBufferBytes: options.play_audio_buffer_bytes,
     onPlayAudioDropped: (message) => {
       playAudioDropped.inc();
@@ -127,12 +120,11 @@ export const startBridge = async ({
     },
   });
   // Published at start and on each change (ROS nodes joining later get the last one); kept on each change.
-  let firstState = true;
-  const microphoneStateSubscription = microphoneView(hub.microphone).enabled$.subscribe((enabled) => {
+  const microphoneEnabled$ = microphoneView(hub.microphone).enabled$;
+  const microphonePublishing = microphoneEnabled$.subscribe((enabled) => {
     port.publishMicrophoneEnabled?.(enabled);
-    if (!firstState) void microphoneStore?.save(enabled);
-    firstState = false;
   });
+  microphoneState.keep(microphoneEnabled$.pipe(skip(1)));
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
 
@@ -168,9 +160,9 @@ export const startBridge = async ({
     stop: async (drainMs = Math.min(2_000, options.shutdown_timeout_ms)) => {
       await app.stop(drainMs);
       playAudioLoss.close();
-      microphoneStateSubscription.unsubscribe();
+      microphonePublishing.unsubscribe();
       // A change just made is on disk before the process exits.
-      await microphoneStore?.settled();
+      await microphoneState.stop();
     },
   };
 };

@@ -1,5 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Observable } from 'rxjs';
 import type { Logger } from '../log/logger.js';
 import { writeFileAtomically } from '../robot/tours/atomic-file.js';
 
@@ -43,6 +44,8 @@ const parseState = (text: string): boolean => {
 export const createMicrophoneStateStore = (stateDir: string, log: Logger): MicrophoneStateStore => {
   const file = join(stateDir, MICROPHONE_STATE_FILE);
   let saving: Promise<void> = Promise.resolve();
+  // Made by the first save that succeeds, not again on every change.
+  let directoryMade = false;
   return {
     file,
     load: async () => {
@@ -70,7 +73,8 @@ export const createMicrophoneStateStore = (stateDir: string, log: Logger): Micro
     save: (enabled) => {
       saving = saving.then(async () => {
         try {
-          await mkdir(stateDir, { recursive: true });
+          if (!directoryMade) await mkdir(stateDir, { recursive: true });
+          directoryMade = true;
           await writeFileAtomically(file, `${JSON.stringify({ enabled })}\n`);
         } catch (error) {
           log.error(
@@ -82,5 +86,37 @@ export const createMicrophoneStateStore = (stateDir: string, log: Logger): Micro
       return saving;
     },
     settled: () => saving,
+  };
+};
+
+/** The microphone state a process starts from, and keeping its changes while it runs. */
+export interface KeptMicrophoneState {
+  /** The state to start from: the kept one, or the spec's default (enabled). */
+  readonly enabled: boolean;
+  /** Keeps every state `changes$` brings (without `--state_dir`: nothing). */
+  keep(changes$: Observable<boolean>): void;
+  /** Stops keeping; resolves once the last change is on disk. */
+  stop(): Promise<void>;
+}
+
+/** Reads the kept state under `stateDir` ('' keeps nothing), saying at start which it is. */
+export const restoreMicrophoneState = async (stateDir: string, log: Logger): Promise<KeptMicrophoneState> => {
+  if (stateDir === '') {
+    log.info('no --state_dir: the microphone starts enabled and a restart forgets a disable');
+    return { enabled: true, keep: () => undefined, stop: () => Promise.resolve() };
+  }
+  const store = createMicrophoneStateStore(stateDir, log);
+  const enabled = await store.load();
+  log.info({ file: store.file, enabled }, 'microphone state restored');
+  const kept: { unsubscribe(): void }[] = [];
+  return {
+    enabled,
+    keep: (changes$) => {
+      kept.push(changes$.subscribe((change) => void store.save(change)));
+    },
+    stop: () => {
+      for (const subscription of kept) subscription.unsubscribe();
+      return store.settled();
+    },
   };
 };
