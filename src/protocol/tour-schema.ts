@@ -12,6 +12,14 @@ export const TOUR_LIMITS = {
 
 // Control characters in an identifier break logs, file names on the robot and ROS tooling output.
 const CONTROL_CHARACTERS = /\p{Cc}/u;
+// A lone UTF-16 surrogate (`"\udc00"` in JSON) has no UTF-8 form: no URL can name it and a ROS string
+// cannot carry it, so a tour holding one could be created but never read or deleted again.
+const LONE_SURROGATE = /\p{Cs}/u;
+const wellFormed = (field: string) =>
+  v.check(
+    (text: string) => !LONE_SURROGATE.test(text),
+    `${field} must be valid Unicode (it holds a lone UTF-16 surrogate)`,
+  );
 
 const countCodePoints = (text: string): number => {
   let count = 0;
@@ -50,6 +58,7 @@ const identifier = (field: string, maxChars: number) =>
     v.check((text) => text.length > 0, `${field} must not be empty`),
     v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
     v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
+    wellFormed(field),
   );
 
 const boundedText = (field: string, maxChars: number) =>
@@ -57,6 +66,7 @@ const boundedText = (field: string, maxChars: number) =>
     v.string(expected('string')),
     v.metadata({ maxLength: maxChars }),
     v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+    wellFormed(field),
   );
 
 /** A tour name: 1–128 characters, no control characters. */
@@ -73,14 +83,24 @@ export const TourStepSchema = v.strictObject(
 );
 export type TourStep = v.InferOutput<typeof TourStepSchema>;
 
+/**
+ * The steps, their number checked before any step is: a pipe stops before its next schema once an action
+ * failed, so an array of 520,000 bad elements costs one issue and no per-element work, not 520,000 issues.
+ * (valibot types a pipe of several schemas by its first; the cast states the last one's types.)
+ */
+const StepsSchema = v.pipe(
+  v.array(v.unknown(), expected('array')),
+  v.maxLength(TOUR_LIMITS.maxSteps, `steps must hold at most ${TOUR_LIMITS.maxSteps} entries`),
+  v.array(TourStepSchema),
+  // What the OpenAPI document states (it documents such a pipe by its last schema and what follows it).
+  v.metadata({ maxItems: TOUR_LIMITS.maxSteps }),
+) as unknown as v.GenericSchema<v.InferInput<typeof TourStepSchema>[], TourStep[]>;
+
 export const TourSchema = v.strictObject(
   {
     tour_name: TourNameSchema,
     map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
-    steps: v.pipe(
-      v.array(TourStepSchema, expected('array')),
-      v.maxLength(TOUR_LIMITS.maxSteps, `steps must hold at most ${TOUR_LIMITS.maxSteps} entries`),
-    ),
+    steps: StepsSchema,
   },
   objectIssue('tour'),
 );

@@ -170,6 +170,15 @@ export const tourApiContract = (target: () => ContractTarget): void => {
           { tour_name: 'bell\u0007', map_name: 'm', steps: [] },
           'tour_name: tour_name must not contain control characters',
         ],
+        [
+          // No URL can name it (it has no UTF-8 form), so it could never be read or deleted.
+          { tour_name: 'lone\udc00', map_name: 'm', steps: [] },
+          'tour_name: tour_name must be valid Unicode (it holds a lone UTF-16 surrogate)',
+        ],
+        [
+          { tour_name: 'x', map_name: 'm', steps: [{ description: 'half \ud83d' }] },
+          'steps.0.description: description must be valid Unicode (it holds a lone UTF-16 surrogate)',
+        ],
         [{ tour_name: 'x', map_name: 'm', steps: [], extra: 1 }, 'extra: unknown field in tour'],
         [
           { tour_name: 'x', map_name: 'm', steps: [{ description: 'd', extra: 1 }] },
@@ -183,6 +192,36 @@ export const tourApiContract = (target: () => ContractTarget): void => {
         const [field, message] = detail.split(': ');
         assert.deepEqual((result['errors'] as unknown[])[0], { field, message }, JSON.stringify(body));
       }
+    });
+
+    it('answers a bounded 422 to a body of many bad elements', async () => {
+      // 520,000 steps in a 1 MB body: refused by their number alone, one issue, not one per element.
+      const many = `{"tour_name":"b","map_name":"m","steps":[${'1,'.repeat(519_999)}1]}`;
+      const tooMany = await request(url(), 'POST', '/tour', {
+        body: many,
+        headers: { 'content-type': 'application/json' },
+      });
+      const refused = assertProblem(tooMany, 422, 'validation-failed');
+      assert.equal(refused['detail'], 'steps: steps must hold at most 500 entries');
+      assert.ok(tooMany.text.length < 2_000, `a ${tooMany.text.length}-character answer`);
+      // 500 bad steps (allowed in number): the first 20 issues are listed and the rest counted.
+      const bad = assertProblem(
+        await sendJson(
+          url(),
+          'POST',
+          '/tour',
+          tour(
+            uniqueName('bad'),
+            Array.from({ length: 500 }, () => 1),
+          ),
+        ),
+        422,
+        'validation-failed',
+      );
+      const errors = bad['errors'] as { field: string }[];
+      assert.equal(errors.length, 20);
+      assert.deepEqual(errors[19], { field: 'steps.19', message: 'expected step object, got number' });
+      assert.equal(bad['errors_omitted'], 480);
     });
 
     it('accepts a tour name of exactly 128 characters, counted in code points', async () => {

@@ -1,6 +1,6 @@
 import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { jsonTextReply, PROBLEM_TYPES, problemTypeUri } from './reply.js';
+import { jsonTextReply, MAX_LISTED_ERRORS, PROBLEM_TYPES, problemTypeUri } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type ResponseDoc, type Route } from './route.js';
 
 /**
@@ -10,7 +10,13 @@ import { pathTemplate, patternParams, type AnyRoute, type ResponseDoc, type Rout
  */
 
 // `check` actions carry rules JSON Schema cannot name; the `metadata` beside each one states them instead.
-const CONVERSION: ConversionConfig = { target: 'draft-2020-12', ignoreActions: ['check'] };
+// A pipe of several schemas (the tour's steps: their number first, then each step) is documented by its
+// output, its last schema.
+const CONVERSION: ConversionConfig = {
+  target: 'draft-2020-12',
+  ignoreActions: ['check'],
+  typeMode: 'output',
+};
 const jsonSchemaOf = (schema: v.GenericSchema): Record<string, unknown> => {
   const { $schema: _ignored, ...rest } = toJsonSchema(schema, CONVERSION);
   return rest;
@@ -172,7 +178,9 @@ export const buildOpenApiDocument = (routes: readonly AnyRoute[], info: OpenApiI
                 type: 'object',
                 properties: { field: { type: 'string' }, message: { type: 'string' } },
               },
+              description: `The schema failures, at most ${MAX_LISTED_ERRORS} (\`errors_omitted\` counts the rest)`,
             },
+            errors_omitted: { type: 'integer', minimum: 1 },
           },
         },
       },

@@ -58,6 +58,9 @@ export interface ProblemBody {
   readonly [extension: string]: unknown;
 }
 
+/** Most schema issues a 422 lists: a body of many bad elements gets a bounded answer, the rest counted. */
+export const MAX_LISTED_ERRORS = 20;
+
 export const problemReply = (
   type: ProblemType,
   detail: string,

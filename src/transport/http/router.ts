@@ -21,7 +21,7 @@ import {
   type AccessPolicy,
 } from './access-policy.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
-import { problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
+import { MAX_LISTED_ERRORS, problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
 import { requestIdOf } from './request-id.js';
 import { rosErrorReply } from './ros-error-reply.js';
@@ -78,10 +78,15 @@ const byteLength = (body: string | Uint8Array | undefined): number =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
 const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
-  const errors = issues.map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
+  const errors = issues
+    .slice(0, MAX_LISTED_ERRORS)
+    .map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
   const first = errors[0];
   const detail = first === undefined ? 'the body is not valid' : `${first.field}: ${first.message}`;
-  return problemReply('validation-failed', detail, { extensions: { errors } });
+  const omitted = issues.length - errors.length;
+  return problemReply('validation-failed', detail, {
+    extensions: omitted > 0 ? { errors, errors_omitted: omitted } : { errors },
+  });
 };
 
 /** Writes a reply. Corked: it may run long after the handler returned. */
