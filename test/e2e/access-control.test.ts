@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request } from '../support/http.js';
+import { openRawConnection } from '../support/raw-http.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { KioskClient } from '../support/ws-client.js';
 
@@ -159,5 +160,52 @@ describe('metrics', () => {
     } finally {
       await running.stop();
     }
+  });
+});
+
+describe('origin allow-list without a token: a DNS-rebinding page (Origin = http://<Host> under a foreign name)', () => {
+  let running: TestService;
+  before(async () => {
+    running = await startSimService({}, { allowed_origins: 'https://kiosk.local:8443' });
+  });
+  after(async () => {
+    await running.stop();
+  });
+  const port = () => Number(new URL(running.baseUrl).port);
+  const createWithHost = async (host: string, name: string) => {
+    const connection = await openRawConnection(port());
+    try {
+      const body = JSON.stringify({ tour_name: name, map_name: 'm', steps: [] });
+      connection.send(
+        `POST /tour HTTP/1.1\r\nHost: ${host}\r\nOrigin: http://${host}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      return await connection.next({ timeoutMs: 5_000 });
+    } finally {
+      connection.destroy();
+    }
+  };
+
+  it('refuses HTTP and /ws under a Host name that is neither an allowed origin nor an address', async () => {
+    const created = await createWithHost(`evil.example:${port()}`, 'rebound');
+    assert.notEqual(created, 'closed');
+    assert.equal(created === 'closed' ? 0 : created.status, 403);
+    assert.equal((await request(running.baseUrl, 'GET', '/tour/rebound')).status, 404);
+    await assert.rejects(
+      KioskClient.connect(running.wsUrl, {
+        headers: { host: `evil.example:${port()}`, origin: `http://evil.example:${port()}` },
+      }),
+      /403/,
+    );
+  });
+
+  it('still admits its own pages reached by address, and the allowed origin', async () => {
+    const own = await createWithHost(`127.0.0.1:${port()}`, 'by-address');
+    assert.equal(own === 'closed' ? 0 : own.status, 201);
+    const kiosk = await KioskClient.connect(running.wsUrl, {
+      headers: { origin: 'https://kiosk.local:8443' },
+    });
+    await kiosk.frameCount(1);
+    kiosk.close();
   });
 });

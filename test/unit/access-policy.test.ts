@@ -73,15 +73,37 @@ describe('access policy', () => {
     });
   });
 
-  it('admits a same-origin WebSocket upgrade (Origin = http(s)://Host) whatever the allow-list', () => {
-    const own = { protocols: 'bearer.s3cret-token', query: '', host: 'robot.local:7000' };
-    for (const origin of ['http://robot.local:7000', 'https://robot.local:7000']) {
-      assert.deepEqual(checkWebSocketAccess(locked, { ...own, origin }), { ok: true, protocol: undefined });
+  it('admits a same-origin WebSocket upgrade (Origin = http(s)://Host) under an address, localhost or an allowed host', () => {
+    for (const host of ['192.168.1.5:7000', 'localhost:7000', '[::1]:7000', 'kiosk.local']) {
+      const own = { protocols: 'bearer.s3cret-token', query: '', host };
+      for (const origin of [`http://${host}`, `https://${host}`]) {
+        assert.deepEqual(checkWebSocketAccess(locked, { ...own, origin }), { ok: true, protocol: undefined });
+      }
+      for (const origin of [`http://${host}1`, 'http://evil.example', `ws://${host}`]) {
+        assert.equal(checkWebSocketAccess(locked, { ...own, origin }).ok, false, origin);
+      }
     }
-    for (const origin of ['http://robot.local:7001', 'http://evil.example', 'ws://robot.local:7000']) {
-      assert.equal(checkWebSocketAccess(locked, { ...own, origin }).ok, false, origin);
-    }
+    const own = { protocols: 'bearer.s3cret-token', query: '' };
     assert.equal(checkWebSocketAccess(locked, { ...own, origin: 'http://', host: '' }).ok, false);
+  });
+
+  it('refuses a same-origin request under any other Host name: a DNS-rebinding page sends exactly that', () => {
+    const rebound = { protocols: 'bearer.s3cret-token', query: '', host: 'evil.example:7000' };
+    assert.deepEqual(checkWebSocketAccess(locked, { ...rebound, origin: 'http://evil.example:7000' }), {
+      ok: false,
+      status: 403,
+      reason: 'origin http://evil.example:7000 is not allowed',
+    });
+    const robotByName = { ...rebound, host: 'robot.local:7000' };
+    assert.equal(
+      checkWebSocketAccess(locked, { ...robotByName, origin: 'http://robot.local:7000' }).ok,
+      false,
+    );
+    // Without an allow-list every origin is admitted, as the specification has it.
+    assert.equal(
+      checkWebSocketAccess(OPEN_POLICY, { ...rebound, origin: 'http://evil.example:7000' }).ok,
+      true,
+    );
   });
 
   it('answers CORS only for allowed origins', () => {

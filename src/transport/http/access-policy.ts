@@ -52,13 +52,55 @@ export const checkOrigin = (policy: AccessPolicy, origin: string): OriginCheck =
   return policy.allowedOrigins.has(origin) ? 'allowed' : 'forbidden';
 };
 
+const IPV4_LITERAL = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+const hostnameOf = (host: string): string => {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1); // [IPv6]:port
+  const colon = host.lastIndexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+};
+
+const allowedHostsCache = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+/** The `host[:port]` of each allowed origin. */
+const allowedHosts = (origins: ReadonlySet<string>): ReadonlySet<string> => {
+  let hosts = allowedHostsCache.get(origins);
+  if (hosts === undefined) {
+    hosts = new Set(
+      [...origins].flatMap((origin) => {
+        try {
+          return [new URL(origin).host];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    allowedHostsCache.set(origins, hosts);
+  }
+  return hosts;
+};
+
 /**
- * Whether a browser's Origin is the request's own (`http(s)://<Host>`): the service's own pages. Those are
- * not cross-origin requests, whatever the allow-list; browsers send Origin on same-origin POST, PUT,
- * DELETE and WebSocket upgrades too.
+ * Whether a Host header names this service in a way a foreign page cannot borrow: an IP literal,
+ * `localhost`, or the host of an allowed origin. Any other name may be one an attacker's DNS points at
+ * the robot (DNS rebinding): their page then sends `Host: evil.example` and `Origin: http://evil.example`,
+ * which look same-origin.
  */
-export const isSameOrigin = (origin: string, host: string): boolean =>
-  origin !== '' && host !== '' && (origin === `http://${host}` || origin === `https://${host}`);
+const hostCannotBeRebound = (policy: AccessPolicy, host: string): boolean => {
+  const hostname = hostnameOf(host).toLowerCase();
+  if (hostname === 'localhost' || IPV4_LITERAL.test(hostname) || hostname.startsWith('[')) return true;
+  return policy.allowedOrigins !== undefined && allowedHosts(policy.allowedOrigins).has(host.toLowerCase());
+};
+
+/**
+ * Whether a browser's Origin is the request's own (`http(s)://<Host>`) under a Host that cannot be
+ * rebound: the service's own pages, reached by address, `localhost` or an allowed origin's name. Those are
+ * not cross-origin requests; browsers send Origin on same-origin POST, PUT, DELETE and WebSocket upgrades
+ * too. Under any other Host name only the allow-list admits the request.
+ */
+export const isOwnPage = (policy: AccessPolicy, origin: string, host: string): boolean =>
+  origin !== '' &&
+  host !== '' &&
+  (origin === `http://${host}` || origin === `https://${host}`) &&
+  hostCannotBeRebound(policy, host);
 
 /** Response headers that let an allowed browser origin read the answer. */
 export const corsHeaders = (policy: AccessPolicy, origin: string): Record<string, string> =>
@@ -96,7 +138,7 @@ export const checkWebSocketAccess = (
   },
 ): WsAccess => {
   if (
-    !isSameOrigin(request.origin, request.host ?? '') &&
+    !isOwnPage(policy, request.origin, request.host ?? '') &&
     checkOrigin(policy, request.origin) === 'forbidden'
   ) {
     return { ok: false, status: 403, reason: `origin ${request.origin} is not allowed` };

@@ -16,7 +16,7 @@ import {
   checkOrigin,
   corsHeaders,
   httpAuthorized,
-  isSameOrigin,
+  isOwnPage,
   preflightHeaders,
   type AccessPolicy,
 } from './access-policy.js';
@@ -241,7 +241,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     const { policy } = this.installed.router.settings;
     const origin = headers['origin'] ?? '';
     // A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin.
-    if (!isSameOrigin(origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
+    if (!isOwnPage(policy, origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
       this.answer(problemReply('forbidden-origin', `origin ${origin} is not allowed`));
       return false;
     }
