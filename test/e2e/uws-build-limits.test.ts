@@ -109,3 +109,58 @@ describe('limits of the pinned uWebSockets.js build', () => {
     }
   });
 });
+
+describe('limits of the pinned uWebSockets.js build: pipelining and Expect', () => {
+  let running: TestService;
+  let port: number;
+  before(async () => {
+    // A latency makes GET /tour wait on the (simulated) ROS call, as it does on a robot.
+    running = await startSimService({ latencyMs: 20 }, { auth_token: 'kiosk-token-0123456789' });
+    port = running.service.listeningPort;
+  });
+  after(async () => {
+    await running.stop();
+  });
+  const bearer = 'Authorization: Bearer kiosk-token-0123456789\r\n';
+
+  it('closes a connection that pipelines a request behind one waiting on ROS, without an answer', async () => {
+    const connection = await openRawConnection(port);
+    try {
+      connection.send(
+        `GET /tour HTTP/1.1\r\nHost: x\r\n${bearer}\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      assert.equal(await connection.closedWithin(5_000), 'closed');
+      assert.equal(connection.received(), 0, 'the build answered a pipelined request; update the docs');
+    } finally {
+      connection.destroy();
+    }
+    // One request at a time on one connection (what browsers, curl and nginx do) is answered in order.
+    const sequential = await openRawConnection(port);
+    try {
+      for (const path of ['/tour', '/health', '/tour']) {
+        sequential.send(`GET ${path} HTTP/1.1\r\nHost: x\r\n${bearer}\r\n`);
+        const answer = await sequential.next();
+        assert.equal(answer === 'closed' ? 0 : answer.status, 200, path);
+      }
+    } finally {
+      sequential.destroy();
+    }
+  });
+
+  it('sends 100 Continue itself, before the service checks the token or the size', async () => {
+    const connection = await openRawConnection(port);
+    try {
+      connection.send(
+        'POST /tour HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 50000000\r\nExpect: 100-continue\r\n\r\n',
+      );
+      const first = await connection.next({ head: true });
+      assert.equal(first === 'closed' ? 0 : first.status, 100, 'the build no longer sends 100 by itself');
+      // Then the service's own answer: the token is checked first.
+      const answer = await connection.next();
+      assert.equal(answer === 'closed' ? 0 : answer.status, 401);
+    } finally {
+      connection.destroy();
+    }
+  });
+});

@@ -28,13 +28,16 @@ const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
 
-// Every operation: a bug answers 500; while the service stops, requests get 503 (with connection: close).
+// Every operation: a bug answers 500; while the service stops, requests get 503 (with connection: close);
+// a request whose length is ambiguous gets 400 or 501 and its connection closed (request-framing.ts).
 const ALWAYS = {
+  '400': problem('Ambiguous request framing (Content-Length headers that differ); the connection is closed'),
   '500': problem('Internal error (a bug): the log line carries the request id'),
+  '501': problem('A Transfer-Encoding other than chunked; the connection is closed'),
   '503': problem('The service is stopping (`shutting-down`); the connection is closed'),
 };
 const BODY_FAILURES = {
-  '400': problem('Malformed JSON'),
+  '400': problem('Malformed JSON, or ambiguous request framing (the connection is then closed)'),
   '413': problem('Body over the size limit'),
   '415': problem('Content type is not application/json'),
   '422': problem('The body fails the schema (`errors` names each field)'),

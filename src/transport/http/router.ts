@@ -23,6 +23,7 @@ import {
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
 import { MAX_LISTED_ERRORS, problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
+import { framingRefusal } from './request-framing.js';
 import { requestIdOf } from './request-id.js';
 import { rosErrorReply } from './ros-error-reply.js';
 import {
@@ -126,6 +127,30 @@ const writeReply = (
 };
 
 /**
+ * Refuses a request whose length is ambiguous (request-framing.ts) so that nothing behind it on the
+ * connection runs. uWebSockets.js goes on parsing what it has already read from a connection after a
+ * handler returns, even one that answered with "close": the bytes hidden in the body would run as the
+ * next request. So the answer waits for the next turn of the event loop: a request parsed behind it
+ * meanwhile finds this one pending, and uWebSockets.js then closes the connection without running it
+ * (its rule for requests pipelined behind an unanswered one); otherwise the refusal is sent and the
+ * connection closed.
+ */
+const refuseMisframed = (
+  res: HttpResponse,
+  requestId: string,
+  reply: HttpReply,
+  withoutBody: boolean,
+): void => {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  setImmediate(() => {
+    if (!aborted) writeReply(res, requestId, reply, withoutBody, true);
+  });
+};
+
+/**
  * Answers inside the handler, for the router's own replies (405, 404). This uWebSockets.js build does not
  * count endWithoutBody(length, close) (HEAD while stopping) as a response and aborts the process when a
  * handler returns without one or an abort handler, hence the handler attached first.
@@ -184,12 +209,19 @@ class InstalledRoute {
   }
 
   handle(res: HttpResponse, req: HttpRequest): void {
+    const misframed = framingRefusal(req);
+    if (misframed !== undefined) {
+      refuseMisframed(res, requestIdOf(req), misframed, this.method === 'HEAD');
+      this.count(misframed.status);
+      return;
+    }
     const exchange = new Exchange(this, res, requestIdOf(req));
     const refused = this.router.settings.refusal();
     if (refused !== undefined) {
       exchange.answer(refused, true);
       return;
     }
+
     let params = NO_PARAMS;
     if (this.paramCount > 0) {
       const values: string[] = [];
@@ -509,15 +541,20 @@ export const installRoutes = (
         problemReply('method-not-allowed', `${method} is not allowed on ${pattern}; allowed: ${allow}`, {
           headers: { allow },
         });
-      answerAtOnce(res, req, method, reply, reply.status === 503);
-      settings.requests.child(method, template, String(reply.status)).inc();
+      const misframed = reply.status === 405 ? framingRefusal(req) : undefined;
+      if (misframed === undefined) answerAtOnce(res, req, method, reply, reply.status !== 405);
+      else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
+      settings.requests.child(method, template, String((misframed ?? reply).status)).inc();
     });
   }
 
   app.any('/*', (res, req) => {
     const method = req.getMethod().toUpperCase();
-    answerAtOnce(res, req, method, problemReply('not-found', `nothing at ${echoed(req.getUrl())}`), false);
-    settings.requests.child(method, 'unmatched', '404').inc();
+    const misframed = framingRefusal(req);
+    if (misframed === undefined) {
+      answerAtOnce(res, req, method, problemReply('not-found', `nothing at ${echoed(req.getUrl())}`), false);
+    } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
+    settings.requests.child(method, 'unmatched', String((misframed ?? { status: 404 }).status)).inc();
   });
   return router;
 };
