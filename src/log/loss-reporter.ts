@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 
 export interface LossReporter {
-  /** One more item lost, `bytes` of it. */
-  lost(bytes: number): void;
+  /** One more item lost, `bytes` of it; `latest` (what the last one was) goes on the next line. */
+  lost(bytes: number, latest?: Readonly<Record<string, unknown>>): void;
   /** Logs what is still unreported and stops the timer. */
   close(): void;
 }
@@ -15,6 +15,10 @@ export interface LossReporterOptions {
   readonly fields?: Record<string, unknown>;
   /** Lines at most once per this many ms after the first; default 10 s. */
   readonly intervalMs?: number;
+  /** What the counts are called on a line: `dropped` (default) gives `dropped`, `droppedTotal`. */
+  readonly countField?: string;
+  /** Whether lines carry the bytes lost (`droppedBytes`); default true. */
+  readonly withBytes?: boolean;
 }
 
 /**
@@ -27,17 +31,27 @@ export const createLossReporter = ({
   message,
   fields = {},
   intervalMs = 10_000,
+  countField = 'dropped',
+  withBytes = true,
 }: LossReporterOptions): LossReporter => {
   let total = 0;
   let pending = { count: 0, bytes: 0 };
+  let latestFields: Readonly<Record<string, unknown>> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const flush = (): boolean => {
     if (pending.count === 0) return false;
     log.warn(
-      { ...fields, dropped: pending.count, droppedBytes: pending.bytes, droppedTotal: total },
+      {
+        ...fields,
+        ...latestFields,
+        [countField]: pending.count,
+        ...(withBytes ? { [`${countField}Bytes`]: pending.bytes } : {}),
+        [`${countField}Total`]: total,
+      },
       message,
     );
     pending = { count: 0, bytes: 0 };
+    latestFields = undefined;
     return true;
   };
   const tick = () => {
@@ -48,10 +62,11 @@ export const createLossReporter = ({
     }
   };
   return {
-    lost: (bytes) => {
+    lost: (bytes, latest) => {
       total += 1;
       pending.count += 1;
       pending.bytes += bytes;
+      latestFields = latest;
       if (timer !== undefined) return;
       flush();
       timer = setInterval(tick, intervalMs);

@@ -209,3 +209,23 @@ describe('origin allow-list without a token: a DNS-rebinding page (Origin = http
     kiosk.close();
   });
 });
+
+describe('refused WebSocket upgrades in the log', () => {
+  it('logs the first refusal at once, then counts, however many a client makes', async () => {
+    const running = await startSimService({}, { auth_token: TOKEN, log_level: 'info' }, true);
+    try {
+      const attempts = 200;
+      for (let index = 0; index < attempts; index += 1) {
+        await assert.rejects(KioskClient.connect(`${running.wsUrl}?token=wrong-token-${index}`), /401/);
+      }
+      const lines = running.logs.filter((line) => line['msg'] === 'WebSocket upgrades refused');
+      // The first at once; the next after the 10 s interval, which this loop does not reach.
+      assert.equal(lines.length, 1, JSON.stringify(lines));
+      assert.equal(lines[0]?.['refused'], 1);
+      assert.equal(lines[0]?.['status'], 401);
+      assert.equal(lines[0]?.['reason'], 'the token is not valid');
+    } finally {
+      await running.stop();
+    }
+  });
+});

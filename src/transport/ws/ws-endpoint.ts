@@ -4,6 +4,7 @@ import type { ConversationHub } from '../../actors/conversation-hub.js';
 import type { SessionActor, SessionTransportEvent } from '../../actors/session-machine.js';
 import { uWS } from '../uws-build.js';
 import type { Logger } from '../../log/logger.js';
+import { createLossReporter } from '../../log/loss-reporter.js';
 import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { problemReply, statusLine } from '../http/reply.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
@@ -104,6 +105,13 @@ export const installConversationEndpoint = (
   const counters = metrics === undefined ? undefined : frameCounters(metrics);
   const limits = hub.limits;
   const sessionLog = (socket: SessionSocket) => log.child({ sessionId: socket.sessionId });
+  // A client retrying with a bad token is refused many times a second: one line, then a count per 10 s.
+  const refusedUpgrades = createLossReporter({
+    log,
+    message: 'WebSocket upgrades refused',
+    countField: 'refused',
+    withBytes: false,
+  });
 
   const report = (socket: SessionSocket, event: SessionTransportEvent) => {
     socket.session?.send(event);
@@ -127,7 +135,7 @@ export const installConversationEndpoint = (
         host: req.getHeader('host'),
       });
       if (!access.ok) {
-        log.warn({ status: access.status, reason: access.reason }, 'WebSocket upgrade refused');
+        refusedUpgrades.lost(0, { status: access.status, reason: access.reason.slice(0, 200) });
         const reply = problemReply(
           access.status === 401 ? 'unauthorized' : 'forbidden-origin',
           access.reason,
