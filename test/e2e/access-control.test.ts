@@ -221,9 +221,11 @@ describe('refused WebSocket upgrades in the log', () => {
       const lines = running.logs.filter((line) => line['msg'] === 'WebSocket upgrades refused');
       // The first at once; the next after the 10 s interval, which this loop does not reach.
       assert.equal(lines.length, 1, JSON.stringify(lines));
-      assert.equal(lines[0]?.['refused'], 1);
-      assert.equal(lines[0]?.['status'], 401);
-      assert.equal(lines[0]?.['reason'], 'the token is not valid');
+      const [first] = lines;
+      assert.ok(first);
+      assert.equal(first['refused'], 1);
+      assert.equal(first['status'], 401);
+      assert.equal(first['reason'], 'the token is not valid');
     } finally {
       await running.stop();
     }
