@@ -20,6 +20,7 @@ import {
   driveMicrophone,
   microphoneView,
   startMicrophoneActor,
+  type KeepMicrophoneState,
   type MicrophoneActor,
 } from './microphone-machine.js';
 import { startSessionActor, type SessionActor, type SessionInput } from './session-machine.js';
@@ -53,6 +54,8 @@ export interface ConversationHubOptions {
   readonly onPlayAudioDropped?: (message: PlayAudioMsg) => void;
   /** The microphone's state at start (kept from the previous run with `--state_dir`); default enabled. */
   readonly microphoneEnabled?: boolean;
+  /** Keeps each microphone change before it is answered (`--state_dir`); without it nothing is kept. */
+  readonly keepMicrophone?: KeepMicrophoneState;
   /** Runs the buffer's delivery turns (default setImmediate). */
   readonly schedulePlayAudio?: (task: () => void) => void;
 }
@@ -87,7 +90,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     onRestart: (error: unknown) => options.onStreamError?.(source, error),
   });
 
-  const microphone = startMicrophoneActor(options.microphoneEnabled ?? true);
+  const microphone = startMicrophoneActor(options.microphoneEnabled ?? true, options.keepMicrophone);
   const microphoneSubscription = driveMicrophone(
     options.port.microphoneRequests$.pipe(
       resubscribing('microphone_requests', restartOptions('microphone_requests')),

@@ -1,5 +1,5 @@
-import { distinctUntilChanged, map, Observable, type Subscription } from 'rxjs';
-import { createActor, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { concatMap, distinctUntilChanged, Observable, type Subscription } from 'rxjs';
+import { assign, createActor, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { SetBoolResponseMsg } from '../ros/ros-messages.js';
 import type { MicrophoneRequest } from '../ros/ros-port.js';
 
@@ -24,23 +24,64 @@ export const MICROPHONE_MESSAGES = {
   disabled: 'microphone disabled',
   alreadyEnabled: 'microphone already enabled',
   alreadyDisabled: 'microphone already disabled',
+  busy: 'microphone change in progress; try again',
 } as const;
+
+/** The answer when a change could not be kept: the state stays as it was. */
+export const notKeptMessage = (enabled: boolean, error: unknown): string =>
+  `microphone not ${enabled ? 'enabled' : 'disabled'}: the state could not be kept (${
+    error instanceof Error ? error.message : String(error)
+  })`;
+
+/** Keeps a new state where a restart finds it (`--state_dir`); rejects when it could not. */
+export type KeepMicrophoneState = (enabled: boolean) => Promise<void>;
+
+interface MicrophoneContext {
+  /** Whether a change is kept before it is answered (false without `--state_dir`: nothing to wait for). */
+  readonly keeps: boolean;
+  /** The request being kept, answered once it is. */
+  readonly pending: MicrophoneSetEvent | undefined;
+}
 
 export const microphoneMachine = setup({
   types: {
+    context: {} as MicrophoneContext,
     events: {} as MicrophoneEvent,
+    input: {} as { keeps: boolean } | undefined,
+  },
+  actors: {
+    // Replaced by the process's own keeper (`startMicrophoneActor`); this one keeps nothing.
+    keep: fromPromise<void, { enabled: boolean }>(() => Promise.resolve()),
   },
   actions: {
     answer: ({ event }, message: string) => {
-      event.respond({ success: true, message });
+      if (event.type === 'microphone.set') event.respond({ success: true, message });
     },
+    answerPending: ({ context }, message: string) => {
+      context.pending?.respond({ success: true, message });
+    },
+    answerNotKept: ({ context, event }) => {
+      const pending = context.pending;
+      if (pending === undefined) return;
+      const error = 'error' in event ? event.error : undefined;
+      pending.respond({ success: false, message: notKeptMessage(pending.enabled, error) });
+    },
+    answerBusy: ({ event }) => {
+      if (event.type === 'microphone.set') {
+        event.respond({ success: false, message: MICROPHONE_MESSAGES.busy });
+      }
+    },
+    remember: assign({ pending: ({ event }) => (event.type === 'microphone.set' ? event : undefined) }),
+    forget: assign({ pending: undefined }),
   },
   guards: {
-    asksEnabled: ({ event }) => event.enabled,
-    asksDisabled: ({ event }) => !event.enabled,
+    asksEnabled: ({ event }) => event.type === 'microphone.set' && event.enabled,
+    asksDisabled: ({ event }) => event.type === 'microphone.set' && !event.enabled,
+    keepsNothing: ({ context }) => !context.keeps,
   },
 }).createMachine({
   id: 'microphone',
+  context: ({ input }) => ({ keeps: input?.keeps ?? false, pending: undefined }),
   initial: 'enabled',
   states: {
     enabled: {
@@ -50,9 +91,28 @@ export const microphoneMachine = setup({
             guard: 'asksEnabled',
             actions: { type: 'answer', params: MICROPHONE_MESSAGES.alreadyEnabled },
           },
-          { target: 'disabled', actions: { type: 'answer', params: MICROPHONE_MESSAGES.disabled } },
+          {
+            guard: 'keepsNothing',
+            target: 'disabled',
+            actions: { type: 'answer', params: MICROPHONE_MESSAGES.disabled },
+          },
+          { target: 'disabling', actions: 'remember' },
         ],
       },
+    },
+    // The change is kept before it is answered or shown: a caller told "disabled" finds it so after a
+    // crash. Kiosks still see the microphone enabled meanwhile (isMicrophoneEnabled).
+    disabling: {
+      invoke: {
+        src: 'keep',
+        input: { enabled: false },
+        onDone: {
+          target: 'disabled',
+          actions: [{ type: 'answerPending', params: MICROPHONE_MESSAGES.disabled }, 'forget'],
+        },
+        onError: { target: 'enabled', actions: ['answerNotKept', 'forget'] },
+      },
+      on: { 'microphone.set': { actions: 'answerBusy' } },
     },
     disabled: {
       on: {
@@ -61,9 +121,26 @@ export const microphoneMachine = setup({
             guard: 'asksDisabled',
             actions: { type: 'answer', params: MICROPHONE_MESSAGES.alreadyDisabled },
           },
-          { target: 'enabled', actions: { type: 'answer', params: MICROPHONE_MESSAGES.enabled } },
+          {
+            guard: 'keepsNothing',
+            target: 'enabled',
+            actions: { type: 'answer', params: MICROPHONE_MESSAGES.enabled },
+          },
+          { target: 'enabling', actions: 'remember' },
         ],
       },
+    },
+    enabling: {
+      invoke: {
+        src: 'keep',
+        input: { enabled: true },
+        onDone: {
+          target: 'enabled',
+          actions: [{ type: 'answerPending', params: MICROPHONE_MESSAGES.enabled }, 'forget'],
+        },
+        onError: { target: 'disabled', actions: ['answerNotKept', 'forget'] },
+      },
+      on: { 'microphone.set': { actions: 'answerBusy' } },
     },
   },
 });
@@ -71,17 +148,33 @@ export const microphoneMachine = setup({
 export type MicrophoneActor = ActorRefFrom<typeof microphoneMachine>;
 export type MicrophoneSnapshot = SnapshotFrom<typeof microphoneMachine>;
 
-export const isMicrophoneEnabled = (snapshot: MicrophoneSnapshot): boolean => snapshot.matches('enabled');
+/** Enabled, or on its way to disabled but not yet kept (a change shows once it is kept). */
+export const isMicrophoneEnabled = (snapshot: MicrophoneSnapshot): boolean =>
+  snapshot.matches('enabled') || snapshot.matches('disabling');
 
 /**
  * Starts the microphone in the state kept from the previous run (`--state_dir`), enabled by default as
- * the spec says. The kept state is the fold of the earlier runs' events; later events fold onto it.
+ * the spec says. With `keep`, every change is kept before its caller is answered; without it, changes
+ * are answered at once and forgotten at exit.
  */
-export const startMicrophoneActor = (enabled = true): MicrophoneActor =>
-  createActor(
-    microphoneMachine,
-    enabled ? {} : { snapshot: microphoneMachine.resolveState({ value: 'disabled' }) },
+export const startMicrophoneActor = (enabled = true, keep?: KeepMicrophoneState): MicrophoneActor => {
+  const machine =
+    keep === undefined
+      ? microphoneMachine
+      : microphoneMachine.provide({
+          actors: { keep: fromPromise<void, { enabled: boolean }>(({ input }) => keep(input.enabled)) },
+        });
+  const input = { keeps: keep !== undefined };
+  return createActor(
+    machine,
+    enabled
+      ? { input }
+      : {
+          input,
+          snapshot: machine.resolveState({ value: 'disabled', context: { ...input, pending: undefined } }),
+        },
   ).start();
+};
 
 /**
  * A ROS request to /microphone/set_enabled as an event of the microphone machine. A failing answer is
@@ -102,15 +195,32 @@ export const toMicrophoneSetEvent = (
   },
 });
 
-/** Feeds every request into the microphone actor, in arrival order. */
+/**
+ * Feeds every request into the microphone actor in arrival order, each once the one before it was answered
+ * (a change is answered after it is kept), so no request meets a change in progress.
+ */
 export const driveMicrophone = (
   requests$: Observable<MicrophoneRequest>,
   actor: MicrophoneActor,
   onRespondError?: (error: unknown) => void,
 ): Subscription =>
-  requests$.pipe(map((request) => toMicrophoneSetEvent(request, onRespondError))).subscribe((event) => {
-    actor.send(event);
-  });
+  requests$
+    .pipe(
+      concatMap(
+        (request) =>
+          new Observable<never>((subscriber) => {
+            const event = toMicrophoneSetEvent(request, onRespondError);
+            actor.send({
+              ...event,
+              respond: (response) => {
+                event.respond(response);
+                subscriber.complete();
+              },
+            });
+          }),
+      ),
+    )
+    .subscribe();
 
 /** What a session needs of the microphone: the state now, and its changes. */
 export interface MicrophoneView {

@@ -1,4 +1,3 @@
-import { skip } from 'rxjs';
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import { microphoneView } from '../actors/microphone-machine.js';
@@ -105,6 +104,7 @@ export const startBridge = async ({
   const microphoneState = await restoreMicrophoneState(options.state_dir, log);
   const hub = createConversationHub({
     microphoneEnabled: microphoneState.enabled,
+    ...(microphoneState.keep === undefined ? {} : { keepMicrophone: microphoneState.keep }),
     playAudioBufferBytes: options.play_audio_buffer_bytes,
     onPlayAudioDropped: (message) => {
       playAudioDropped.inc();
@@ -119,12 +119,11 @@ export const startBridge = async ({
       log.warn({ err: error, source }, `ROS stream ${source} failed or ended; subscribing again in 1 s`);
     },
   });
-  // Published at start and on each change (ROS nodes joining later get the last one); kept on each change.
+  // Published at start and on each change (ROS nodes joining later get the last one).
   const microphoneEnabled$ = microphoneView(hub.microphone).enabled$;
   const microphonePublishing = microphoneEnabled$.subscribe((enabled) => {
     port.publishMicrophoneEnabled?.(enabled);
   });
-  microphoneState.keep(microphoneEnabled$.pipe(skip(1)));
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
 

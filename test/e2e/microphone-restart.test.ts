@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -71,6 +73,92 @@ describe('the microphone across a restart (--state_dir)', () => {
     const server = await startServerProcess();
     try {
       assert.match(server.startupLog, /no --state_dir: the microphone starts enabled/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('the kept microphone state against a hostile or failing state directory', () => {
+  const scratch: string[] = [];
+  after(async () => {
+    for (const directory of scratch) await rm(directory, { recursive: true, force: true });
+  });
+  const freshStateDir = async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
+    scratch.push(directory);
+    return directory;
+  };
+  const errorLines = (log: string) => log.split('\n').filter((line) => line.includes('"level":"error"'));
+
+  it('starts and listens, enabled with one error line, when the state file is a FIFO or a link to /dev/zero', async () => {
+    for (const [what, make] of [
+      ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
+      ['a link to /dev/zero', (file: string) => symlinkSync('/dev/zero', file)],
+    ] as const) {
+      const stateDir = await freshStateDir();
+      make(join(stateDir, 'microphone.json'));
+      // Before: a FIFO hung start-up before listening; /dev/zero was read for ~600 MB first.
+      const server = await startServerProcess(['--state_dir', stateDir], { timeoutMs: 15_000 });
+      try {
+        const errors = errorLines(server.startupLog);
+        assert.equal(errors.length, 1, `${what}: ${server.startupLog}`);
+        assert.match(errors[0] ?? '', /"reason":"not a regular file","msg":"cannot read the kept microphone state/);
+        assert.deepEqual(await microphoneOfNewKiosk(server.wsUrl), { enabled: true }, what);
+        assert.ok(server.rssBytes() < 300 * 1024 * 1024, `${what}: RSS ${server.rssBytes()}`);
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+
+  it('keeps a change before answering it: killed right after the answer, it comes back disabled', async () => {
+    for (let run = 0; run < 5; run += 1) {
+      const stateDir = await freshStateDir();
+      const first = await startServerProcess(['--state_dir', stateDir]);
+      const answer = await sendJson(first.baseUrl, 'POST', '/sim/microphone', { enabled: false });
+      await first.crash();
+      assert.deepEqual(answer.json, { success: true, message: 'microphone disabled' });
+      const second = await startServerProcess(['--state_dir', stateDir]);
+      try {
+        assert.deepEqual(await microphoneOfNewKiosk(second.wsUrl), { enabled: false }, `run ${run}`);
+      } finally {
+        await second.stop();
+      }
+    }
+  });
+
+  it('removes temporary files of interrupted saves at start', async () => {
+    const stateDir = await freshStateDir();
+    await writeFile(join(stateDir, '.microphone.json.tmp-12345-1'), '{"enabled":');
+    const server = await startServerProcess(['--state_dir', stateDir]);
+    try {
+      assert.deepEqual(await readdir(stateDir), []);
+      assert.match(server.startupLog, /removed temporary files of interrupted saves/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('makes a removed state directory again; a change it cannot keep is refused and not shown', async () => {
+    const stateDir = await freshStateDir();
+    const server = await startServerProcess(['--state_dir', stateDir]);
+    try {
+      await rm(stateDir, { recursive: true });
+      const kept = await sendJson(server.baseUrl, 'POST', '/sim/microphone', { enabled: false });
+      assert.deepEqual(kept.json, { success: true, message: 'microphone disabled' });
+      assert.deepEqual(JSON.parse(await readFile(join(stateDir, 'microphone.json'), 'utf8')), {
+        enabled: false,
+      });
+      // A file where the directory should be: the save fails, the caller is told, nothing changes.
+      await rm(stateDir, { recursive: true });
+      await writeFile(stateDir, 'not a directory');
+      const refused = await sendJson(server.baseUrl, 'POST', '/sim/microphone', { enabled: true });
+      const body = refused.json as { success: boolean; message: string };
+      assert.equal(body.success, false);
+      assert.match(body.message, /^microphone not enabled: the state could not be kept \(/);
+      assert.deepEqual(await microphoneOfNewKiosk(server.wsUrl), { enabled: false });
+      await rm(stateDir);
     } finally {
       await server.stop();
     }

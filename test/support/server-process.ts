@@ -14,6 +14,8 @@ export interface ServerProcess {
   /** Resident set size of the server process, in bytes. */
   rssBytes(): number;
   stop(): Promise<void>;
+  /** Kills the process at once (SIGKILL: no handler runs) and waits for it to be gone. */
+  crash(): Promise<void>;
 }
 
 export const startServerProcess = async (
@@ -63,6 +65,12 @@ export const startServerProcess = async (
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+    },
+    crash: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 };

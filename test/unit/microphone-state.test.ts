@@ -60,12 +60,14 @@ describe('microphone state kept under --state_dir', () => {
     });
   }
 
-  it('logs a failed save instead of rejecting (a file where the directory should be)', async () => {
+  it('logs a failed save and rejects, so the caller can be told (a file where the directory should be)', async () => {
     const parent = await freshDir();
     const notADirectory = join(parent, 'file');
     await writeFile(notADirectory, 'x');
     const { log, lines } = capture();
-    await createMicrophoneStateStore(notADirectory, log).save(false);
+    const store = createMicrophoneStateStore(notADirectory, log);
+    await assert.rejects(store.save(false), /EEXIST|ENOTDIR/);
+    await store.settled();
     assert.equal(lines.length, 1);
     assert.match(lines[0]?.msg ?? '', /cannot keep the microphone state/);
   });
