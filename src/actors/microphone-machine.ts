@@ -51,11 +51,11 @@ export const microphoneMachine = setup({
   },
   actors: {
     // Replaced by the process's own keeper (`startMicrophoneActor`); this one keeps nothing.
-    keep: fromPromise<void, { enabled: boolean }>(() => Promise.resolve()),
+    keep: fromPromise<unknown, { enabled: boolean }>(() => Promise.resolve()),
   },
   actions: {
     answer: ({ event }, message: string) => {
-      if (event.type === 'microphone.set') event.respond({ success: true, message });
+      event.respond({ success: true, message });
     },
     answerPending: ({ context }, message: string) => {
       context.pending?.respond({ success: true, message });
@@ -67,16 +67,14 @@ export const microphoneMachine = setup({
       pending.respond({ success: false, message: notKeptMessage(pending.enabled, error) });
     },
     answerBusy: ({ event }) => {
-      if (event.type === 'microphone.set') {
-        event.respond({ success: false, message: MICROPHONE_MESSAGES.busy });
-      }
+      event.respond({ success: false, message: MICROPHONE_MESSAGES.busy });
     },
-    remember: assign({ pending: ({ event }) => (event.type === 'microphone.set' ? event : undefined) }),
+    remember: assign({ pending: ({ event }) => event }),
     forget: assign({ pending: undefined }),
   },
   guards: {
-    asksEnabled: ({ event }) => event.type === 'microphone.set' && event.enabled,
-    asksDisabled: ({ event }) => event.type === 'microphone.set' && !event.enabled,
+    asksEnabled: ({ event }) => event.enabled,
+    asksDisabled: ({ event }) => !event.enabled,
     keepsNothing: ({ context }) => !context.keeps,
   },
 }).createMachine({
@@ -162,7 +160,7 @@ export const startMicrophoneActor = (enabled = true, keep?: KeepMicrophoneState)
     keep === undefined
       ? microphoneMachine
       : microphoneMachine.provide({
-          actors: { keep: fromPromise<void, { enabled: boolean }>(({ input }) => keep(input.enabled)) },
+          actors: { keep: fromPromise<unknown, { enabled: boolean }>(({ input }) => keep(input.enabled)) },
         });
   const input = { keeps: keep !== undefined };
   return createActor(

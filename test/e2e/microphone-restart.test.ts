@@ -93,8 +93,18 @@ describe('the kept microphone state against a hostile or failing state directory
 
   it('starts and listens, enabled with one error line, when the state file is a FIFO or a link to /dev/zero', async () => {
     for (const [what, make] of [
-      ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
-      ['a link to /dev/zero', (file: string) => symlinkSync('/dev/zero', file)],
+      [
+        'a FIFO',
+        (file: string) => {
+          execFileSync('mkfifo', [file]);
+        },
+      ],
+      [
+        'a link to /dev/zero',
+        (file: string) => {
+          symlinkSync('/dev/zero', file);
+        },
+      ],
     ] as const) {
       const stateDir = await freshStateDir();
       make(join(stateDir, 'microphone.json'));
@@ -103,7 +113,10 @@ describe('the kept microphone state against a hostile or failing state directory
       try {
         const errors = errorLines(server.startupLog);
         assert.equal(errors.length, 1, `${what}: ${server.startupLog}`);
-        assert.match(errors[0] ?? '', /"reason":"not a regular file","msg":"cannot read the kept microphone state/);
+        assert.match(
+          errors[0] ?? '',
+          /"reason":"not a regular file","msg":"cannot read the kept microphone state/,
+        );
         assert.deepEqual(await microphoneOfNewKiosk(server.wsUrl), { enabled: true }, what);
         assert.ok(server.rssBytes() < 300 * 1024 * 1024, `${what}: RSS ${server.rssBytes()}`);
       } finally {
