@@ -53,11 +53,16 @@ const handleShutdown = (
     deadline.unref();
     void service
       .stop()
-      .then(() => port.close())
+      .then(async (drained) => {
+        await port.close();
+        return drained;
+      })
       .then(
-        () => {
-          log.info('stopped');
-          process.exit(0);
+        (drained) => {
+          // The exit code says whether the drain finished: 1 when requests had to be cut.
+          if (drained) log.info('stopped');
+          else log.warn({ timeoutMs: options.shutdown_timeout_ms }, 'stopped; in-flight work was cut');
+          process.exit(drained ? 0 : 1);
         },
         (error: unknown) => {
           log.error({ err: error }, 'error during shutdown');

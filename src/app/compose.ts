@@ -51,7 +51,8 @@ export interface RunningBridge {
   readonly calls: RosCalls;
   readonly metrics: BridgeMetrics;
   /** Graceful stop (see RunningUwsApp.stop); does not close the ROS port, which belongs to the caller. */
-  stop(drainMs?: number): Promise<void>;
+  /** Stops; resolves to whether in-flight work finished within the drain (false: some was cut with 503). */
+  stop(drainMs?: number): Promise<boolean>;
 }
 
 export const conversationLimits = (options: Options): ConversationLimits => ({
@@ -80,6 +81,13 @@ const accessPolicy = (options: Options): AccessPolicy => ({
   token: options.auth_token === '' ? undefined : options.auth_token,
   allowedOrigins: parseAllowedOrigins(options.allowed_origins),
 });
+
+/**
+ * How long in-flight work may run when the service stops: `--shutdown_timeout_ms` less what closing the
+ * ROS side and the files needs (a quarter of it, at most 1 s), so cut requests still get their 503.
+ */
+export const drainWithin = (shutdownTimeoutMs: number): number =>
+  shutdownTimeoutMs - Math.min(1_000, Math.floor(shutdownTimeoutMs / 4));
 
 export const startBridge = async ({
   options,
@@ -156,12 +164,13 @@ export const startBridge = async ({
     hub,
     calls,
     metrics,
-    stop: async (drainMs = Math.min(2_000, options.shutdown_timeout_ms)) => {
-      await app.stop(drainMs);
+    stop: async (drainMs = drainWithin(options.shutdown_timeout_ms)) => {
+      const drained = await app.stop(drainMs);
       playAudioLoss.close();
       microphonePublishing.unsubscribe();
       // A change just made is on disk before the process exits.
       await microphoneState.stop();
+      return drained;
     },
   };
 };

@@ -142,7 +142,7 @@ export const OPTION_SPECS = {
   shutdown_timeout_ms: option(
     'shutdown_timeout_ms',
     '5000',
-    'On SIGINT/SIGTERM, longest wait for in-flight calls before exiting',
+    'On SIGINT/SIGTERM, the whole stop: in-flight requests may run until a quarter of it (at most 1 s) is left, then get 503 and the process exits 1; exits 0 when all finished',
     integer(0, 600_000),
   ),
   auth_token: option(

@@ -31,9 +31,11 @@ export interface RunningUwsApp {
   readonly listeningPort: number;
   /**
    * Graceful stop: no new connections, sessions closed with 1001 (their ROS calls abandoned), in-flight
-   * HTTP requests given until `drainMs` to finish, then every connection closed. Idempotent.
+   * HTTP requests given until `drainMs` to finish; those still running then get 503 `shutting-down` (their
+   * ROS calls abandoned), and every connection is closed. Resolves to whether everything finished in time.
+   * Idempotent.
    */
-  stop(drainMs: number): Promise<void>;
+  stop(drainMs: number): Promise<boolean>;
 }
 
 export class ListenError extends Error {
@@ -45,6 +47,11 @@ const DRAIN_POLL_MS = 10;
 const SHUTTING_DOWN = problemReply('shutting-down', 'the service is stopping; retry on its restart', {
   headers: { 'retry-after': '1' },
 });
+const CUT_SHORT = problemReply(
+  'shutting-down',
+  'the service stopped before this request finished; its outcome is unknown (check, then retry on its restart)',
+  { headers: { 'retry-after': '1' } },
+);
 
 export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsApp> => {
   const { host, port, hub, log } = settings;
@@ -76,8 +83,7 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
     });
   });
 
-  let stopping: Promise<void> | undefined;
-  const stop = async (drainMs: number) => {
+  const stop = async (drainMs: number): Promise<boolean> => {
     stopBegun = true;
     uWS.us_listen_socket_close(listenSocket);
     hub.close();
@@ -86,15 +92,19 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
     while ((ws.openSockets() > 0 || http.inFlight > 0) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     }
-    if (ws.openSockets() > 0 || http.inFlight > 0) {
+    const drained = ws.openSockets() === 0 && http.inFlight === 0;
+    if (!drained) {
       log.warn(
-        { openSockets: ws.openSockets(), inFlightRequests: http.inFlight },
-        'closing connections that did not finish in time',
+        { openSockets: ws.openSockets(), inFlightRequests: http.inFlight, drainMs },
+        'cutting what did not finish in time: requests get 503, connections are closed',
       );
+      http.cutInFlight(CUT_SHORT);
     }
     // App.close() (closes every remaining connection) exists in this build but is missing from its typings.
     (app as typeof app & { close?: () => void }).close?.();
+    return drained;
   };
+  let stopping: Promise<boolean> | undefined;
   return {
     listeningPort: uWS.us_socket_local_port(listenSocket),
     stop: (drainMs) => (stopping ??= stop(drainMs)),

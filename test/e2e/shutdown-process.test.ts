@@ -59,3 +59,79 @@ describe('graceful shutdown', () => {
     });
   }
 });
+
+/** The service with a slow simulated robot as its own process; its port once it listens. */
+const startSlowService = async (shutdownTimeoutMs: number) => {
+  const child = spawn(
+    process.execPath,
+    [
+      ...['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--host', '127.0.0.1', '--port', '0'],
+      ...['--sim_latency_ms', '3500', '--shutdown_timeout_ms', String(shutdownTimeoutMs)],
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"port":(\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', () => {
+      reject(new Error(`server exited early: ${output}`));
+    });
+  });
+  return { child, port, output: () => output };
+};
+
+describe('graceful shutdown: --shutdown_timeout_ms governs the drain', () => {
+  it('lets a request in flight finish when the bound allows it, and exits 0', async () => {
+    const { child, port } = await startSlowService(30_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    try {
+      const started = Date.now();
+      const answer = fetch(`http://127.0.0.1:${port}/tour`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const response = await answer;
+      // Before: cut at 2 s with an empty reply, whatever the option said.
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), ['welcome']);
+      assert.ok(Date.now() - started >= 3_400, 'answered when the simulated call answered');
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 0);
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('answers what it cuts with 503 and exits 1 when the bound is shorter', async () => {
+    const { child, port, output } = await startSlowService(1_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    try {
+      const answer = fetch(`http://127.0.0.1:${port}/tour`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tour_name: 'cut', map_name: 'm', steps: [] }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const exited = once(child, 'exit');
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      const response = await answer;
+      assert.equal(response.status, 503);
+      const body = (await response.json()) as Record<string, unknown>;
+      assert.equal(body['type'], 'urn:tour-bridge:problem:shutting-down');
+      assert.match(String(body['detail']), /outcome is unknown/);
+      assert.ok(Date.now() - signalled < 1_500, 'cut within the bound');
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 1);
+      assert.match(output(), /in-flight work was cut/);
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  });
+});

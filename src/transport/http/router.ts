@@ -61,6 +61,11 @@ export interface RouterSettings {
 export interface InstalledRoutes {
   /** Requests started and not yet answered or abandoned by their client (the graceful stop waits for them). */
   readonly inFlight: number;
+  /**
+   * Answers every request still in flight with `reply` and closes its connection, abandoning its ROS call
+   * (the graceful stop's end: a client learns its request was cut rather than getting an empty reply).
+   */
+  cutInFlight(reply: HttpReply): void;
 }
 
 const NO_PARAMS: readonly string[] = [];
@@ -266,6 +271,15 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     readonly requestId: string,
   ) {
     installed.router.inFlight += 1;
+    installed.router.live.add(this);
+  }
+
+  /** Cut by the graceful stop: the ROS call is abandoned and `reply` sent, the connection closed. */
+  cut(reply: HttpReply): void {
+    if (this.#done) return;
+    this.#call?.cancel();
+    this.#body?.abort();
+    this.answer(reply, true);
   }
 
   /** Access control; answers 401/403 and returns false when the request may not go on. */
@@ -398,6 +412,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     this.#done = true;
     const { router } = this.installed;
     router.inFlight -= 1;
+    router.live.delete(this);
     const answered = this.#cors === undefined ? reply : withHeaders(reply, this.#cors);
     const withoutBody = this.installed.method === 'HEAD';
     // endWithoutBody(length, close) does not count as a response in this uWebSockets.js build (see answerAtOnce).
@@ -435,6 +450,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
       if (this.#done) return;
       this.#done = true;
       this.installed.router.inFlight -= 1;
+      this.installed.router.live.delete(this);
       this.#call?.cancel();
       this.#body?.abort();
       this.installed.count(499);
@@ -447,6 +463,8 @@ class Exchange implements RosCallHandler<RosServiceKey> {
 
 class Router implements InstalledRoutes {
   inFlight = 0;
+  /** The exchanges in flight, for the graceful stop to cut. */
+  readonly live = new Set<Exchange>();
   readonly debug: boolean;
   /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
   readonly rosFailures: FailureLog;
@@ -456,6 +474,10 @@ class Router implements InstalledRoutes {
       keyField: 'service',
       firstMessage: 'request failed',
     });
+  }
+
+  cutInFlight(reply: HttpReply): void {
+    for (const exchange of [...this.live]) exchange.cut(reply);
   }
 }
 
