@@ -16,6 +16,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeRosEnvironment, rosRunEnvironment } from './ros-env.js';
 import { runOutcome } from './tap-summary.js';
+import { prepareZenoh, type RunningRouter } from './zenoh-router.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -189,13 +190,23 @@ const runTests = (
 
 const main = async (): Promise<void> => {
   checkEnvironment();
-  const env = rosRunEnvironment(process.env);
-  process.stdout.write(`rclnodejs contract suite: ${describeRosEnvironment(env)}\n`);
-  generateMessages(env);
   const logDir = await mkdtemp(join(tmpdir(), 'tour-bridge-test-ros-logs-'));
   const tapFile = join(logDir, 'results.tap');
   let code = 1;
+  let router: RunningRouter | undefined;
   try {
+    const zenoh = await prepareZenoh(
+      rosRunEnvironment(process.env),
+      process.env,
+      join(logDir, 'zenoh-router.log'),
+    );
+    router = zenoh.router;
+    const env = zenoh.env;
+    process.stdout.write(`rclnodejs contract suite: ${describeRosEnvironment(env)}\n`);
+    if (zenoh.description !== '') {
+      process.stdout.write(`rclnodejs contract suite: Zenoh router: ${zenoh.description}\n`);
+    }
+    generateMessages(env);
     const run = await runTests(env, logDir, tapFile);
     if (run.interrupted !== undefined) {
       process.stderr.write(`rclnodejs contract suite INTERRUPTED by ${run.interrupted}\n`);
@@ -203,7 +214,12 @@ const main = async (): Promise<void> => {
     } else {
       code = await report(run.code, env, logDir, tapFile);
     }
+  } catch (error) {
+    process.stderr.write(
+      `rclnodejs contract suite FAILED: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   } finally {
+    await router?.stop();
     await rm(logDir, { recursive: true, force: true });
   }
   process.exit(code);
