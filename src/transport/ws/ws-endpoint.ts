@@ -212,6 +212,14 @@ export const installConversationEndpoint = (
       report(ws.getUserData(), { type: 'ws.buffered', bytes: ws.getBufferedAmount() });
     },
 
+    // uWS answers every ping with a pong on its own; a client that floods pings and never reads would
+    // grow those without bound. Each ping reports what waits, so the send-buffer limit (close 1008) holds
+    // for control frames too, within one pong (at most 127 bytes).
+    ping: (ws) => {
+      const buffered = ws.getBufferedAmount();
+      if (buffered > 0) report(ws.getUserData(), { type: 'ws.buffered', bytes: buffered });
+    },
+
     close: (ws, code) => {
       const socket = ws.getUserData();
       socket.open = false;
