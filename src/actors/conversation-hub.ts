@@ -56,6 +56,8 @@ export interface ConversationHubOptions {
   readonly microphoneEnabled?: boolean;
   /** Keeps each microphone change before it is answered (`--state_dir`); without it nothing is kept. */
   readonly keepMicrophone?: KeepMicrophoneState;
+  /** A slow kiosk's backlog dropped `count` `/play_audio` messages (oldest first). */
+  readonly onSlowKioskDropped?: (count: number) => void;
   /** Runs the buffer's delivery turns (default setImmediate). */
   readonly schedulePlayAudio?: (task: () => void) => void;
 }
@@ -71,7 +73,7 @@ export interface ConversationHub {
    */
   openSession(
     send: (frame: OutboundFrame) => void,
-    hooks?: Pick<SessionInput, 'onCallAbandoned' | 'batch'>,
+    hooks?: Pick<SessionInput, 'onCallAbandoned' | 'batch' | 'bufferedBytes'>,
   ): SessionActor | undefined;
   /** Closes every session with 1001 and releases the hub's subscriptions. Idempotent. */
   close(): void;
@@ -114,6 +116,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
       messageIds,
     ),
     microphone: microphoneView(microphone),
+    ...(options.onSlowKioskDropped === undefined ? {} : { onPlayAudioDropped: options.onSlowKioskDropped }),
     limits,
     gauges,
     // One budget over the hub's gauge: the limit holds for all sessions together.

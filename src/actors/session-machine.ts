@@ -33,6 +33,7 @@ import {
 } from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../ros/ros-calls.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
+import { PlayAudioBacklog } from '../streams/play-audio-backlog.js';
 import { rosCall$ } from '../streams/ros-call.js';
 import { ConverseOutcomeError, turn$, type ChatInterface, type TurnPart } from '../streams/turn.js';
 import {
@@ -79,6 +80,8 @@ export interface SessionDeps {
   readonly gauges: ConversationGauges;
   /** Audio bytes held by the chat calls of all sessions, running or waiting (`maxQueuedAudioBytes`). */
   readonly audioBudget: ByteBudget;
+  /** Told how many `/play_audio` messages a slow kiosk's backlog dropped (counted, logged). */
+  readonly onPlayAudioDropped?: (count: number) => void;
 }
 
 export interface SessionInput extends SessionDeps {
@@ -98,6 +101,12 @@ export interface SessionInput extends SessionDeps {
    * turn with the Converse action); its late answer will be dropped.
    */
   readonly onCallAbandoned?: (service: 'chat' | 'clear_history' | 'converse') => void;
+  /**
+   * Bytes waiting in the socket's send buffer now. With it, `/play_audio` pairs are written only while they
+   * fit under `maxSendBufferBytes` and wait in a bounded backlog otherwise (PlayAudioBacklog); without it
+   * they are written at once.
+   */
+  readonly bufferedBytes?: () => number;
 }
 
 /** Events the transport sends. Frame data must stay valid after the call: pass a copy of uWS buffers. */
@@ -252,7 +261,54 @@ interface StreamsInput {
  */
 type StreamsEvent =
   | { readonly type: 'call.start'; readonly request: ConversationRequest }
-  | { readonly type: 'call.stop' };
+  | { readonly type: 'call.stop' }
+  /** The socket took what it held (drain): write the `/play_audio` pairs that waited, while they fit. */
+  | { readonly type: 'play_audio.flush' };
+
+/**
+ * How a session writes `/play_audio` pairs: at once while the socket's send buffer can take them under
+ * `maxSendBufferBytes`, so a burst never closes a slow kiosk with 1008; otherwise they wait in a backlog
+ * of the same size, which drops the oldest whole messages. A kiosk that lost some is told how many
+ * (`audio_dropped`) before the next message it gets, and every loss is counted.
+ */
+const playAudioWriter = (input: SessionInput, outbox: Outbox, sendFailed: () => void) => {
+  const limit = input.limits.maxSendBufferBytes;
+  const buffered = input.bufferedBytes;
+  const backlog = new PlayAudioBacklog(limit);
+  const write = (pair: AudioPairFrame): boolean => {
+    const dropped = backlog.takeDropped();
+    if (dropped > 0) {
+      input.onPlayAudioDropped?.(dropped);
+      if (!outbox.send(textFrame({ type: 'audio_dropped', count: dropped }))) return false;
+    }
+    return outbox.send(pair);
+  };
+  const flush = (): void => {
+    if (buffered === undefined) return;
+    for (;;) {
+      const pair = backlog.takeIf((bytes) => buffered() + bytes <= limit);
+      if (pair === undefined) return;
+      if (!write(pair)) {
+        sendFailed();
+        return;
+      }
+    }
+  };
+  return {
+    offer: (pair: AudioPairFrame): void => {
+      if (buffered === undefined) {
+        if (!outbox.send(pair)) sendFailed();
+        return;
+      }
+      backlog.push(pair);
+      flush();
+    },
+    flush,
+    clear: (): void => {
+      backlog.clear();
+    },
+  };
+};
 
 /**
  * Every stream of an open session in one child actor: the running call (started when the machine enters
@@ -271,11 +327,12 @@ const streamsLogic = fromCallback<StreamsEvent, StreamsInput>(({ input: streams,
     sendBack({ type: 'session.streamFailed', error } satisfies SessionInternalEvent);
   };
   const subscription = new Subscription();
+  const playAudio = playAudioWriter(input, outbox, () => {
+    sendBack({ type: 'session.sendFailed' } satisfies SessionInternalEvent);
+  });
   subscription.add(
     input.playAudioPairs$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
-      next: (pair) => {
-        if (!outbox.send(pair)) sendBack({ type: 'session.sendFailed' } satisfies SessionInternalEvent);
-      },
+      next: playAudio.offer,
       error: fail,
     }),
   );
@@ -292,6 +349,10 @@ const streamsLogic = fromCallback<StreamsEvent, StreamsInput>(({ input: streams,
   // The request whose call runs and has not settled: told to onCallAbandoned if the session ends first.
   let unsettled: ConversationRequest | undefined;
   receive((event) => {
+    if (event.type === 'play_audio.flush') {
+      playAudio.flush();
+      return;
+    }
     call?.unsubscribe();
     call = undefined;
     unsettled = undefined;
@@ -310,6 +371,7 @@ const streamsLogic = fromCallback<StreamsEvent, StreamsInput>(({ input: streams,
       input.onCallAbandoned?.(service === 'chat' && chatInterface === 'action' ? 'converse' : service);
     }
     subscription.unsubscribe();
+    playAudio.clear();
     holdings.releaseAll();
     gauges.liveSessions.decrement();
   };
@@ -410,6 +472,7 @@ export const sessionMachine = setup({
     ),
     /** Stops the running call: abandoned, a Converse goal cancelled; nothing of it is heard again. */
     stopCall: sendTo('streams', { type: 'call.stop' } satisfies StreamsEvent),
+    flushPlayAudio: sendTo('streams', { type: 'play_audio.flush' } satisfies StreamsEvent),
     countTurn: assign({ turns: ({ context }) => context.turns + 1 }),
     /** The request's audio is taken from the budget (the guard checked that it fits). */
     holdAudio: ({ context, event }) => {
@@ -662,11 +725,14 @@ export const sessionMachine = setup({
             },
           ],
         },
-        'ws.buffered': {
-          guard: 'sendBufferExceeded',
-          target: 'closed',
-          actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.sendBufferExceeded) },
-        },
+        'ws.buffered': [
+          {
+            guard: 'sendBufferExceeded',
+            target: 'closed',
+            actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.sendBufferExceeded) },
+          },
+          { actions: 'flushPlayAudio' },
+        ],
         'server.shutdown': {
           target: 'closed',
           actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.goingAway) },

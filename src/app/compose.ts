@@ -104,6 +104,13 @@ export const startBridge = async ({
   const metrics = createBridgeMetrics();
   const calls = createRosCalls({ port, timeoutsMs: rosTimeouts(options), observer: metrics.rosCalls });
   const playAudioDropped = metrics.playAudioDropped.child('buffer_full');
+  const slowKioskDropped = metrics.playAudioDropped.child('slow_kiosk');
+  const slowKioskLoss = createLossReporter({
+    log,
+    message: '/play_audio messages dropped for kiosks slower than the burst (oldest first)',
+    fields: { sendBufferBytes: options.send_buffer_bytes },
+    withBytes: false,
+  });
   const playAudioLoss = createLossReporter({
     log,
     message: '/play_audio messages dropped: more audio arrived than --play_audio_buffer_bytes holds',
@@ -117,6 +124,10 @@ export const startBridge = async ({
     onPlayAudioDropped: (message) => {
       playAudioDropped.inc();
       playAudioLoss.lost(message.audio.byteLength);
+    },
+    onSlowKioskDropped: (count) => {
+      slowKioskDropped.inc(count);
+      for (let index = 0; index < count; index += 1) slowKioskLoss.lost(0);
     },
     calls,
     chatInterface: options.chat_interface,
@@ -167,6 +178,7 @@ export const startBridge = async ({
     stop: async (drainMs = drainWithin(options.shutdown_timeout_ms)) => {
       const drained = await app.stop(drainMs);
       playAudioLoss.close();
+      slowKioskLoss.close();
       microphonePublishing.unsubscribe();
       // A change just made is on disk before the process exits.
       await microphoneState.stop();

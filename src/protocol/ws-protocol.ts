@@ -259,6 +259,16 @@ export const TurnEndMessageSchema = v.strictObject({
 });
 export type TurnEndMessage = v.InferOutput<typeof TurnEndMessageSchema>;
 
+/**
+ * `/play_audio` messages this kiosk did not get: its connection was slower than a burst, and the oldest
+ * messages waiting for it were dropped whole. Sent before the next message it does get.
+ */
+export const AudioDroppedMessageSchema = v.strictObject({
+  type: v.literal('audio_dropped'),
+  count: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+export type AudioDroppedMessage = v.InferOutput<typeof AudioDroppedMessageSchema>;
+
 export const ServerMessageSchema = v.variant('type', [
   StateMessageSchema,
   AudioMessageSchema,
@@ -266,6 +276,7 @@ export const ServerMessageSchema = v.variant('type', [
   AckMessageSchema,
   ErrorMessageSchema,
   TurnEndMessageSchema,
+  AudioDroppedMessageSchema,
 ]);
 export type ServerMessage = v.InferOutput<typeof ServerMessageSchema>;
 
@@ -318,6 +329,13 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
     kind: 'text',
     description: 'Metadata of a /play_audio message: no turn.',
     frame: '{"type":"audio","emotion":"neutral","text":"Please follow me.","messageId":8}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description:
+      'This kiosk was slower than a burst of /play_audio: the 3 oldest messages waiting for it were dropped (sent before the next message it gets).',
+    frame: '{"type":"audio_dropped","count":3}',
   },
   {
     direction: 'client→server',

@@ -46,13 +46,20 @@ export interface TurnEndMessage {
   /** 'answered', 'failed', 'refused' or 'cancelled'; any other value still ends the turn. */
   readonly outcome: string;
 }
+/** `/play_audio` messages this kiosk did not get: it was slower than a burst (the oldest were dropped). */
+export interface AudioDroppedMessage {
+  readonly type: 'audio_dropped';
+  readonly count: number;
+}
+
 export type ServerMessage =
   | StateMessage
   | AudioMessage
   | MicrophoneMessage
   | AckMessage
   | ErrorMessage
-  | TurnEndMessage;
+  | TurnEndMessage
+  | AudioDroppedMessage;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -114,6 +121,12 @@ export const parseServerMessage = (text: string): ServerMessage | undefined => {
     case 'turn_end': {
       const { turn, outcome } = json;
       return isTurn(turn) && typeof outcome === 'string' ? { type, turn, outcome } : undefined;
+    }
+    case 'audio_dropped': {
+      const { count } = json;
+      return typeof count === 'number' && Number.isSafeInteger(count) && count >= 1
+        ? { type, count }
+        : undefined;
     }
     default:
       return undefined;

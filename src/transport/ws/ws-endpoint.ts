@@ -184,6 +184,7 @@ export const installConversationEndpoint = (
       };
       socket.session = hub.openSession(send, {
         batch,
+        bufferedBytes: () => (socket.open ? ws.getBufferedAmount() : 0),
         onCallAbandoned: (service) => {
           slog.info(
             { service },
