@@ -43,6 +43,22 @@ describe('PlaybackTimeline', () => {
     assert.deepEqual(timeline.place('c', 0.5, 10.41), { start: 10.75, end: 11.25 });
   });
 
+  it('moves a placed item to when it could really start, and the next one to its real end', () => {
+    const timeline = new PlaybackTimeline<string>(8);
+    const prepare = timeline.add('a').prepare;
+    assert.equal(prepare, 'a');
+    assert.deepEqual(timeline.place('a', 0.4, 10), { start: 10, end: 10.4 });
+    // The clock read 10.0116 when start() was called: a plays from there, not from 10.
+    assert.deepEqual(timeline.delay('a', 10.0116), { start: 10.0116, end: 10.4116 });
+    // An earlier clock never moves it back.
+    assert.deepEqual(timeline.delay('a', 10), { start: 10.0116, end: 10.4116 });
+    assert.equal(timeline.delay('nobody', 11), undefined);
+    timeline.advance(10.02);
+    const next = timeline.add('b').prepare;
+    assert.equal(next, 'b');
+    assert.deepEqual(timeline.place('b', 0.3, 10.1), { start: 10.4116, end: 10.7116 });
+  });
+
   it('starts an item that arrives after the last one ended at its arrival, not in the past', () => {
     const timeline = new PlaybackTimeline<string>(8);
     feed(timeline, 'a', { a: 1 }, 0);

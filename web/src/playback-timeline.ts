@@ -87,6 +87,18 @@ export class PlaybackTimeline<T> {
     return head.slot;
   }
 
+  /**
+   * The placed item could only be started at `at`, later than its slot (the audio clock moved on while it
+   * was being scheduled, by whole render quanta under load): its slot moves there, so the item after it is
+   * placed at its real end, not overlapping it. Returns the slot it now has.
+   */
+  delay(item: T, at: number): Slot | undefined {
+    const head = this.waiting[0];
+    if (head?.item !== item || head.slot === undefined) return undefined;
+    if (at > head.slot.start) head.slot = { start: at, end: at + (head.slot.end - head.slot.start) };
+    return head.slot;
+  }
+
   /** The clock reached `now`: the playing item ends at its end, the placed one starts at its start. */
   advance(now: number): Advance<T> {
     const ended: Entry<T>[] = [];

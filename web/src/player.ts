@@ -131,8 +131,11 @@ export class Player {
       Math.max(SILENT_MIN_MS, pair.meta.text.length * SILENT_MS_PER_CHAR),
     );
     const duration = buffer === undefined ? silentMs / 1000 : buffer.duration;
-    const slot = this.timeline.place(item, duration, this.context.currentTime);
-    if (slot === undefined) return;
+    const placed = this.timeline.place(item, duration, this.context.currentTime);
+    if (placed === undefined) return;
+    // The clock may have moved on since it was read (it advances by render quanta, several at once under
+    // load): a start in the past plays at once, so the slot follows it and the next part joins its real end.
+    const slot = this.timeline.delay(item, this.context.currentTime) ?? placed;
     if (buffer === undefined) {
       item.outcome = pair.audio.byteLength === 0 ? 'silent' : 'undecodable';
     } else {
