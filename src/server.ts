@@ -28,6 +28,9 @@ const describeBackendFailure = (error: unknown): string => {
   if (error instanceof Error && error.name === 'RclnodejsUnavailableError') {
     return `${error.message}; source ROS 2 first (e.g. source /opt/ros/jazzy/setup.bash) or ${SIM_HINT}`;
   }
+  if (error instanceof Error && error.name === 'ZenohRouterUnreachableError') {
+    return `the ROS backend failed to start: ${error.message}`;
+  }
   return `the ROS backend failed to start: ${error instanceof Error ? error.message : String(error)}; ${SIM_HINT}`;
 };
 

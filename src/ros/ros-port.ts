@@ -185,14 +185,19 @@ export interface RosPort {
  * is the default name.
  */
 
-/** The service has no server on the graph (HTTP 503). */
+/** The service has no server on the graph, or the graph cannot be reached (HTTP 503). */
 export class RosServiceUnavailableError extends Error {
   override readonly name = 'RosServiceUnavailableError';
   constructor(
     readonly service: RosCallKey,
     readonly serviceName: string = defaultServiceName(service),
+    /** Why, when it is not "no server" (e.g. the middleware's router does not answer). */
+    reason?: string,
   ) {
-    super(`ROS ${service === 'converse' ? 'action' : 'service'} ${serviceName} is not available`);
+    super(
+      `ROS ${service === 'converse' ? 'action' : 'service'} ${serviceName} is not available` +
+        (reason === undefined ? '' : `: ${reason}`),
+    );
   }
 }
 

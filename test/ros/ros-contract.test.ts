@@ -6,6 +6,7 @@ import { converseSuite } from './converse-suite.js';
 import { startRosGraph, type RosGraph } from './graph.js';
 import { realGraphSuite } from './real-graph-suite.js';
 import { rosRunEnvironment } from './ros-env.js';
+import { routerFaultSuite } from './router-fault-suite.js';
 
 /**
  * The contract suites (the same assertions as the simulation's) and what only the real path shows,
@@ -39,4 +40,5 @@ if (process.env['TOUR_BRIDGE_ROS_CONTRACT'] !== '1') {
   converseSuite(current);
   converseBridgeSuite(current);
   realGraphSuite(current);
+  routerFaultSuite(current);
 }

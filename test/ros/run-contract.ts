@@ -134,6 +134,8 @@ const runTests = (
         '--test-reporter-destination=stdout',
         '--test-reporter=tap',
         `--test-reporter-destination=${tapFile}`,
+        // e.g. `npm run test:ros -- --test-name-pattern="router faults"`
+        ...process.argv.slice(2),
         'test/ros/ros-contract.test.ts',
       ],
       {

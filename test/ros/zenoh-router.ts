@@ -46,7 +46,7 @@ export const answers = (port: number): Promise<boolean> =>
     });
   });
 
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -69,6 +69,8 @@ export const findRouterExecutable = (env: NodeJS.ProcessEnv): string | undefined
 export interface RunningRouter {
   readonly port: number;
   stop(): Promise<void>;
+  /** SIGKILL, as a crashed router; resolves once it is gone. */
+  crash(): Promise<void>;
 }
 
 /** Starts `rmw_zenohd` on 127.0.0.1:`port`, logging to `logFile`; resolves once it accepts connections. */
@@ -92,14 +94,19 @@ export const startRouter = async (
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const gone = once(child, 'exit');
   return {
     port,
+    crash: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await gone;
+    },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
+      await gone;
       clearTimeout(timer);
     },
   };

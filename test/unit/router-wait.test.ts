@@ -105,10 +105,27 @@ describe('waiting for the Zenoh router', () => {
       signal: never,
       deps: router.deps,
     });
-    assert.deepEqual(result, { kind: 'gave-up', checks: 3 });
+    assert.deepEqual(result, { kind: 'gave-up', checks: 3, mode: 'client', where: 'tcp/zenoh-router:7447' });
     assert.equal(router.probed.length, 3);
     assert.deepEqual(router.sleeps, [1_000, 1_000]);
-    assert.ok(log.lines().some((line) => /after 3 check\(s\); initialising ROS 2 anyway/.test(line.msg)));
+    // A client goes no further (its caller says why, once); a peer goes ahead, as rmw_zenoh does.
+    assert.ok(!log.lines().some((line) => /initialising ROS 2 anyway/.test(line.msg)));
+    const peerLog = captureLogger();
+    const peer = await waitForZenohRouter({
+      env: {
+        ...zenohEnv('1'),
+        ZENOH_CONFIG_OVERRIDE: 'mode="peer";connect/endpoints=["tcp/zenoh-router:7447"]',
+      },
+      logger: peerLog.logger,
+      signal: never,
+      deps: scriptedRouter(undefined).deps,
+    });
+    assert.deepEqual(peer, { kind: 'gave-up', checks: 1, mode: 'peer', where: 'tcp/zenoh-router:7447' });
+    assert.ok(
+      peerLog
+        .lines()
+        .some((line) => /after 1 check\(s\); initialising ROS 2 anyway \(peer mode\)/.test(line.msg)),
+    );
   });
 
   it('unset makes one check, as current rmw_zenoh does', async () => {
@@ -119,7 +136,7 @@ describe('waiting for the Zenoh router', () => {
       signal: never,
       deps: router.deps,
     });
-    assert.deepEqual(result, { kind: 'gave-up', checks: 1 });
+    assert.deepEqual(result, { kind: 'gave-up', checks: 1, mode: 'client', where: 'tcp/zenoh-router:7447' });
   });
 
   it('with a negative value, or endpoints it cannot know, does not check at all', async () => {

@@ -1,6 +1,7 @@
 import type { RosPort } from '../ros-port.js';
 import { firstLine } from './error-text.js';
 import { createRclnodejsPort } from './rclnodejs-port.js';
+import { watchRouterLink } from '../zenoh/router-link.js';
 import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from './ros-init.js';
 
 export { RclnodejsUnavailableError } from './rclnodejs-loader.js';
@@ -31,6 +32,8 @@ const describeSetupFailure = (error: unknown): string =>
 export async function createRclnodejsBackend(options: RclnodejsBackendOptions): Promise<RosPort> {
   const logger = options.logger.child({ component: 'ros' });
   const { rcl, context, rmw } = await initRclnodejs({ ...options, logger });
+  const routerLink =
+    rmw === 'rmw_zenoh_cpp' ? watchRouterLink({ env: options.env ?? process.env, logger }) : undefined;
   try {
     return createRclnodejsPort({
       rcl,
@@ -39,8 +42,10 @@ export async function createRclnodejsBackend(options: RclnodejsBackendOptions): 
       rmw,
       callsInFlight: options.callsInFlight,
       ...(options.chatInterface === undefined ? {} : { chatInterface: options.chatInterface }),
+      ...(routerLink === undefined ? {} : { routerLink }),
     });
   } catch (error) {
+    routerLink?.close();
     try {
       context.shutdown();
     } catch (shutdownError) {

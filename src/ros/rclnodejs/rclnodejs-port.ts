@@ -25,6 +25,7 @@ import { firstLine } from './error-text.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from './rclnodejs-loader.js';
+import { ALWAYS_UP, type RouterLink } from '../zenoh/router-link.js';
 import { describeReadiness } from './readiness.js';
 import { callRosService, type RosServiceClients, type ServiceClientLike } from './service-call.js';
 import {
@@ -159,6 +160,8 @@ export interface RclnodejsPortOptions {
    * but a missing server or type is not an operator's concern.
    */
   readonly chatInterface?: 'service' | 'action';
+  /** Whether the middleware's router answers (rmw_zenoh in client mode); closed with the port. */
+  readonly routerLink?: RouterLink;
 }
 
 /**
@@ -173,6 +176,7 @@ export const createRclnodejsPort = ({
   rmw,
   callsInFlight,
   chatInterface = 'service',
+  routerLink = ALWAYS_UP,
 }: RclnodejsPortOptions): RosPort => {
   const lifetime = new AbortController();
   const playAudio = new Subject<PlayAudioMsg>();
@@ -306,6 +310,7 @@ export const createRclnodejsPort = ({
   // Synchronous underneath (rclnodejs destroys and shuts down synchronously); a promise for the port's contract.
   const closeNow = (): Promise<void> => {
     spinning = false;
+    routerLink.close();
     // First, so calls still waiting fail now instead of waiting for answers that cannot arrive.
     lifetime.abort();
     try {
@@ -329,12 +334,22 @@ export const createRclnodejsPort = ({
       request: RosRequest<K>,
       handler: RosCallHandler<K>,
     ): RosCallTicket {
+      const routerDown = routerLink.down();
+      if (routerDown !== undefined) {
+        handler.failed(new RosServiceUnavailableError(service, serviceNames[service], routerDown));
+        return SETTLED_CALL;
+      }
       return callRosService(service, clients[service], request, lifetime.signal, handler, {
         limit: limits[service],
         serviceName: serviceNames[service],
       });
     },
     converse: (goal, handler) => {
+      const routerDown = routerLink.down();
+      if (routerDown !== undefined) {
+        handler.failed(new RosServiceUnavailableError('converse', converseName, routerDown));
+        return SETTLED_CALL;
+      }
       if (converseClient === undefined) {
         handler.failed(
           lifetime.signal.aborted
@@ -368,6 +383,7 @@ export const createRclnodejsPort = ({
         nodeName,
         rmw,
         servicesWithoutServer: spinning ? [...servicesWithoutServer(), ...converseWithoutServer()] : [],
+        routerDown: routerLink.down(),
       }),
     close: () => (closing ??= closeNow()),
   };

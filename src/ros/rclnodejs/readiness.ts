@@ -13,6 +13,8 @@ export interface ReadinessState {
   readonly rmw: string;
   /** Names of the called services that have no server on the graph right now. */
   readonly servicesWithoutServer: readonly string[];
+  /** Why the graph cannot be reached now (the Zenoh router does not answer), if it cannot. */
+  readonly routerDown?: string | undefined;
 }
 
 /**
@@ -21,6 +23,9 @@ export interface ReadinessState {
  */
 export const describeReadiness = (state: ReadinessState): BackendReadiness => {
   if (!state.spinning) return { ready: false, detail: `ROS node ${state.nodeName} is not spinning (closed)` };
+  if (state.routerDown !== undefined) {
+    return { ready: false, detail: `ROS node ${state.nodeName} on ${state.rmw}: ${state.routerDown}` };
+  }
   const servers =
     state.servicesWithoutServer.length === 0
       ? 'every called service has a server'

@@ -16,6 +16,11 @@ export class RclnodejsSetupError extends Error {
   override readonly name = 'RclnodejsSetupError';
 }
 
+/** rmw_zenoh in client mode and no router after the checks ZENOH_ROUTER_CHECK_ATTEMPTS allows. */
+export class ZenohRouterUnreachableError extends Error {
+  override readonly name = 'ZenohRouterUnreachableError';
+}
+
 export interface RosInitOptions {
   readonly logger: Logger;
   /** ROS arguments from the command line, with or without their leading `--ros-args`. */
@@ -63,6 +68,15 @@ export const initRclnodejs = async (options: RosInitOptions): Promise<RosInitial
       ...(options.onProgress === undefined ? {} : { onWaiting: options.onProgress }),
       ...(options.routerWaitDeps === undefined ? {} : { deps: options.routerWaitDeps }),
     });
+    if (waited.kind === 'gave-up' && waited.mode === 'client') {
+      // A client session cannot open without its router: rcl_init would only fail with Zenoh's words.
+      throw new ZenohRouterUnreachableError(
+        `no Zenoh router at ${waited.where} after ${waited.checks} check(s) one second apart ` +
+          `(ZENOH_ROUTER_CHECK_ATTEMPTS=${env['ZENOH_ROUTER_CHECK_ATTEMPTS'] ?? ''}), and rmw_zenoh in client mode ` +
+          'cannot start without one: start the router (ros2 run rmw_zenoh_cpp rmw_zenohd), or set ' +
+          'ZENOH_ROUTER_CHECK_ATTEMPTS=0 to wait for it',
+      );
+    }
     if (waited.kind === 'gave-up' && env === process.env) {
       // rmw_zenoh would now run its own N checks, blocking the event loop for N-1 seconds; one is enough
       // for its warning. rcutils reads the variable with getenv, which sees process.env assignments.

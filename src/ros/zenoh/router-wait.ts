@@ -49,7 +49,14 @@ export type RouterWaitResult =
       readonly checks: number;
       readonly waitedMs: number;
     }
-  | { readonly kind: 'gave-up'; readonly checks: number }
+  | {
+      readonly kind: 'gave-up';
+      readonly checks: number;
+      /** The session's mode: a client cannot open its session without the router, a peer can. */
+      readonly mode: string;
+      /** The endpoints checked, for the operator's message. */
+      readonly where: string;
+    }
   | { readonly kind: 'skipped'; readonly reason: string };
 
 export interface RouterWaitOptions {
@@ -202,11 +209,13 @@ export const waitForZenohRouter = async (options: RouterWaitOptions): Promise<Ro
       logger.debug({ checks }, 'no Zenoh router yet');
     }
     if (checks >= policy.maxAttempts) {
-      logger.warn(
-        { endpoints: locators, checks },
-        `no Zenoh router at ${where} after ${checks} check(s); initialising ROS 2 anyway, as rmw_zenoh does`,
-      );
-      return { kind: 'gave-up', checks };
+      if (plan.mode !== 'client') {
+        logger.warn(
+          { endpoints: locators, checks },
+          `no Zenoh router at ${where} after ${checks} check(s); initialising ROS 2 anyway (${plan.mode} mode), as rmw_zenoh does`,
+        );
+      }
+      return { kind: 'gave-up', checks, mode: plan.mode, where };
     }
     await deps.sleep(ROUTER_CHECK_INTERVAL_MS, signal);
   }
