@@ -105,6 +105,12 @@ export const startBridge = async ({
   const calls = createRosCalls({ port, timeoutsMs: rosTimeouts(options), observer: metrics.rosCalls });
   const playAudioDropped = metrics.playAudioDropped.child('buffer_full');
   const slowKioskDropped = metrics.playAudioDropped.child('slow_kiosk');
+  const middlewareLost = metrics.playAudioDropped.child('middleware_lost');
+  const middlewareLoss = createLossReporter({
+    log,
+    message: '/play_audio messages the ROS middleware lost before the bridge saw them (MESSAGE_LOST)',
+    withBytes: false,
+  });
   const slowKioskLoss = createLossReporter({
     log,
     message: '/play_audio messages dropped for kiosks slower than the burst (oldest first)',
@@ -143,6 +149,10 @@ export const startBridge = async ({
   const microphonePublishing = microphoneEnabled$.subscribe((enabled) => {
     port.publishMicrophoneEnabled?.(enabled);
   });
+  const lossCounting = port.playAudioLost$?.subscribe((count) => {
+    middlewareLost.inc(count);
+    for (let index = 0; index < count; index += 1) middlewareLoss.lost(0);
+  });
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
 
@@ -179,7 +189,9 @@ export const startBridge = async ({
       const drained = await app.stop(drainMs);
       playAudioLoss.close();
       slowKioskLoss.close();
+      middlewareLoss.close();
       microphonePublishing.unsubscribe();
+      lossCounting?.unsubscribe();
       // A change just made is on disk before the process exits.
       await microphoneState.stop();
       return drained;

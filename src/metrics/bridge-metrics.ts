@@ -18,7 +18,7 @@ export interface BridgeMetrics {
   readonly wsRefusedFrames: CounterFamily;
   readonly wsSessionsClosed: CounterFamily;
   readonly rosStreamRestarts: CounterFamily;
-  /** /play_audio messages taken from ROS and not sent to kiosks, by reason (buffer_full). */
+  /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
   readonly playAudioDropped: CounterFamily;
   /** Counts and times every ROS call; handed to the call wrapper (src/ros/ros-calls.ts). */
   readonly rosCalls: RosCallObserver;
@@ -116,7 +116,7 @@ export const createBridgeMetrics = (): BridgeMetrics => {
     playAudioDropped: new CounterFamily(
       registry,
       `${PREFIX}play_audio_dropped_total`,
-      '/play_audio messages taken from ROS and not sent to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes)',
+      "/play_audio messages lost on the way to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes; slow_kiosk: past a kiosk's --send_buffer_bytes, oldest first; middleware_lost: lost by the ROS middleware before the bridge took them, as its MESSAGE_LOST event reports)",
       ['reason'],
     ),
     rosCalls: rosCallObserver(registry),

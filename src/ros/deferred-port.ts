@@ -108,6 +108,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     },
     serviceName,
     playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
+    playAudioLost$: follow<number>((port) => port.playAudioLost$ ?? EMPTY),
     microphoneRequests$: follow<MicrophoneRequest>((port) => port.microphoneRequests$),
     publishMicrophoneEnabled: (enabled) => {
       // Kept for a backend attached later: the state is published at start, before ROS is up.

@@ -162,6 +162,12 @@ export interface RosPort {
   readonly playAudio$: Observable<PlayAudioMsg>;
 
   /**
+   * How many `/play_audio` messages the middleware reports lost before the bridge saw them (rmw's
+   * MESSAGE_LOST event), as it reports them. Absent where the backend cannot tell. Hot.
+   */
+  readonly playAudioLost$?: Observable<number>;
+
+  /**
    * Calls to the `/microphone/set_enabled` service we provide. Hot. Each request must be answered
    * with `respond`; a request that arrives while nobody subscribes is answered with a failure by the port.
    */

@@ -12,7 +12,10 @@ import { initRclnodejs } from '../../src/ros/rclnodejs/ros-init.js';
  * take requests and never answer. Everything it does goes through whichever RMW is configured.
  */
 export interface ProbeNode {
+  /** Publishes with the default publisher QoS (reliable, keep last 10), as most robot nodes would. */
   publishPlayAudio(message: PlayAudioMsg): void;
+  /** Publishes with reliable + keep all, the QoS docs/robot.md asks of a /play_audio publisher. */
+  publishPlayAudioKeepAll(message: PlayAudioMsg): void;
   /** Subscriptions matched by the /play_audio publisher (the bridge's, once discovered). */
   playAudioSubscribers(): number;
   /** Calls /microphone/set_enabled; rejects when no server appears or no answer comes in time. */
@@ -44,6 +47,18 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
   const publisher = node.createPublisher<'tour_guide_interfaces/msg/PlayAudio'>(
     ROS_PLAY_AUDIO_TOPIC.type,
     ROS_PLAY_AUDIO_TOPIC.name,
+  );
+  const keepAllPublisher = node.createPublisher<'tour_guide_interfaces/msg/PlayAudio'>(
+    ROS_PLAY_AUDIO_TOPIC.type,
+    ROS_PLAY_AUDIO_TOPIC.name,
+    {
+      qos: new rcl.QoS(
+        rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_ALL,
+        0,
+        rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+        rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+      ),
+    },
   );
   const microphone = node.createClient<'std_srvs/srv/SetBool'>(
     ROS_MICROPHONE_SERVICE.type,
@@ -90,6 +105,9 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
   return {
     publishPlayAudio: (message) => {
       publisher.publish({ emotion: message.emotion, text: message.text, audio: message.audio });
+    },
+    publishPlayAudioKeepAll: (message) => {
+      keepAllPublisher.publish({ emotion: message.emotion, text: message.text, audio: message.audio });
     },
     playAudioSubscribers: () => subscriptionCount(publisher),
     setMicrophone: (enabled, timeoutMs) =>

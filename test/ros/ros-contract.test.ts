@@ -7,6 +7,7 @@ import { startRosGraph, type RosGraph } from './graph.js';
 import { realGraphSuite } from './real-graph-suite.js';
 import { rosRunEnvironment } from './ros-env.js';
 import { routerFaultSuite } from './router-fault-suite.js';
+import { speechLossSuite } from './speech-loss-suite.js';
 
 /**
  * The contract suites (the same assertions as the simulation's) and what only the real path shows,
@@ -39,6 +40,8 @@ if (process.env['TOUR_BRIDGE_ROS_CONTRACT'] !== '1') {
   wsConversationContract(() => ({ wsUrl: current().bridge.wsUrl }));
   converseSuite(current);
   converseBridgeSuite(current);
-  realGraphSuite(current);
+  speechLossSuite(current);
   routerFaultSuite(current);
+  // Last: it ends with stopping the graph.
+  realGraphSuite(current);
 }

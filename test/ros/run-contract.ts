@@ -109,7 +109,7 @@ const generateMessages = (env: NodeJS.ProcessEnv): void => {
 
 /** The measurements the suite reports as diagnostics (`# latency GET /tour/{name} …`, `# memory per round …`). */
 const tapMeasurements = (tap: string): string[] =>
-  [...tap.matchAll(/^\s*# ((?:latency|memory) .*)$/gm)].map((match) => match[1] ?? '');
+  [...tap.matchAll(/^\s*# ((?:latency|memory|loss) .*)$/gm)].map((match) => match[1] ?? '');
 
 const tail = (text: string, lines: number): string => text.trimEnd().split('\n').slice(-lines).join('\n');
 

@@ -165,7 +165,7 @@ describe('the reference demo chat node', () => {
     assert.equal(chat.historyClears, 1);
   });
 
-  it('publishes the greeting on /play_audio (reliable, depth 10, volatile) once a subscriber matches', async () => {
+  it('publishes the greeting on /play_audio (reliable, keep all, volatile) once a subscriber matches', async () => {
     const node = new FakeNode();
     const chat = serveDemoChatOn(node);
     const [publisher] = node.publishers;
@@ -173,7 +173,7 @@ describe('the reference demo chat node', () => {
     assert.equal(publisher.type, ROS_PLAY_AUDIO_TOPIC.type);
     assert.equal(publisher.topic, '/play_audio');
     const { qos } = publisher.options;
-    assert.deepEqual([qos.history, qos.depth, qos.reliability, qos.durability], [1, 10, 1, 2]);
+    assert.deepEqual([qos.history, qos.reliability, qos.durability], [2, 1, 2]);
 
     const greeted = chat.greet(new AbortController().signal, { pollMs: 10, maxWaitMs: 5_000 });
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -432,9 +432,9 @@ describe('the reference demo chat node: the Converse action', () => {
     );
     const feedback = action.options.qos['feedbackSubQosProfile'];
     assert.deepEqual(
-      [feedback?.history, feedback?.depth, feedback?.reliability, feedback?.durability],
-      [1, 100, 1, 2],
-      "the bridge's feedback QoS: keep-last 100, reliable, volatile",
+      [feedback?.history, feedback?.reliability, feedback?.durability],
+      [2, 1, 2],
+      'speech QoS for the parts: keep all, reliable, volatile',
     );
     const goal = new FakeServerGoal({ audio: new Uint8Array(2) });
     const running = server.execute(goal);

@@ -4,7 +4,7 @@ import { echoChatParts, MAX_ECHO_PARTS } from '../echo-chat.js';
 import { ConverseOutcome, type ConverseResultMsg } from '../../ros/ros-messages.js';
 import { ROS_ACTIONS } from '../../ros/ros-port.js';
 import type { Rclnodejs } from '../../ros/rclnodejs/rclnodejs-loader.js';
-import { converseFeedbackQos } from '../../ros/rclnodejs/rclnodejs-port.js';
+import { speechPublisherQos } from '../../ros/rclnodejs/qos.js';
 import { bytesFromWire, bytesToWire } from '../../ros/rclnodejs/wire.js';
 
 /**
@@ -156,7 +156,7 @@ const closedResult: ConverseResultMsg = {
 
 /**
  * Serves `server` as the `/converse` action on `node`, with rclnodejs's default action QoS but for the
- * feedback (the bridge's, converseFeedbackQos). Every goal
+ * feedback (reliable keep-all, speechPublisherQos). Every goal
  * is accepted; every cancel request of a running goal is accepted. The name is resolved here, remapping
  * applied, as the bridge's client does: Jazzy's rcl_action does not remap action names itself.
  * Returns the name served.
@@ -176,8 +176,9 @@ export const serveConverseAction = (
     undefined,
     (goal) =>
       goal !== undefined && server.cancel(goal) ? rcl.CancelResponse.ACCEPT : rcl.CancelResponse.REJECT,
-    // The bridge's feedback QoS: a publisher keeping 10 would drop parts of a burst not yet acknowledged.
-    { qos: { feedbackSubQosProfile: converseFeedbackQos(rcl) } },
+    // rclnodejs names the server's feedback publisher's profile so too. Speech QoS: a publisher keeping
+    // 10 would drop parts of a burst not yet acknowledged, and on rmw_zenoh only keep-all blocks.
+    { qos: { feedbackSubQosProfile: speechPublisherQos(rcl) } },
   );
   return name;
 };

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { echoChat } from '../echo-chat.js';
 import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../ros/ros-port.js';
 import type { Rclnodejs } from '../../ros/rclnodejs/rclnodejs-loader.js';
-import { playAudioQos } from '../../ros/rclnodejs/rclnodejs-port.js';
+import { speechPublisherQos } from '../../ros/rclnodejs/qos.js';
 import { playAudioToWire, REQUEST_FROM_WIRE, RESPONSE_TO_WIRE } from '../../ros/rclnodejs/wire.js';
 import { greetingMessage } from './greeting.js';
 
@@ -93,8 +93,8 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
   const publisher = deps.node.createPublisher<'tour_guide_interfaces/msg/PlayAudio'>(
     ROS_PLAY_AUDIO_TOPIC.type,
     ROS_PLAY_AUDIO_TOPIC.name,
-    // Depth 10, the default of rclcpp and rclpy publishers: the bridge must not need more of a robot node.
-    { qos: playAudioQos(deps.rcl, 10) },
+    // Reliable + keep all, as docs/robot.md asks of a robot's speech publisher (rmw_zenoh drops otherwise).
+    { qos: speechPublisherQos(deps.rcl) },
   );
 
   return {

@@ -2,6 +2,7 @@ import type { RosPort } from '../ros-port.js';
 import { firstLine } from './error-text.js';
 import { createRclnodejsPort } from './rclnodejs-port.js';
 import { watchRouterLink } from '../zenoh/router-link.js';
+import { loadMessageLostEvents } from './message-lost.js';
 import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from './ros-init.js';
 
 export { RclnodejsUnavailableError } from './rclnodejs-loader.js';
@@ -32,6 +33,7 @@ const describeSetupFailure = (error: unknown): string =>
 export async function createRclnodejsBackend(options: RclnodejsBackendOptions): Promise<RosPort> {
   const logger = options.logger.child({ component: 'ros' });
   const { rcl, context, rmw } = await initRclnodejs({ ...options, logger });
+  const attachMessageLost = await loadMessageLostEvents(logger);
   const routerLink =
     rmw === 'rmw_zenoh_cpp' ? watchRouterLink({ env: options.env ?? process.env, logger }) : undefined;
   try {
@@ -43,6 +45,7 @@ export async function createRclnodejsBackend(options: RclnodejsBackendOptions): 
       callsInFlight: options.callsInFlight,
       ...(options.chatInterface === undefined ? {} : { chatInterface: options.chatInterface }),
       ...(routerLink === undefined ? {} : { routerLink }),
+      ...(attachMessageLost === undefined ? {} : { attachMessageLost }),
     });
   } catch (error) {
     routerLink?.close();

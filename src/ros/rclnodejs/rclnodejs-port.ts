@@ -26,6 +26,8 @@ import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from './rclnodejs-loader.js';
 import { ALWAYS_UP, type RouterLink } from '../zenoh/router-link.js';
+import type { AttachMessageLost } from './message-lost.js';
+import { converseFeedbackQos, microphoneStateQos, playAudioQos, serviceQos } from './qos.js';
 import { describeReadiness } from './readiness.js';
 import { callRosService, type RosServiceClients, type ServiceClientLike } from './service-call.js';
 import {
@@ -44,46 +46,6 @@ import {
 const SPIN_WAIT_MS = 10;
 
 /**
- * How many /play_audio messages the RMW keeps for the bridge until it takes them. rclnodejs takes one
- * message per turn of the event loop, and a node publishing back to back outruns that: with the last
- * 10 kept, 100 × 64 KiB reached kiosks 33–73 times and 200 × 1 KiB 54–72 (issue #15; a depth-1000
- * subscriber got every one, even from a depth-10 publisher, since a reliable writer resends what the
- * reader has room for). 1000 holds bursts well beyond the 200 the real-graph test publishes. A count,
- * not bytes: the bridge takes messages at once into its own buffer, bounded in bytes by
- * `--play_audio_buffer_bytes` (src/streams/play-audio-buffer.ts), so this queue fills only while the
- * event loop is blocked.
- */
-export const PLAY_AUDIO_DEPTH = 1000;
-
-/**
- * /play_audio: reliable, keep-last PLAY_AUDIO_DEPTH, volatile. Reliable because a lost message is a
- * sentence the visitor never hears, and rclcpp/rclpy publishers are reliable by default (a best-effort
- * publisher would not match a reliable subscription; the RMW reports that as incompatible QoS). Volatile
- * because an utterance published before the bridge started is stale, and a volatile subscription
- * matches publishers of either durability.
- */
-export const playAudioQos = (rcl: Pick<Rclnodejs, 'QoS'>, depth = PLAY_AUDIO_DEPTH) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    depth,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
-  );
-
-/**
- * /microphone/enabled: reliable, keep-last 1, transient local. The publisher keeps the last state and
- * hands it to every subscription that joins later with transient-local durability (a volatile one gets
- * the changes from then on), so a node started after the bridge, or after a disable, learns the state.
- */
-const microphoneStateQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    1,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
-  );
-
-/**
  * The name rcl gave an entity: its fully qualified name with remapping (`--ros-args -r`) applied, as
  * rclnodejs reads it back (rcl_client_get_service_name, rcl_subscription_get_topic_name, …). The
  * given name when it cannot be read.
@@ -96,9 +58,6 @@ const resolvedName = (read: () => unknown, given: string): string => {
     return given;
   }
 };
-
-/** Services use rmw's services profile (reliable, volatile), as rclcpp and rclpy do, so any server matches. */
-const serviceQos = (rcl: Rclnodejs) => rcl.QoS.profileServicesDefault;
 
 const createClient = <K extends RosServiceKey>(
   rcl: Rclnodejs,
@@ -119,21 +78,6 @@ const createClients = (rcl: Rclnodejs, node: Node): RosServiceClients => ({
   tour_update: createClient(rcl, node, 'tour_update'),
   tour_delete: createClient(rcl, node, 'tour_delete'),
 });
-
-/**
- * The Converse feedback topic (the parts of an answer): reliable, keep-last 100, volatile, on both ends.
- * rclnodejs's default (system-default history and reliability, depth 10) lost parts of a 40-part burst
- * on the real graph: a part is a sentence the visitor never hears. Reliable matches the rclcpp and
- * rclpy default (reliable, depth 10) of a server's publisher; the depth outlasts a burst of parts taken
- * one per executor wake (the simulation's and the demo chat's at most 50), and holds only parts not yet taken.
- */
-export const converseFeedbackQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    100,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
-  );
 
 /**
  * The Converse action client on `actionName`: rclnodejs's default QoS for the goal, result and cancel
@@ -162,6 +106,8 @@ export interface RclnodejsPortOptions {
   readonly chatInterface?: 'service' | 'action';
   /** Whether the middleware's router answers (rmw_zenoh in client mode); closed with the port. */
   readonly routerLink?: RouterLink;
+  /** Counts /play_audio messages the middleware lost (./message-lost.ts), where rclnodejs allows it. */
+  readonly attachMessageLost?: AttachMessageLost;
 }
 
 /**
@@ -177,6 +123,7 @@ export const createRclnodejsPort = ({
   callsInFlight,
   chatInterface = 'service',
   routerLink = ALWAYS_UP,
+  attachMessageLost,
 }: RclnodejsPortOptions): RosPort => {
   const lifetime = new AbortController();
   const playAudio = new Subject<PlayAudioMsg>();
@@ -242,6 +189,12 @@ export const createRclnodejsPort = ({
     },
   );
 
+  const playAudioLost = new Subject<number>();
+  const countingLosses =
+    attachMessageLost?.(node, subscription, (count) => {
+      playAudioLost.next(count);
+    }) ?? false;
+
   const handleMicrophone = createMicrophoneHandler({
     hasListeners: () => microphoneRequests.observed,
     emit: (request) => {
@@ -284,6 +237,7 @@ export const createRclnodejsPort = ({
       subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
       publishes: resolvedName(() => microphoneState.topic, ROS_MICROPHONE_STATE_TOPIC.name),
+      countsPlayAudioLost: countingLosses,
     },
     'ROS node spinning',
   );
@@ -320,6 +274,7 @@ export const createRclnodejsPort = ({
       logger.error({ err: error }, 'error while shutting the ROS node down');
     }
     playAudio.complete();
+    playAudioLost.complete();
     microphoneRequests.complete();
     logger.info({ node: nodeName }, 'ROS node closed');
     return Promise.resolve();
@@ -368,6 +323,7 @@ export const createRclnodejsPort = ({
     },
     serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
     playAudio$: playAudio.asObservable(),
+    playAudioLost$: playAudioLost.asObservable(),
     microphoneRequests$: microphoneRequests.asObservable(),
     publishMicrophoneEnabled: (enabled) => {
       if (lifetime.signal.aborted) return;
