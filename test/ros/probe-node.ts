@@ -16,6 +16,13 @@ export interface ProbeNode {
   publishPlayAudio(message: PlayAudioMsg): void;
   /** Publishes with reliable + keep all, the QoS docs/robot.md asks of a /play_audio publisher. */
   publishPlayAudioKeepAll(message: PlayAudioMsg): void;
+  /**
+   * How the burst, memory and latency tests publish. On rmw_zenoh_cpp only a reliable keep-all publisher
+   * blocks when the link is busy; one with the default QoS drops messages there (the speech-loss suite
+   * measures it), so on Zenoh they publish as docs/robot.md asks a robot's node to. On other RMWs, with
+   * the default QoS a robot developer would write, which a reliable DDS writer delivers whole.
+   */
+  publishSpeech(message: PlayAudioMsg): void;
   /** Subscriptions matched by the /play_audio publisher (the bridge's, once discovered). */
   playAudioSubscribers(): number;
   /** Calls /microphone/set_enabled; rejects when no server appears or no answer comes in time. */
@@ -108,6 +115,10 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
     },
     publishPlayAudioKeepAll: (message) => {
       keepAllPublisher.publish({ emotion: message.emotion, text: message.text, audio: message.audio });
+    },
+    publishSpeech: (message) => {
+      const chosen = process.env['RMW_IMPLEMENTATION'] === 'rmw_zenoh_cpp' ? keepAllPublisher : publisher;
+      chosen.publish({ emotion: message.emotion, text: message.text, audio: message.audio });
     },
     playAudioSubscribers: () => subscriptionCount(publisher),
     setMicrophone: (enabled, timeoutMs) =>

@@ -65,21 +65,6 @@ const pairsOf = (frames: readonly ReceivedFrame[]): Pair[] => {
   return pairs;
 };
 
-/**
- * How the burst and memory tests publish /play_audio. On rmw_zenoh_cpp only a reliable keep-all
- * publisher blocks when the link is busy; one with the default QoS drops messages there (the speech-loss
- * suite measures it), so on Zenoh these tests publish as docs/robot.md asks a robot's node to. On other
- * RMWs, with the default QoS a robot developer would write, which a reliable writer delivers whole.
- */
-const publishSpeech = (probe: RosGraph['probe']) =>
-  process.env['RMW_IMPLEMENTATION'] === 'rmw_zenoh_cpp'
-    ? (message: Parameters<RosGraph['probe']['publishPlayAudio']>[0]) => {
-        probe.publishPlayAudioKeepAll(message);
-      }
-    : (message: Parameters<RosGraph['probe']['publishPlayAudio']>[0]) => {
-        probe.publishPlayAudio(message);
-      };
-
 const openKiosk = async (wsUrl: string): Promise<KioskClient> => {
   const kiosk = await KioskClient.connect(wsUrl);
   await kiosk.frameCount(1, FRAME_TIMEOUT_MS);
@@ -119,7 +104,6 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
 
     it('delivers /play_audio from a ROS publisher to two kiosks: same ids, same bytes, in order', async () => {
       const { probe, bridge } = graph();
-      const publish = publishSpeech(probe);
       await pollUntil("the probe's /play_audio publisher matching the bridge", 30_000, () =>
         Promise.resolve(probe.playAudioSubscribers() > 0),
       );
@@ -132,7 +116,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
         await pollUntil('a marker message reaching a kiosk', 30_000, () => {
           if (pairsOf(first.frames).length > 0) return Promise.resolve(true);
           markers += 1;
-          publish({ emotion: 'neutral', text: `marker ${markers}`, audio: new Uint8Array(1) });
+          probe.publishSpeech({ emotion: 'neutral', text: `marker ${markers}`, audio: new Uint8Array(1) });
           return Promise.resolve(false);
         });
         const burst = [
@@ -140,7 +124,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           { emotion: 'sad', text: '', audio: new Uint8Array(0) },
           { emotion: 'surprised', text: 'three: 256 KiB', audio: patternBytes(256 * 1024, 3) },
         ];
-        for (const message of burst) publish(message);
+        for (const message of burst) probe.publishSpeech(message);
         const isBurst = (pair: Pair) => !String(pair.meta['text']).startsWith('marker ');
         for (const kiosk of [first, second]) {
           await kiosk.until(
@@ -173,7 +157,6 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
     // the subscription kept the last 10 messages while rclnodejs took them one per event-loop turn.
     it('delivers a burst of 200 /play_audio messages published back to back to two kiosks, complete and in order', async () => {
       const { probe, bridge } = graph();
-      const publish = publishSpeech(probe);
       const first = await openKiosk(bridge.wsUrl);
       const second = await openKiosk(bridge.wsUrl);
       try {
@@ -182,13 +165,13 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           const seen = [first, second].every((kiosk) =>
             pairsOf(kiosk.frames).some((pair) => pair.meta['text'] === marker),
           );
-          if (!seen) publish({ emotion: 'neutral', text: marker, audio: new Uint8Array(1) });
+          if (!seen) probe.publishSpeech({ emotion: 'neutral', text: marker, audio: new Uint8Array(1) });
           return Promise.resolve(seen);
         });
         const count = 200;
         const label = uniqueName('burst');
         for (let index = 0; index < count; index += 1) {
-          publish({
+          probe.publishSpeech({
             emotion: 'neutral',
             text: `${label} ${String(index)}`,
             audio: patternBytes(1024, index),
@@ -467,7 +450,6 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
     it('keeps memory flat over repeated rounds of /play_audio fan-out to 20 kiosks (heap after GC, external, RSS)', async (context) => {
       const current = graph();
       const { probe } = current;
-      const publish = publishSpeech(probe);
       const bridge = await current.startBridge(uniqueName('memory-bridge'), [], ['--inspect=127.0.0.1:0']);
       const inspectorUrl = (
         await bridge.child.waitFor(/Debugger listening on (ws:\/\/\S+)/, 'the inspector', FRAME_TIMEOUT_MS)
@@ -491,7 +473,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
         }
         await pollUntil("the probe's messages reaching the memory bridge's kiosks", 30_000, () => {
           if (received >= MEMORY.kiosks) return Promise.resolve(true);
-          publish({ emotion: 'neutral', text: 'marker', audio: new Uint8Array(1) });
+          probe.publishSpeech({ emotion: 'neutral', text: 'marker', audio: new Uint8Array(1) });
           return Promise.resolve(false);
         });
         await pollUntil('every marker delivered', 10_000, () => {
@@ -506,7 +488,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           for (const [count, bytes] of MEMORY.sizes) {
             const audio = patternBytes(bytes, round);
             for (let index = 0; index < count; index += 1) {
-              publish({ emotion: 'neutral', text: `round ${String(round)}`, audio });
+              probe.publishSpeech({ emotion: 'neutral', text: `round ${String(round)}`, audio });
               await new Promise((resolve) => setTimeout(resolve, MEMORY.intervalMs));
             }
           }

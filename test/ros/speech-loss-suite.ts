@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { request } from '../support/http.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';
 import type { RosGraph } from './graph.js';
+import { formatLatencies, summarise } from './latency.js';
 
 /**
  * Speech-size /play_audio bursts through the middleware, with the two publisher QoS a robot developer
@@ -21,6 +23,15 @@ export const SPEECH_BURSTS = [16 * 1024, 64 * 1024, 512 * 1024, 2 * MiB, 4 * MiB
 }));
 
 const QUIET_MS = 3_000;
+
+/** Publish-to-kiosk latency: messages of each size, one at a time, to this many kiosks. */
+const FAN_OUT = {
+  kiosks: 20,
+  sizes: [64 * 1024, 512 * 1024],
+  messages: 50,
+  warmUp: 5,
+  waitMs: 10_000,
+} as const;
 
 /** The stalled bridge: a burst published while the bridge process is stopped for `stoppedMs`. */
 const STALL = { count: 200, bytes: 64 * 1024, stoppedMs: 2_000 } as const;
@@ -238,6 +249,56 @@ export const speechLossSuite = (graph: () => RosGraph): void => {
         }
       } finally {
         kiosk.close();
+      }
+    });
+
+    it(`measures /play_audio from publish to ${FAN_OUT.kiosks} kiosks at 64 KiB and 512 KiB (p50/p99)`, async (context) => {
+      const { probe, bridge } = graph();
+      const kiosks = await Promise.all(
+        Array.from({ length: FAN_OUT.kiosks }, () => KioskClient.connect(bridge.wsUrl)),
+      );
+      // When each binary frame arrived, per kiosk, on the clock the publish time is read from.
+      const arrivals = kiosks.map(() => [] as number[]);
+      kiosks.forEach((kiosk, index) => {
+        kiosk.socket.on('message', (_data: Buffer, isBinary: boolean) => {
+          if (isBinary) arrivals[index]?.push(performance.now());
+        });
+      });
+      try {
+        for (const kiosk of kiosks) await kiosk.frameCount(1, 10_000);
+        for (const bytes of FAN_OUT.sizes) {
+          const samples: number[] = [];
+          for (let index = 0; index < FAN_OUT.warmUp + FAN_OUT.messages; index += 1) {
+            const seen = arrivals.map((list) => list.length);
+            const audio = messageBytes(bytes, index);
+            const published = performance.now();
+            probe.publishSpeech({ emotion: 'neutral', text: `fan-out ${bytes} #${index}`, audio });
+            // The kiosk's own frames wake the wait; the arrival time was taken by the listener above.
+            await Promise.all(
+              kiosks.map((kiosk, k) =>
+                kiosk.until(
+                  (frames) => frames.filter((frame) => frame.kind === 'binary').length > (seen[k] ?? 0),
+                  `message ${index}`,
+                  FAN_OUT.waitMs,
+                ),
+              ),
+            );
+            if (index < FAN_OUT.warmUp) continue;
+            arrivals.forEach((list, k) => {
+              const arrived = list[seen[k] ?? 0];
+              if (arrived !== undefined) samples.push(arrived - published);
+            });
+          }
+          assert.equal(samples.length, FAN_OUT.kiosks * FAN_OUT.messages);
+          context.diagnostic(
+            `latency ${formatLatencies(
+              `/play_audio ${sizeLabel(bytes)} publish to ${FAN_OUT.kiosks} kiosks (${FAN_OUT.messages} messages, every kiosk)`,
+              summarise(samples),
+            )}`,
+          );
+        }
+      } finally {
+        for (const kiosk of kiosks) kiosk.close();
       }
     });
   });
