@@ -8,6 +8,7 @@ import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
 import { requestIdOf } from '../../src/transport/http/request-id.js';
+import { clientOverride, routerOverride } from '../ros/zenoh-router.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import {
   directivesNamed,
@@ -322,11 +323,13 @@ describe('compose.yaml', () => {
     }
   });
 
-  it('starts the Zenoh router with rmw_zenohd, listening on IPv4 port 7447, not in client mode', () => {
+  it('starts the Zenoh router with rmw_zenohd as npm run test:ros starts it, listening on IPv4 port 7447', () => {
     const router = service('zenoh-router');
     assert.deepEqual(router.command, ['ros2', 'run', 'rmw_zenoh_cpp', 'rmw_zenohd']);
     const override = router.environment?.['ZENOH_CONFIG_OVERRIDE'] ?? '';
-    assert.equal(override, 'listen/endpoints=["tcp/0.0.0.0:7447"]');
+    // The suite's router, on every address of the container instead of loopback.
+    assert.equal(override, routerOverride(7447).replace('tcp/127.0.0.1:', 'tcp/0.0.0.0:'));
+    assert.match(override, /scouting\/multicast\/enabled=false/);
     assert.doesNotMatch(override, /client/);
     assert.match(router.healthcheck?.test?.join(' ') ?? '', /\/dev\/tcp\/127\.0\.0\.1\/7447/);
   });
@@ -344,6 +347,12 @@ describe('compose.yaml', () => {
       assert.equal(
         env['ZENOH_CONFIG_OVERRIDE'],
         finalEnv.get('ZENOH_CONFIG_OVERRIDE')?.replace('host.docker.internal', 'zenoh-router'),
+        name,
+      );
+      // The session every process of npm run test:ros opens, with the router's name for its address.
+      assert.equal(
+        env['ZENOH_CONFIG_OVERRIDE'],
+        clientOverride(7447).replace('tcp/127.0.0.1:', 'tcp/zenoh-router:'),
         name,
       );
       const plan = zenohSessionPlan(env);
@@ -380,6 +389,12 @@ describe('compose.yaml', () => {
     assert.ok(volume !== undefined && volume in compose.volumes, `named volume ${volume}`);
     assert.ok(target !== undefined && file.startsWith(`${target}/`), `${file} is on the volume at ${target}`);
     assert.equal(finalEnv.get('TOUR_STORE_FILE'), file, 'the image default names the same file');
+  });
+
+  it("keeps the bridge's state directory (the microphone) on a named volume, across re-created containers", () => {
+    const [volume, target] = (service('bridge').volumes?.[0] ?? '').split(':');
+    assert.ok(volume !== undefined && volume in compose.volumes, `named volume ${volume}`);
+    assert.equal(target, finalEnv.get('TOUR_BRIDGE_STATE_DIR'));
   });
 });
 
