@@ -93,8 +93,8 @@ export const OPTION_SPECS = {
   max_body_bytes: option('max_body_bytes', String(MIB), 'Largest HTTP request body', integer(1, 64 * MIB)),
   max_audio_frame_bytes: option(
     'max_audio_frame_bytes',
-    String(8 * MIB),
-    'Largest binary (audio) WebSocket frame from a kiosk; larger closes the session with 1009',
+    String(2 * MIB),
+    "Largest binary (audio) WebSocket frame from a kiosk (the default holds the kiosk page's longest utterance, 60 s); larger closes the session with 1009",
     integer(1, 256 * MIB),
   ),
   max_text_frame_bytes: option(

@@ -138,7 +138,7 @@ export interface ConversationLimits {
 
 export const DEFAULT_LIMITS: ConversationLimits = {
   maxTextFrameBytes: 4 * 1024,
-  maxBinaryFrameBytes: 8 * 1024 * 1024,
+  maxBinaryFrameBytes: 2 * 1024 * 1024,
   maxWaitingCalls: 4,
   chatTimeoutMs: 60_000,
   clearHistoryTimeoutMs: 10_000,

@@ -116,7 +116,7 @@ describe('command line', () => {
   it('refuses a queued-audio cap below the largest audio frame, naming both flags', () => {
     assert.equal(
       error(['--queued_audio_bytes', '3000']),
-      '--queued_audio_bytes (3000) must be at least --max_audio_frame_bytes (8388608): ' +
+      '--queued_audio_bytes (3000) must be at least --max_audio_frame_bytes (2097152): ' +
         'frames of the largest allowed size would always be refused as busy',
     );
     assert.match(

@@ -6,7 +6,7 @@
 /** The 4-byte big-endian message id that heads every server binary frame. */
 export const AUDIO_HEADER_BYTES = 4;
 /** The server's default limit for one client audio frame (`--max_audio_frame_bytes`). */
-export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 2 * 1024 * 1024;
 /** What the kiosk records and sends: 16-bit PCM WAV, 16 kHz, mono (docs/protocol.md, "Audio format"). */
 export const PCM_SAMPLE_RATE = 16_000;
 
