@@ -35,6 +35,8 @@ const exists = (path: string) => existsSync(new URL(`../../${path}`, import.meta
 const dockerfileText = read('Dockerfile');
 const dockerfile = DockerfileParser.parse(dockerfileText);
 const readme = read('README.md');
+const deployment = read('docs/deployment.md');
+const kioskDoc = read('docs/kiosk.md');
 
 /** The spec's container setup (part 1), as the image must default it. */
 const SPEC_ENV = {
@@ -398,11 +400,15 @@ describe('compose.yaml', () => {
   });
 });
 
-describe('README, "Deploying on a robot"', () => {
-  const section = readme.slice(readme.indexOf('## Deploying on a robot'));
+describe('README, "Deploying on a robot", and docs/deployment.md', () => {
+  const section = deployment;
 
   it('shows how to build, run the whole system and run the acceptance test', () => {
-    assert.ok(readme.includes('## Deploying on a robot'));
+    const readmeSection = readme.slice(readme.indexOf('## Deploying on a robot'));
+    for (const command of ['docker build -t tour-bridge .', 'docker compose up']) {
+      assert.ok(readmeSection.includes(command), `README: ${command}`);
+    }
+    assert.ok(readmeSection.includes('(docs/deployment.md)'), 'the README points to docs/deployment.md');
     for (const command of [
       'docker build -t tour-bridge .',
       'docker compose up',
@@ -416,9 +422,9 @@ describe('README, "Deploying on a robot"', () => {
   });
 
   it('explains TLS in front with the shipped files; the kiosk needs no insecure-origin flag', () => {
-    const start = readme.indexOf('### TLS in front (https for the kiosks)');
+    const start = deployment.indexOf('## TLS in front (https for the kiosks)');
     assert.ok(start > 0);
-    const tls = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    const tls = deployment.slice(start, deployment.indexOf('\n## ', start + 1));
     for (const text of [
       PROXY_TEMPLATE,
       'deploy/nginx/make-cert.sh deploy/tls',
@@ -432,13 +438,18 @@ describe('README, "Deploying on a robot"', () => {
     // The host recipe's envsubst names exactly the template's placeholders (others would eat nginx's).
     const listed = /envsubst '([^']*)'/.exec(tls)?.[1]?.split(/\s+/) ?? [];
     assert.deepEqual(listed.sort(), PROXY_PLACEHOLDERS.map((name) => `\${${name}}`).sort());
-    assert.ok(readme.includes('(#tls-in-front-https-for-the-kiosks)'), 'the kiosk section links it');
-    assert.doesNotMatch(readme, /unsafely-treat-insecure-origin-as-secure/);
+    assert.ok(
+      kioskDoc.includes('(deployment.md#tls-in-front-https-for-the-kiosks)'),
+      'the kiosk page links it',
+    );
+    for (const text of [readme, deployment, kioskDoc]) {
+      assert.doesNotMatch(text, /unsafely-treat-insecure-origin-as-secure/);
+    }
   });
 
   it('says which Node.js and uWebSockets.js CI tests and which the image runs', () => {
-    const start = readme.indexOf('### uWebSockets.js build');
-    const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    const start = deployment.indexOf('## uWebSockets.js build');
+    const section = deployment.slice(start, deployment.indexOf('\n## ', start + 1));
     const rows = markdownTableRows(section);
     const ci = rows.find((cells) => cells[0]?.startsWith('Development and CI'));
     const image = rows.find((cells) => cells[0]?.startsWith('The image'));
@@ -453,7 +464,7 @@ describe('README, "Deploying on a robot"', () => {
     assert.match(image[3] ?? '', /Noble/);
     assert.ok(section.includes('docker/check-uws-native.mjs'));
     assert.ok(
-      readme.includes(`\`node:${argDefaults.get('NODE_VERSION')}-bookworm-slim\``),
+      deployment.includes(`\`node:${argDefaults.get('NODE_VERSION')}-bookworm-slim\``),
       'Inside the image',
     );
   });
@@ -462,8 +473,8 @@ describe('README, "Deploying on a robot"', () => {
     const rows = markdownTableRows(section);
     for (const [name, value] of finalEnv) {
       const row = rows.find((cells) => cells[0] === `\`${name}\``);
-      assert.ok(row, `README has a row for ${name}`);
-      assert.equal(row[1], `\`${value}\``, `README gives the default of ${name}`);
+      assert.ok(row, `docs/deployment.md has a row for ${name}`);
+      assert.equal(row[1], `\`${value}\``, `docs/deployment.md gives the default of ${name}`);
     }
   });
 });

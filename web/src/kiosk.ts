@@ -533,7 +533,7 @@ page.newConversation.addEventListener('click', () => {
 });
 
 // Browsers start audio only after a user gesture unless the kiosk's browser is set to allow it
-// (--autoplay-policy=no-user-gesture-required, see README); until then a tap anywhere unlocks it.
+// (--autoplay-policy=no-user-gesture-required, see docs/kiosk.md); until then a tap anywhere unlocks it.
 const showUnlock = () => {
   page.unlock.hidden = context.state === 'running';
 };

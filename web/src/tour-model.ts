@@ -101,7 +101,7 @@ export interface FieldError {
 
 /**
  * The page's own rules, checked before anything is sent: no blank names, no step without a description.
- * Stricter than the API, which accepts a name of spaces and an empty description (README, "Kiosk and admin
+ * Stricter than the API, which accepts a name of spaces and an empty description (docs/kiosk.md, "Kiosk and admin
  * pages"); the API's other rules (length, control characters) are left to its 422 answers.
  */
 export const validateDraft = (draft: TourDraft): FieldError[] => {

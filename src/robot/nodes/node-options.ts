@@ -33,7 +33,7 @@ const PATH_MAX_CHARS = 4096;
 export const NODE_HELP = [
   'Usage: node dist/src/robot/nodes/main.js <tour-store|demo-chat> [options] [--ros-args ...]',
   '',
-  'Reference ROS 2 nodes for bring-up and tests (see README, "Deploying on a robot").',
+  'Reference ROS 2 nodes for bring-up and tests (see docs/deployment.md).',
   '  tour-store   serves /tour_list, /tour_get, /tour_create, /tour_update, /tour_delete from a file',
   '  demo-chat    serves /chat (echo), /clear_history and the Converse action /converse (the echo in',
   '               parts), greets on /play_audio',

@@ -22,7 +22,7 @@ import {
  * attempt semantics, by opening a TCP connection to the session's connect endpoint(s). ROS
  * initialisation starts once one answers; rmw_zenoh's own check then succeeds within about a second.
  * A TCP accept means "something listens there", which is the router in every deployment described in
- * the README; rmw_zenoh still makes the real Zenoh-level check afterwards.
+ * docs/deployment.md; rmw_zenoh still makes the real Zenoh-level check afterwards.
  */
 
 /** Between checks, as rmw_zenoh waits between its own. */
