@@ -254,6 +254,13 @@ describe('kiosk layout', () => {
     await assertNoSeriousViolations(page, 'the kiosk settings');
     // The level meter follows the (fake, beeping) microphone while the settings are open.
     await page.locator('#level-value', { hasText: /^-?\d+ dB$/ }).waitFor();
+    // The meter and the threshold share one scale, so the threshold can be set against the level.
+    const scale = async (selector: string) => [
+      await page.locator(selector).getAttribute('min'),
+      await page.locator(selector).getAttribute('max'),
+    ];
+    assert.deepEqual(await scale('#level'), ['-70', '0']);
+    assert.deepEqual(await scale('#threshold'), ['-70', '0']);
     await page.getByLabel('Voice threshold').focus();
     for (let step = 0; step < 5; step += 1) await page.keyboard.press('ArrowLeft');
     assert.equal(await page.locator('#threshold-value').textContent(), '-45 dB');

@@ -97,6 +97,27 @@ describe('kiosk page', () => {
     assert.ok(parseWav(service.chats[1]!).samples.length > 0.4 * 16_000);
   });
 
+  it('talks while Enter is held on the focused talk button, and tells a screen reader when it listens and sends', async () => {
+    const before = (await snapshot(page)).played.length;
+    const chatsBefore = service.chats.length;
+    await page.locator('#talk').focus();
+    await page.keyboard.down('Enter');
+    await page.locator('body[data-recording="true"]').waitFor();
+    assert.equal(await page.locator('#talk').getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.locator('#talk-status').textContent(), 'Listening. Release to send.');
+    assert.equal(await page.locator('#talk-status').getAttribute('aria-live'), 'assertive');
+    await page.waitForTimeout(600);
+    await page.keyboard.up('Enter');
+    await waitForSnapshot(
+      page,
+      (s) => s.played.length === before + 1 && s.played[before]?.outcome === 'played',
+      'the echo of what was said with Enter held',
+    );
+    assert.equal(service.chats.length, chatsBefore + 1, 'one utterance: Enter did not also click');
+    assert.equal(await page.locator('#talk').getAttribute('aria-pressed'), 'false');
+    assert.equal(await page.locator('#talk-status').textContent(), 'Sent.');
+  });
+
   it('plays a burst of /play_audio messages in arrival order, one after another', async () => {
     const before = (await snapshot(page)).played.length;
     const messages = ['happy', 'sad', 'surprised', 'thinking', 'angry'].map((emotion, index) => ({

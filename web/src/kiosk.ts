@@ -57,6 +57,8 @@ const page = {
   thresholdValue: byId('threshold-value', HTMLOutputElement),
   level: byId('level', HTMLMeterElement),
   levelValue: byId('level-value', HTMLOutputElement),
+  /** Read out by screen readers when talking starts and stops, whatever has the focus. */
+  talkStatus: byId('talk-status', HTMLElement),
   notice: byId('notice', HTMLElement),
   newConversation: byId('new-conversation', HTMLButtonElement),
   unlock: byId('unlock', HTMLElement),
@@ -191,6 +193,7 @@ const notify = (text: string): void => {
 const startRecording = (kind: Exclude<Recording, 'none'>): void => {
   utterance.reset();
   state.recording = kind;
+  if (kind === 'push') page.talkStatus.textContent = 'Listening. Release to send.';
   render();
 };
 
@@ -199,6 +202,7 @@ const finishRecording = (send: boolean, note?: string): void => {
   if (state.recording === 'none') return;
   // Where "time to first sound" starts: the audio clock when the visitor let go.
   const releasedClock = context.currentTime;
+  if (state.recording === 'push') page.talkStatus.textContent = send ? 'Sent.' : 'Not sent.';
   state.recording = 'none';
   vad.reset();
   const samples = utterance.take();
@@ -460,6 +464,18 @@ const spaceTalks = (target: EventTarget | null): boolean =>
   !(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) &&
   !(target instanceof HTMLButtonElement && target !== page.talk);
 
+// Enter on the talk button talks too, held like Space (a click would start and stop at once).
+page.talk.addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter' || page.settings.open) return;
+  event.preventDefault();
+  if (!event.repeat) beginPush();
+});
+page.talk.addEventListener('keyup', (event) => {
+  if (event.key !== 'Enter' || page.settings.open) return;
+  event.preventDefault();
+  endPush(true);
+});
+
 document.addEventListener('keydown', (event) => {
   if (event.code !== 'Space' || page.settings.open || !spaceTalks(event.target)) return;
   event.preventDefault();
@@ -558,8 +574,11 @@ Object.defineProperty(window, 'tourKiosk', {
   }),
 });
 
+// One scale for the threshold and the level it is set against.
 page.threshold.min = String(THRESHOLD_RANGE.minDb);
 page.threshold.max = String(THRESHOLD_RANGE.maxDb);
+page.level.min = THRESHOLD_RANGE.minDb;
+page.level.max = THRESHOLD_RANGE.maxDb;
 page.threshold.value = String(storedThreshold());
 showThreshold();
 new ResizeObserver(fitSpeech).observe(page.speechBox.parentElement ?? page.body);
