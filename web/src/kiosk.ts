@@ -11,6 +11,7 @@ import { Probe } from './probe.js';
 import { DEFAULT_MAX_AUDIO_FRAME_BYTES, PCM_SAMPLE_RATE, type ServerMessage } from './protocol.js';
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer } from './utterance.js';
+import { failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';
 import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE, VoiceActivityDetector } from './vad.js';
 import { encodeWav, maxSamplesFor } from './wav.js';
 
@@ -90,6 +91,10 @@ const state = {
   lastPlaybackEndedAt: -Infinity,
   /** The emotion of what the robot said last (the face shows it unless the robot is thinking). */
   emotion: 'neutral',
+  /** The turn whose parts the bubble shows: its later parts add to it (undefined: a new answer replaces it). */
+  bubbleTurn: undefined as number | undefined,
+  /** A question was waiting for its answer when the session ended: the next session apologises. */
+  lostQuestion: false,
 };
 
 const probe = new Probe();
@@ -324,11 +329,21 @@ const applyMicrophoneAllowed = (allowed: boolean): void => {
 // ---------------------------------------------------------------------------------------------------------
 // Listening
 
+/** An apology where the answer would have been, with its face; the next answer replaces it. */
+const showFailure = (line: FailureLine): void => {
+  state.emotion = line.emotion;
+  state.bubbleTurn = undefined;
+  showAnswer(line.text);
+};
+
 const player = new Player(context, {
   onStart: (pair: AudioPair, slot: Slot) => {
     clearNotice();
     state.emotion = pair.meta.emotion;
-    showAnswer(pair.meta.text);
+    // The parts of one streamed answer stay together; anything else starts the bubble afresh.
+    const samePart = pair.meta.turn !== undefined && pair.meta.turn === state.bubbleTurn;
+    state.bubbleTurn = pair.meta.turn;
+    showAnswer(samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text);
     setSpeaking(face, true);
     probe.recordStart({
       messageId: pair.meta.messageId,
@@ -366,8 +381,14 @@ const onMessage = (message: ServerMessage): void => {
     case 'state':
       // A new session's state replaces whatever the page showed before (reconnects included).
       probe.statesApplied += 1;
-      state.emotion = message.emotion;
-      showAnswer(message.text);
+      state.bubbleTurn = undefined;
+      if (state.lostQuestion) {
+        state.lostQuestion = false;
+        showFailure(LOST_QUESTION);
+      } else {
+        state.emotion = message.emotion;
+        showAnswer(message.text);
+      }
       applyMicrophoneAllowed(message.microphone.enabled);
       return;
     case 'audio': {
@@ -387,8 +408,11 @@ const onMessage = (message: ServerMessage): void => {
     case 'error':
       probe.recordError(message.code);
       // About a turn the visitor talked over: old news.
-      if (turns.error(message.turn) === 'show')
-        notify(ERROR_NOTICES[message.code] ?? 'Something went wrong; please try again.');
+      if (turns.error(message.turn) === 'show') {
+        const line = message.turn === undefined ? undefined : failureLine(message.code);
+        if (line !== undefined) showFailure(line);
+        else notify(ERROR_NOTICES[message.code] ?? 'Something went wrong; please try again.');
+      }
       render();
       return;
     case 'turn_end':
@@ -424,6 +448,8 @@ const connection = new KioskConnection(wsUrl, {
   onSessionEnd: () => {
     // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
     pairer.clear();
+    // A question still waiting now will never be answered: the next session says so.
+    state.lostQuestion = state.lostQuestion || turns.unanswered;
     // Turns are numbered per session: the next one counts from 1 again.
     turns.reset();
     // Nothing of the old session stays up: its answer, its notices, its microphone permission. The next

@@ -79,6 +79,12 @@ export class TurnTracker {
     return false;
   }
 
+  /** Whether an utterance sent and not cancelled has not ended yet (whatever of its answer came). */
+  get unanswered(): boolean {
+    for (const turn of this.open.keys()) if (turn > this.cancelledThrough) return true;
+    return false;
+  }
+
   /** Whether the robot is working on an utterance and nothing of its answer has come yet. */
   thinking(now: number): boolean {
     for (const [turn, entry] of this.open) {
