@@ -36,7 +36,7 @@ import {
   type RosCallResult,
   type RouteRequest,
 } from './route.js';
-import { SerialByKey, type Turn } from './serial-by-key.js';
+import { SERIAL_WAITING_MAX, SerialByKey, type Turn } from './serial-by-key.js';
 
 /**
  * Installs the route table on a uWebSockets.js app. Each route gets its own handler for its method, so
@@ -59,12 +59,7 @@ export interface RouterSettings {
    * never runs (used while the service stops, so keep-alive connections start no new work).
    */
   readonly refusal: () => HttpReply | undefined;
-  /** Requests that may wait behind one holding a serial key's turn (503 `tour-busy` beyond); default 32. */
-  readonly maxWaitingPerKey?: number;
 }
-
-/** Conditional changes to one tour that may wait behind the one running (docs/operations.md). */
-export const SERIAL_WAITING_MAX = 32;
 
 export interface InstalledRoutes {
   /** Requests started and not yet answered or abandoned by their client (the graceful stop waits for them). */
@@ -428,7 +423,7 @@ class Router implements InstalledRoutes {
   readonly serial: SerialByKey;
   constructor(readonly settings: RouterSettings) {
     this.debug = settings.log.isLevelEnabled('debug');
-    this.serial = new SerialByKey(settings.maxWaitingPerKey ?? SERIAL_WAITING_MAX);
+    this.serial = new SerialByKey(SERIAL_WAITING_MAX);
     this.rosFailures = createFailureLog(settings.log, {
       keyField: 'service',
       firstMessage: 'request failed',

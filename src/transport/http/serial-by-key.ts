@@ -4,6 +4,9 @@
  * no other such request slips in between one's check and its write.
  */
 
+/** Requests that may wait behind one holding a key's turn in the router; 503 `tour-busy` beyond. */
+export const SERIAL_WAITING_MAX = 32;
+
 export interface Turn {
   /** Ends the turn (or leaves the queue before it came); the next request of the key starts. Idempotent. */
   release(): void;

@@ -12,6 +12,7 @@ import {
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
 import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
+import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
 import {
   rosCall,
   type AnyRoute,
@@ -194,7 +195,7 @@ const IF_MATCH_FAILURES = {
       'If-Match names none of the tour’s versions: it was changed since it was read (`tour-changed`); `ETag` gives the current version',
     headers: { etag: 'The tour’s current version' },
   },
-  503: 'The ROS service is not available (`ros-unavailable`, with Retry-After); the service is stopping; or 32 other changes with If-Match to this tour are waiting (`tour-busy`, with Retry-After)',
+  503: `The ROS service is not available (\`ros-unavailable\`, with Retry-After); the service is stopping; or ${SERIAL_WAITING_MAX} other changes with If-Match to this tour are waiting (\`tour-busy\`, with Retry-After)`,
 };
 
 /** The component schemas the tour routes' documentation names. */
