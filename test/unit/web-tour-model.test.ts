@@ -17,6 +17,7 @@ import {
   TOUR_LIMITS,
   tourFromDraft,
   validateDraft,
+  versionFromEtag,
   type Tour,
 } from '../../web/src/tour-model.js';
 
@@ -183,6 +184,14 @@ describe('reading API answers', () => {
     assert.deepEqual(parseTour(JSON.parse(JSON.stringify(tour))), tour);
     assert.equal(parseTour({ tour_name: 'x', map_name: 'y', steps: [{ description: 1 }] }), undefined);
     assert.equal(parseTour([]), undefined);
+  });
+
+  it('takes a tour’s version from its ETag, also when a compressing proxy marked it weak', () => {
+    const tag = `"${'a'.repeat(43)}"`;
+    assert.equal(versionFromEtag(tag), tag);
+    assert.equal(versionFromEtag(`W/${tag}`), tag);
+    assert.equal(versionFromEtag(null), undefined);
+    assert.equal(versionFromEtag(''), undefined);
   });
 
   it('reads problem+json with its per-field errors, bounded', () => {

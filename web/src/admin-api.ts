@@ -1,5 +1,12 @@
 import { authorizationHeaders } from './access-token.js';
-import { parseProblem, parseTour, parseTourNames, type Problem, type Tour } from './tour-model.js';
+import {
+  parseProblem,
+  parseTour,
+  parseTourNames,
+  versionFromEtag,
+  type Problem,
+  type Tour,
+} from './tour-model.js';
 
 /** The tour HTTP API (`/tour`), as the operator page uses it. Every call is bounded by a time-out. */
 
@@ -10,6 +17,8 @@ export type ApiResult<T> =
 const TIMEOUT_MS = 10_000;
 
 const tourPath = (name: string): string => `/tour/${encodeURIComponent(name)}`;
+
+const versionOf = (headers: Headers): string | undefined => versionFromEtag(headers.get('etag'));
 
 const call = async <T>(
   method: string,
@@ -55,8 +64,8 @@ const call = async <T>(
   if (!response.ok) {
     const problem = parseProblem(response.status, json);
     // A 412 names the tour's current version: what "overwrite" sends back.
-    const etag = response.headers.get('etag');
-    return { ok: false, problem: etag === null ? problem : { ...problem, etag } };
+    const etag = versionOf(response.headers);
+    return { ok: false, problem: etag === undefined ? problem : { ...problem, etag } };
   }
   const value = read(json, response.headers);
   if (value === undefined) {
@@ -86,8 +95,8 @@ export interface VersionedTour {
 
 const versionedTour = (json: unknown, headers: Headers): VersionedTour | undefined => {
   const tour = parseTour(json);
-  const etag = headers.get('etag');
-  return tour === undefined || etag === null ? undefined : { tour, etag };
+  const etag = versionOf(headers);
+  return tour === undefined || etag === undefined ? undefined : { tour, etag };
 };
 
 export const listTours = () => call('GET', '/tour', parseTourNames);

@@ -254,6 +254,14 @@ export const parseTour = (json: unknown): Tour | undefined => {
   return { tour_name, map_name, steps: parsed };
 };
 
+/**
+ * The tour's version from an ETag header, as If-Match takes it. A proxy that compresses JSON (nginx with
+ * `gzip_types application/json`) marks the bridge's strong tag weak (`W/"…"`); the tag itself is still
+ * the tour's version, and If-Match matches only its strong form.
+ */
+export const versionFromEtag = (etag: string | null): string | undefined =>
+  etag === null || etag === '' ? undefined : etag.replace(/^W\//, '');
+
 export const parseTourNames = (json: unknown): string[] | undefined =>
   Array.isArray(json) && json.every((name) => typeof name === 'string') ? json : undefined;
 
