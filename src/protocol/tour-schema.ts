@@ -49,6 +49,10 @@ const objectIssue =
         ? `expected ${what} object, got ${jsonTypeOf(issue.input)}`
         : 'missing field';
 
+// A character that shows: neither white space, nor a control or an invisible format character (a
+// zero-width space, a soft hyphen). A name without one reads as no name in every list.
+const VISIBLE_CHARACTER = /[^\s\p{Cc}\p{Cf}]/u;
+
 // The `check` actions enforce; the `metadata` actions say the same in the OpenAPI document
 // (JSON Schema counts maxLength in code points, as the checks do).
 const identifier = (field: string, maxChars: number) =>
@@ -58,6 +62,21 @@ const identifier = (field: string, maxChars: number) =>
     v.check((text) => text.length > 0, `${field} must not be empty`),
     v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
     v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
+    wellFormed(field),
+  );
+
+/** An identifier a new tour may take: one that also shows (not only spaces or invisible characters). */
+const newIdentifier = (field: string, maxChars: number) =>
+  v.pipe(
+    v.string(expected('string')),
+    v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}*[^\\s\\p{Cc}\\p{Cf}]\\P{Cc}*$' }),
+    v.check((text) => text.length > 0, `${field} must not be empty`),
+    v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+    v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
+    v.check(
+      (text) => VISIBLE_CHARACTER.test(text),
+      `${field} must not be blank (only spaces or invisible characters)`,
+    ),
     wellFormed(field),
   );
 
@@ -101,6 +120,18 @@ export const TourSchema = v.strictObject(
     tour_name: TourNameSchema,
     map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
     steps: StepsSchema,
+  },
+  objectIssue('tour'),
+);
+/**
+ * The body of `POST /tour`: a tour whose names also show. Only new tours are held to it: tours stored
+ * before (or by other nodes) with a blank name can still be read, updated, deleted and kept in a store file.
+ */
+export const NewTourSchema = v.strictObject(
+  {
+    ...TourSchema.entries,
+    tour_name: newIdentifier('tour_name', TOUR_LIMITS.nameMaxChars),
+    map_name: newIdentifier('map_name', TOUR_LIMITS.mapNameMaxChars),
   },
   objectIssue('tour'),
 );

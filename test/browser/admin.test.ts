@@ -132,7 +132,8 @@ describe('operator page', () => {
   it('edits it from the keyboard: moves a step up twice and changes the map', async () => {
     await page.getByRole('button', { name: 'garden', exact: true }).click();
     await page.locator('#editor-heading', { hasText: 'Edit tour “garden”' }).waitFor();
-    assert.equal(await page.getByLabel('Tour name').getAttribute('readonly'), '');
+    // The name can be changed: a hint says that renames the tour.
+    assert.equal(await page.locator('#tour-name-hint').isVisible(), true);
     await assertNoSeriousViolations(page, 'the operator page, a tour open');
 
     // The buttons' names start with what they show (WCAG 2.5.3), then say which step.
@@ -278,7 +279,7 @@ describe('operator page', () => {
     const description = page.locator('#steps > li').first().getByLabel('Description');
     assert.equal(await description.getAttribute('aria-invalid'), 'true');
     await problem
-      .getByRole('button', { name: 'steps.0.description: Describe step 1, or remove it.' })
+      .getByRole('button', { name: 'Step 1 description: Describe step 1, or remove it.' })
       .waitFor();
     await assertNoSeriousViolations(page, 'the operator page, fields refused');
     // Nothing went to the robot.
@@ -336,15 +337,11 @@ describe('operator page', () => {
     const problem = page.locator('#problem');
     await problem.locator('h3', { hasText: '(422)' }).waitFor();
     assert.equal(await problem.locator('h3').textContent(), 'Creating failed: Validation failed (422)');
-    const error = problem.getByRole('button', {
-      name: 'tour_name: tour_name must not contain control characters',
-    });
+    // Named as the form names the field, not as the API's JSON does.
+    const error = problem.getByRole('button', { name: 'Tour name: Must not contain control characters' });
     await error.waitFor();
     assert.equal(await page.getByLabel('Tour name').getAttribute('aria-invalid'), 'true');
-    assert.equal(
-      await page.locator('#tour-name-error').textContent(),
-      'tour_name must not contain control characters',
-    );
+    assert.equal(await page.locator('#tour-name-error').textContent(), 'Must not contain control characters');
     await error.click();
     assert.equal(await page.locator(':focus').getAttribute('id'), 'tour-name');
     // Nothing was stored: the tour service does not know the name.

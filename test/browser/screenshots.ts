@@ -1,7 +1,7 @@
 /**
  * `npm run screenshots`: the pictures in docs/img, taken from the real pages in headless Chromium against
  * the service on the simulation: the kiosk at a landscape kiosk (1280×800), a phone (390×844) and offline,
- * and the operator page (1280×800).
+ * and the operator page (1280×800): a tour open, and a save refused because another operator saved first.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,22 @@ try {
   await admin.locator('#editor-heading', { hasText: 'Edit tour' }).waitFor();
   await admin.screenshot({ path: `${directory}admin.png` });
   written.push(`admin.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+
+  // Two operators on one tour: another tab saves first, so this one's save is refused and says why.
+  const other = await browser.newPage();
+  await other.goto(`${service.baseUrl}/admin`);
+  await other.getByRole('button', { name: 'garden', exact: true }).click();
+  await other.locator('#editor-heading', { hasText: 'Edit tour' }).waitFor();
+  await other.locator('#steps > li').first().getByLabel('Dialogue').fill('These roses were planted in 1898.');
+  await other.getByRole('button', { name: 'Save', exact: true }).click();
+  await other.locator('#editor-status', { hasText: 'Saved' }).waitFor();
+  await other.close();
+  await admin.locator('#steps > li').nth(1).getByLabel('Description').fill('Pond with the old carp');
+  await admin.getByRole('button', { name: 'Save', exact: true }).click();
+  await admin.locator('#problem h3', { hasText: 'changed by someone else' }).waitFor();
+  await admin.evaluate('window.scrollTo(0, 0)');
+  await admin.screenshot({ path: `${directory}admin-conflict.png` });
+  written.push(`admin-conflict.png (${VIEWPORT.width}×${VIEWPORT.height})`);
 
   // Last: the service goes away under the kiosk.
   stopped = true;

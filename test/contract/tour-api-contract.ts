@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { request, sendJson, type HttpResult } from '../support/http.js';
+import { tourVersionContract } from './tour-version-contract.js';
 
 /**
  * The tour API's behaviour, whatever backend serves it. Run against the simulation in CI
@@ -185,6 +186,19 @@ export const tourApiContract = (target: () => ContractTarget): void => {
           'steps.0.extra: unknown field in step',
         ],
         [[1, 2], 'tour_name: missing field'],
+        // A new tour's names must show: spaces, a no-break space or a zero-width space alone are no name.
+        [
+          { tour_name: '   ', map_name: 'm', steps: [] },
+          'tour_name: tour_name must not be blank (only spaces or invisible characters)',
+        ],
+        [
+          { tour_name: '\u00a0\u200b', map_name: 'm', steps: [] },
+          'tour_name: tour_name must not be blank (only spaces or invisible characters)',
+        ],
+        [
+          { tour_name: 'x', map_name: ' ', steps: [] },
+          'map_name: map_name must not be blank (only spaces or invisible characters)',
+        ],
       ];
       for (const [body, detail] of cases) {
         const result = assertProblem(await sendJson(url(), 'POST', '/tour', body), 422, 'validation-failed');
@@ -285,4 +299,6 @@ export const tourApiContract = (target: () => ContractTarget): void => {
       );
     });
   });
+
+  tourVersionContract(target);
 };

@@ -35,7 +35,8 @@ export const undocumentedAnswers = (
     const match = templates.find(({ pattern }) => pattern.test(bare));
     if (match === undefined) continue;
     const item = document.paths[match.template] ?? {};
-    const operation = item[method.toLowerCase()] as
+    // HEAD is answered wherever GET is, with GET's statuses (the document's description says so).
+    const operation = (item[method.toLowerCase()] ?? (method === 'HEAD' ? item['get'] : undefined)) as
       | { readonly responses?: Readonly<Record<string, unknown>> }
       | undefined;
     const where = `${method} ${match.template}`;

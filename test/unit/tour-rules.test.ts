@@ -65,6 +65,20 @@ describe('tour rules (shared by the simulation and the reference tour store)', (
     assert.match(invalid.response.message, /tour_name/);
   });
 
+  it('refuses a new tour whose name or map name is blank, but updates a stored one that has such a name', () => {
+    for (const blank of [tour('   '), tour('\u200b'), tour('ok', ' \u00a0')]) {
+      const refused = decideTourCreate(emptyTourState(), { tour: tourToMsg(blank) });
+      assert.equal(refused.response.outcome, TourOutcome.INVALID, JSON.stringify(blank));
+      assert.match(refused.response.message, /must not be blank/);
+    }
+    // A tour stored before the rule (or by another node) stays editable.
+    const state = foldTourEvents([{ type: 'tour.created', tour: tour('   ') }]);
+    assert.equal(
+      decideTourUpdate(state, { tour: tourToMsg(tour('   ', 'new map')) }).response.outcome,
+      TourOutcome.OK,
+    );
+  });
+
   it('answers not found for get and delete of any name it does not hold, valid or not (spec: 404)', () => {
     for (const name of ['a\nb', '', 'x'.repeat(129)]) {
       assert.equal(

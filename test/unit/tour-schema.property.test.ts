@@ -15,10 +15,15 @@ import { fuzzRuns } from '../support/fuzz-runs.js';
 
 // Array.from iterates code points, which is what the 128-character rule counts.
 const codePoints = (text: string) => Array.from(text).length;
-// Names within the rules: 1–128 code points, no control characters.
+// Names within the rules: 1–128 code points, no control characters, something visible (a new tour's).
 const validName = fc
   .string({ unit: 'grapheme', minLength: 1, maxLength: TOUR_LIMITS.nameMaxChars })
-  .filter((name) => codePoints(name) <= TOUR_LIMITS.nameMaxChars && !/\p{Cc}/u.test(name));
+  .filter(
+    (name) =>
+      codePoints(name) <= TOUR_LIMITS.nameMaxChars &&
+      !/\p{Cc}/u.test(name) &&
+      /[^\s\p{Cc}\p{Cf}]/u.test(name),
+  );
 const optionalText = fc.option(fc.string({ maxLength: 40 }), { nil: null });
 // Plain prototypes, as JSON.parse gives: deepEqual compares prototypes too.
 const plain = { noNullPrototype: true } as const;

@@ -1,5 +1,12 @@
 import { authorizationHeaders } from './access-token.js';
-import { parseProblem, parseTour, parseTourNames, type Problem, type Tour } from './tour-model.js';
+import {
+  parseProblem,
+  parseTour,
+  parseTourNames,
+  versionFromEtag,
+  type Problem,
+  type Tour,
+} from './tour-model.js';
 
 /** The tour HTTP API (`/tour`), as the operator page uses it. Every call is bounded by a time-out. */
 
@@ -11,11 +18,14 @@ const TIMEOUT_MS = 10_000;
 
 const tourPath = (name: string): string => `/tour/${encodeURIComponent(name)}`;
 
+const versionOf = (headers: Headers): string | undefined => versionFromEtag(headers.get('etag'));
+
 const call = async <T>(
   method: string,
   path: string,
-  read: (json: unknown) => T | undefined,
+  read: (json: unknown, headers: Headers) => T | undefined,
   body?: unknown,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<ApiResult<T>> => {
   let response: Response;
   let text: string;
@@ -25,6 +35,7 @@ const call = async <T>(
       headers: {
         ...authorizationHeaders(),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -50,8 +61,13 @@ const call = async <T>(
   } catch {
     json = undefined;
   }
-  if (!response.ok) return { ok: false, problem: parseProblem(response.status, json, text) };
-  const value = read(json);
+  if (!response.ok) {
+    const problem = parseProblem(response.status, json);
+    // A 412 names the tour's current version: what "overwrite" sends back.
+    const etag = versionOf(response.headers);
+    return { ok: false, problem: etag === undefined ? problem : { ...problem, etag } };
+  }
+  const value = read(json, response.headers);
   if (value === undefined) {
     return {
       ok: false,
@@ -71,9 +87,27 @@ const success = (json: unknown): true | undefined =>
     ? true
     : undefined;
 
+/** A tour and its version (the ETag), which every change of it sends back in If-Match. */
+export interface VersionedTour {
+  readonly tour: Tour;
+  readonly etag: string;
+}
+
+const versionedTour = (json: unknown, headers: Headers): VersionedTour | undefined => {
+  const tour = parseTour(json);
+  const etag = versionOf(headers);
+  return tour === undefined || etag === undefined ? undefined : { tour, etag };
+};
+
 export const listTours = () => call('GET', '/tour', parseTourNames);
-export const getTour = (name: string) => call('GET', tourPath(name), parseTour);
+export const getTour = (name: string) => call('GET', tourPath(name), versionedTour);
 export const createTour = (tour: Tour) => call('POST', '/tour', success, tour);
-/** Updates the tour named in the path; the body carries the same name. */
-export const updateTour = (tour: Tour) => call('PUT', tourPath(tour.tour_name), success, tour);
-export const deleteTour = (name: string) => call('DELETE', tourPath(name), success);
+/**
+ * Updates the tour `name` (the path) to `tour`, only if it is still the version `etag` (else 412: someone
+ * else changed it). The body names the same tour.
+ */
+export const updateTour = (name: string, tour: Tour, etag: string) =>
+  call('PUT', tourPath(name), success, tour, { 'if-match': etag });
+/** Deletes the tour `name`, only if it is still the version `etag`. */
+export const deleteTour = (name: string, etag: string) =>
+  call('DELETE', tourPath(name), success, undefined, { 'if-match': etag });

@@ -1,5 +1,6 @@
+import { counterFor, refreshField } from './admin-counters.js';
 import { element } from './dom.js';
-import { TOUR_LIMITS, type StepDraft } from './tour-model.js';
+import { canAddStep, emptyStep, moveItem, TOUR_LIMITS, type StepDraft } from './tour-model.js';
 
 /** Step fields by name: the form control's `data-field` is `steps.<index>.<name>`, as the API names errors. */
 export type StepField = 'description' | 'destination' | 'dialogue';
@@ -32,14 +33,18 @@ const FIELDS: readonly {
 const fieldControl = (step: StepDraft, index: number, field: (typeof FIELDS)[number]): HTMLElement => {
   const id = `step-${step.key}-${field.name}`;
   const wrapper = element('div', { class: 'field' });
-  wrapper.append(element('label', { for: id }, field.label));
+  // The count sits beside the label, so the limit is in view without taking a line of its own.
+  const head = element('div', { class: 'field__head' });
+  head.append(element('label', { for: id }, field.label), counterFor(id));
+  wrapper.append(head);
+  // No maxlength: it would cut pasted text without a word. The counter shows the limit instead.
   const attributes: Record<string, string> = {
     id,
     name: id,
-    maxlength: String(field.maxLength),
     'data-field': `steps.${index}.${field.name}`,
     'data-step-field': field.name,
-    'aria-describedby': `${id}-error${field.hint === undefined ? '' : ` ${id}-hint`}`,
+    'data-max-chars': String(field.maxLength),
+    'aria-describedby': `${id}-error ${id}-count${field.hint === undefined ? '' : ` ${id}-hint`}`,
   };
   if (field.name === 'description') attributes['required'] = '';
   const control = field.multiline
@@ -83,4 +88,89 @@ export const renderStep = (step: StepDraft, index: number, count: number): HTMLL
   fieldset.append(actions);
   item.append(fieldset);
   return item;
+};
+
+/** Brings the counters (and over-limit marks) of rendered steps up to date; they must be in the document. */
+export const refreshStepFields = (list: HTMLElement): void => {
+  for (const control of list.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max-chars]')) {
+    refreshField(control, Number(control.dataset['maxChars']));
+  }
+};
+
+export interface StepEditing {
+  readonly list: HTMLOListElement;
+  readonly addStep: HTMLButtonElement;
+  /** The steps of the draft being edited; undefined when the editor is closed. */
+  readonly steps: () => readonly StepDraft[] | undefined;
+  readonly setSteps: (steps: readonly StepDraft[]) => void;
+  /** Renders the steps again from the draft. */
+  readonly render: () => void;
+  /** Tells screen readers what happened (the editor's status line). */
+  readonly say: (text: string) => void;
+}
+
+/**
+ * After a re-render, focus the same action on the step that moved, or the nearest sensible control, and
+ * bring the whole step into view (not only its button), clear of the sticky Save bar.
+ */
+const focusStepAction = (editing: StepEditing, key: number, preferred: StepAction): void => {
+  const step = editing.list.querySelector<HTMLElement>(`.step[data-key="${key}"]`);
+  const candidates = [preferred, preferred === 'up' ? 'down' : 'up', 'remove'];
+  for (const action of candidates) {
+    const button = step?.querySelector<HTMLButtonElement>(`[data-action="${action}"]`);
+    if (button && !button.disabled) {
+      button.focus({ preventScroll: true });
+      step?.scrollIntoView({ block: 'nearest' });
+      return;
+    }
+  }
+  editing.addStep.focus();
+};
+
+/** Typing in a step's fields, its move and remove buttons, and "Add step". */
+export const wireStepEditing = (editing: StepEditing): void => {
+  editing.list.addEventListener('input', (event) => {
+    const control = event.target;
+    if (!(control instanceof HTMLInputElement || control instanceof HTMLTextAreaElement)) return;
+    const key = Number(control.closest<HTMLElement>('.step')?.dataset['key']);
+    const field = control.dataset['stepField'] as StepField | undefined;
+    const steps = editing.steps();
+    if (field === undefined || steps === undefined) return;
+    editing.setSteps(steps.map((step) => (step.key === key ? { ...step, [field]: control.value } : step)));
+    refreshField(control, Number(control.dataset['maxChars']));
+  });
+
+  editing.list.addEventListener('click', (event) => {
+    const button = event.target instanceof Element ? event.target.closest('button[data-action]') : null;
+    const steps = editing.steps();
+    if (!(button instanceof HTMLButtonElement) || steps === undefined) return;
+    const action = button.dataset['action'] as StepAction;
+    const key = Number(button.closest<HTMLElement>('.step')?.dataset['key']);
+    const index = steps.findIndex((step) => step.key === key);
+    if (index < 0) return;
+    if (action === 'remove') {
+      const remaining = steps.filter((step) => step.key !== key);
+      editing.setSteps(remaining);
+      editing.render();
+      const neighbour = remaining[Math.min(index, remaining.length - 1)];
+      if (neighbour === undefined) editing.addStep.focus();
+      else focusStepAction(editing, neighbour.key, 'remove');
+      editing.say(`Removed step ${index + 1}.`);
+      return;
+    }
+    const delta = action === 'up' ? -1 : 1;
+    editing.setSteps(moveItem(steps, index, delta));
+    editing.render();
+    focusStepAction(editing, key, action);
+    editing.say(`Moved step ${index + 1} to position ${index + 1 + delta}.`);
+  });
+
+  editing.addStep.addEventListener('click', () => {
+    const steps = editing.steps();
+    if (steps === undefined || !canAddStep({ tour_name: '', map_name: '', steps })) return;
+    const step = emptyStep();
+    editing.setSteps([...steps, step]);
+    editing.render();
+    document.getElementById(`step-${step.key}-description`)?.focus();
+  });
 };

@@ -1,18 +1,27 @@
-import { createTour, deleteTour, getTour, listTours, updateTour } from './admin-api.js';
-import { renderStep, type StepAction, type StepField } from './admin-steps.js';
-import { byId, element } from './dom.js';
+import { refreshField } from './admin-counters.js';
+import { createTour, deleteTour, getTour, updateTour } from './admin-api.js';
+import { explainConflict, explainGone, explainOldKept } from './admin-conflict.js';
+import { createTourList } from './admin-list.js';
+import {
+  clearProblem as clearProblemIn,
+  showProblem as showProblemIn,
+  showProblemAs as showProblemAsIn,
+  type ProblemAction,
+} from './admin-problem.js';
+import { refreshStepFields, renderStep, wireStepEditing } from './admin-steps.js';
+import { byId } from './dom.js';
 import {
   canAddStep,
   draftFingerprint,
   draftFromTour,
   emptyDraft,
-  emptyStep,
-  moveItem,
+  FIELD_LIMITS,
   normalizeDraft,
   TOUR_LIMITS,
   tourFromDraft,
   validateDraft,
   type Problem,
+  type Tour,
   type TourDraft,
 } from './tour-model.js';
 
@@ -20,9 +29,6 @@ import {
  * The operator page: the tour list and one editor, over the HTTP API. Every control is a native button or
  * form field, so the page works from the keyboard as is; after each change focus goes somewhere sensible.
  */
-
-/** Names listed at most; a robot with more tours than this needs a search, not a longer list. */
-const MAX_LISTED = 1_000;
 
 const page = {
   list: byId('tour-list', HTMLUListElement),
@@ -34,6 +40,7 @@ const page = {
   status: byId('editor-status', HTMLElement),
   form: byId('tour-form', HTMLFormElement),
   name: byId('tour-name', HTMLInputElement),
+  nameHint: byId('tour-name-hint', HTMLElement),
   map: byId('map-name', HTMLInputElement),
   steps: byId('steps', HTMLOListElement),
   stepCount: byId('step-count', HTMLElement),
@@ -43,15 +50,25 @@ const page = {
   close: byId('close-editor', HTMLButtonElement),
 };
 
+/** A tour as the robot holds it: its name there and the version this page last read or wrote. */
+interface StoredVersion {
+  readonly name: string;
+  /** Sent in If-Match with every change, so a change made by someone else meanwhile is never overwritten. */
+  readonly etag: string;
+}
+
 interface Editor {
-  /** `create` until the tour exists on the robot; then `edit` (the name is fixed: it identifies the tour). */
-  mode: 'create' | 'edit';
   draft: TourDraft;
   /** The draft as last opened or saved (draftFingerprint): anything else is an unsaved edit. */
   saved: string;
+  /** The tour on the robot; none for a new tour. A draft naming another tour renames it when saved. */
+  stored?: StoredVersion;
 }
 let editor: Editor | undefined;
 let busy = false;
+
+/** A version no tour has: sent when the page could not learn the current one, so the robot refuses (412). */
+const UNKNOWN_VERSION = '"unknown"';
 
 const hasUnsavedEdits = (): boolean =>
   editor !== undefined && draftFingerprint(editor.draft) !== editor.saved;
@@ -59,12 +76,9 @@ const hasUnsavedEdits = (): boolean =>
 /** Before the editor's draft is thrown away: true when there is nothing to lose or the operator agrees. */
 const mayDiscard = (): boolean => {
   if (editor === undefined || !hasUnsavedEdits()) return true;
-  const what = editor.mode === 'edit' ? `“${editor.draft.tour_name}”` : 'the new tour';
+  const what = editor.stored === undefined ? 'the new tour' : `“${editor.stored.name}”`;
   return window.confirm(`Discard your unsaved changes to ${what}?`);
 };
-
-page.name.maxLength = TOUR_LIMITS.nameMaxChars;
-page.map.maxLength = TOUR_LIMITS.mapNameMaxChars;
 
 // ---------------------------------------------------------------------------------------------------------
 // Messages and problems
@@ -73,107 +87,31 @@ const say = (text: string): void => {
   page.status.textContent = text;
 };
 
+const problemView = { panel: page.problem, form: page.form };
 const clearProblem = (): void => {
-  page.problem.hidden = true;
-  page.problem.replaceChildren();
-  for (const control of page.form.querySelectorAll('[aria-invalid="true"]')) {
-    control.removeAttribute('aria-invalid');
-  }
-  for (const message of page.form.querySelectorAll('.field__error')) message.textContent = '';
+  clearProblemIn(problemView);
 };
-
-/** The form control an API error path names, or the nearest one (`steps.0` → the step's first field). */
-const controlFor = (field: string): HTMLElement | undefined => {
-  const parts = field.split('.');
-  while (parts.length > 0) {
-    const path = parts.join('.');
-    const exact = page.form.querySelector<HTMLElement>(`[data-field="${CSS.escape(path)}"]`);
-    if (exact !== null) return exact;
-    const inside = page.form.querySelector<HTMLElement>(`[data-field^="${CSS.escape(`${path}.`)}"]`);
-    if (inside !== null) return inside;
-    parts.pop();
-  }
-  return undefined;
-};
-
-/** Shows a problem: a heading, its detail, and each field error next to its field. */
-const showProblemAs = (heading: string, problem: Problem): void => {
-  clearProblem();
-  page.problem.append(element('h3', { class: 'problem__title' }, heading));
-  // The detail of a schema failure repeats its first field error, which is listed below anyway.
-  const first = problem.errors[0];
-  const repeatsFirst = first !== undefined && problem.detail === `${first.field}: ${first.message}`;
-  if (problem.detail !== '' && !repeatsFirst) {
-    page.problem.append(element('p', { class: 'problem__detail' }, problem.detail));
-  }
-  if (problem.errors.length > 0) {
-    const list = element('ul', { class: 'problem__errors' });
-    for (const error of problem.errors) {
-      const control = controlFor(error.field);
-      const item = element('li');
-      if (control === undefined) {
-        item.textContent = `${error.field}: ${error.message}`;
-      } else {
-        control.setAttribute('aria-invalid', 'true');
-        const message = document.getElementById(`${control.id}-error`);
-        if (message !== null) message.textContent = error.message;
-        const jump = element('button', { type: 'button', class: 'link' }, `${error.field}: ${error.message}`);
-        jump.addEventListener('click', () => {
-          control.focus();
-        });
-        item.append(jump);
-      }
-      list.append(item);
-    }
-    page.problem.append(list);
-  }
-  page.problem.hidden = false;
+const showProblemAs = (heading: string, problem: Problem, actions: readonly ProblemAction[] = []): void => {
+  showProblemAsIn(problemView, heading, problem, actions);
   say('');
 };
-
-/** Shows a problem+json answer to `action`, with its title and status. */
 const showProblem = (action: string, problem: Problem): void => {
-  const status = problem.status === 0 ? '' : ` (${problem.status})`;
-  showProblemAs(`${action} failed: ${problem.title}${status}`, problem);
+  showProblemIn(problemView, action, problem);
+  say('');
 };
 
 // ---------------------------------------------------------------------------------------------------------
 // The list
 
-/** The list highlights the tour the editor shows, and nothing while it shows a new tour or nothing. */
-const markCurrent = (): void => {
-  const current = editor?.mode === 'edit' ? editor.draft.tour_name : undefined;
-  for (const button of page.list.querySelectorAll<HTMLButtonElement>('.tour-list__open')) {
-    if (button.dataset['name'] === current) button.setAttribute('aria-current', 'true');
-    else button.removeAttribute('aria-current');
-  }
-};
-
-const renderList = (names: readonly string[]): void => {
-  const items = names.slice(0, MAX_LISTED).map((name) => {
-    const button = element('button', { type: 'button', class: 'tour-list__open', 'data-name': name }, name);
-    button.addEventListener('click', () => {
-      if (mayDiscard()) void openTour(name);
-    });
-    const item = element('li');
-    item.append(button);
-    return item;
-  });
-  page.list.replaceChildren(...items);
-  markCurrent();
-  const more = names.length > MAX_LISTED ? ` (first ${MAX_LISTED} shown)` : '';
-  page.listStatus.textContent =
-    names.length === 0 ? 'No tours yet.' : `${names.length} tour${names.length === 1 ? '' : 's'}${more}`;
-};
-
-const loadList = async (): Promise<void> => {
-  const result = await listTours();
-  if (!result.ok) {
-    page.listStatus.textContent = `Could not load the tours: ${result.problem.title}. ${result.problem.detail}`;
-    return;
-  }
-  renderList([...result.value].sort((a, b) => a.localeCompare(b)));
-};
+const tourList = createTourList({
+  list: page.list,
+  status: page.listStatus,
+  current: () => editor?.stored?.name,
+  open: (name) => {
+    if (mayDiscard()) void openTour(name);
+  },
+});
+const loadList = (): Promise<void> => tourList.load();
 
 // ---------------------------------------------------------------------------------------------------------
 // The editor
@@ -182,24 +120,28 @@ const renderSteps = (): void => {
   if (editor === undefined) return;
   const steps = editor.draft.steps;
   page.steps.replaceChildren(...steps.map((step, index) => renderStep(step, index, steps.length)));
+  refreshStepFields(page.steps);
   page.stepCount.textContent = `(${steps.length} of at most ${TOUR_LIMITS.maxSteps})`;
   page.addStep.disabled = !canAddStep(editor.draft);
 };
 
 const renderEditor = (): void => {
-  markCurrent();
+  tourList.markCurrent();
   if (editor === undefined) {
     page.form.hidden = true;
     page.heading.textContent = 'Open a tour, or create a new one';
     return;
   }
   page.form.hidden = false;
-  const editing = editor.mode === 'edit';
-  page.heading.textContent = editing ? `Edit tour “${editor.draft.tour_name}”` : 'New tour';
+  const stored = editor.stored;
+  page.heading.textContent = stored === undefined ? 'New tour' : `Edit tour “${stored.name}”`;
   page.name.value = editor.draft.tour_name;
-  page.name.readOnly = editing;
+  // The name identifies the tour on the robot: changing it renames (create the new, delete the old).
+  page.nameHint.hidden = stored === undefined;
   page.map.value = editor.draft.map_name;
-  page.remove.hidden = !editing;
+  refreshField(page.name, FIELD_LIMITS.tour_name);
+  refreshField(page.map, FIELD_LIMITS.map_name);
+  page.remove.hidden = stored === undefined;
   renderSteps();
 };
 
@@ -221,10 +163,13 @@ const openTour = async (name: string): Promise<void> => {
   const result = await getTour(name);
   if (!result.ok) {
     showProblem('Loading', result.problem);
+    // A tour that is gone (404) leaves the list.
+    await loadList();
     return;
   }
-  const draft = draftFromTour(result.value);
-  startEditing({ mode: 'edit', draft, saved: draftFingerprint(draft) });
+  const { tour, etag } = result.value;
+  const draft = draftFromTour(tour);
+  startEditing({ draft, saved: draftFingerprint(draft), stored: { name, etag } });
   say('');
   await loadList();
 };
@@ -241,11 +186,105 @@ const withNameTaken = (problem: Problem): Problem =>
       }
     : problem;
 
-const save = async (): Promise<void> => {
+const sameTour = (a: Tour, b: Tour): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * After `tour` was written: the editor shows it as saved, and its version is read back for the next
+ * change. If the tour read back is not what was written, someone changed it in between: the page keeps
+ * a version that cannot match, so the next save is refused (412) and says so, rather than overwrite it.
+ */
+const settleSaved = async (tour: Tour, sent: string, message: string): Promise<void> => {
+  const fresh = await getTour(tour.tour_name);
+  if (editor === undefined) return;
+  const etag = fresh.ok && sameTour(fresh.value.tour, tour) ? fresh.value.etag : UNKNOWN_VERSION;
+  editor.stored = { name: tour.tour_name, etag };
+  // What was sent is saved; anything typed since is still an unsaved edit.
+  editor.saved = sent;
+  clearProblem();
+  renderEditor();
+  say(message);
+  await loadList();
+};
+
+/** A 412: someone else changed the tour since this page read it. Offers reload, and overwrite with `retry`. */
+const showConflict = (verb: 'saved' | 'deleted', problem: Problem, retry: (etag: string) => void): void => {
+  const name = editor?.stored?.name ?? '';
+  const current = problem.etag;
+  const reload: ProblemAction = { label: 'Reload their version', run: () => void openTour(name) };
+  const overwrite: ProblemAction = {
+    label: verb === 'saved' ? 'Overwrite with mine' : 'Delete anyway',
+    run: () => {
+      if (current !== undefined) retry(current);
+    },
+  };
+  const { heading, problem: explained } = explainConflict(verb, name, problem);
+  showProblemAs(heading, explained, current === undefined ? [reload] : [reload, overwrite]);
+  page.problem.focus();
+};
+
+/** A 404 on save: someone deleted the tour. It leaves the list, and saving again creates it anew. */
+const showGone = async (problem: Problem): Promise<void> => {
+  if (editor === undefined) return;
+  const { heading, problem: explained } = explainGone(editor.stored?.name ?? '', problem);
+  delete editor.stored;
+  renderEditor();
+  showProblemAs(heading, explained);
+  page.problem.focus();
+  await loadList();
+};
+
+/** Creates `tour` under its new name, then deletes the old one (if nobody changed it meanwhile). */
+const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<void> => {
+  const created = await createTour(tour);
+  if (!created.ok) {
+    showProblem('Renaming', withNameTaken(created.problem));
+    page.problem.focus();
+    await loadList();
+    return;
+  }
+  const deleted = await deleteTour(from.name, from.etag);
+  await settleSaved(tour, sent, `Renamed “${from.name}” to “${tour.tour_name}”.`);
+  if (!deleted.ok && deleted.problem.status !== 404) {
+    const { heading, problem } = explainOldKept(from.name, tour.tour_name, deleted.problem);
+    showProblemAs(heading, problem);
+    page.problem.focus();
+  }
+};
+
+/** Sends the draft: creates, renames or updates (with If-Match), and says what came of it. */
+const send = async (current: StoredVersion | undefined, tour: Tour, sent: string): Promise<void> => {
+  if (current === undefined) {
+    const result = await createTour(tour);
+    if (result.ok) return settleSaved(tour, sent, `Created “${tour.tour_name}”.`);
+    showProblem('Creating', withNameTaken(result.problem));
+    page.problem.focus();
+    // The name may be taken by a tour this page does not list yet.
+    return loadList();
+  }
+  if (tour.tour_name !== current.name) {
+    const asked = `Rename “${current.name}” to “${tour.tour_name}”? The tour is saved under the new name, then “${current.name}” is deleted.`;
+    return window.confirm(asked) ? rename(current, tour, sent) : undefined;
+  }
+  const result = await updateTour(current.name, tour, current.etag);
+  if (result.ok) return settleSaved(tour, sent, `Saved “${tour.tour_name}”.`);
+  if (result.problem.status === 412) {
+    showConflict('saved', result.problem, (latest) => void save(latest));
+  } else if (result.problem.status === 404) {
+    await showGone(result.problem);
+  } else {
+    showProblem('Saving', result.problem);
+    page.problem.focus();
+  }
+};
+
+/** Save, or "Overwrite with mine" after a conflict (`etag`: the version to overwrite). */
+const save = async (etag?: string): Promise<void> => {
   if (editor === undefined || busy) return;
-  const creating = editor.mode === 'create';
-  // Names go out trimmed; the form shows what is sent.
-  editor.draft = normalizeDraft(editor.draft, editor.mode);
+  const stored = editor.stored;
+  if (stored !== undefined && etag !== undefined) editor.stored = { ...stored, etag };
+  // A new name (a new tour, or a rename) goes out trimmed, an existing one exactly as the robot holds it.
+  const renamed = stored !== undefined && editor.draft.tour_name !== stored.name;
+  editor.draft = normalizeDraft(editor.draft, stored === undefined || renamed ? 'create' : 'edit');
   page.name.value = editor.draft.tour_name;
   page.map.value = editor.draft.map_name;
   const errors = validateDraft(editor.draft);
@@ -254,40 +293,41 @@ const save = async (): Promise<void> => {
     page.problem.focus();
     return;
   }
-  const tour = tourFromDraft(editor.draft);
   setBusy(true);
-  const result = creating ? await createTour(tour) : await updateTour(tour);
-  setBusy(false);
-  if (!result.ok) {
-    showProblem(creating ? 'Creating' : 'Saving', creating ? withNameTaken(result.problem) : result.problem);
-    page.problem.focus();
-    return;
+  try {
+    await send(editor.stored, tourFromDraft(editor.draft), draftFingerprint(editor.draft));
+  } finally {
+    setBusy(false);
   }
-  clearProblem();
-  editor.mode = 'edit';
-  editor.saved = draftFingerprint(editor.draft);
-  renderEditor();
-  say(creating ? `Created “${tour.tour_name}”.` : `Saved “${tour.tour_name}”.`);
-  await loadList();
 };
 
-const removeTour = async (): Promise<void> => {
-  if (editor?.mode !== 'edit' || busy) return;
-  const name = editor.draft.tour_name;
-  if (!window.confirm(`Delete the tour “${name}”? This cannot be undone.`)) return;
-  setBusy(true);
-  const result = await deleteTour(name);
-  setBusy(false);
-  if (!result.ok) {
-    showProblem('Deleting', result.problem);
-    page.problem.focus();
-    return;
-  }
+const closeDeleted = async (message: string): Promise<void> => {
   editor = undefined;
+  clearProblem();
   renderEditor();
-  say(`Deleted “${name}”.`);
+  say(message);
   await loadList();
   page.newTour.focus();
+};
+
+const removeTour = async (etag?: string): Promise<void> => {
+  const stored = editor?.stored;
+  if (stored === undefined || busy) return;
+  const { name } = stored;
+  if (etag === undefined && !window.confirm(`Delete the tour “${name}”? This cannot be undone.`)) return;
+  setBusy(true);
+  const result = await deleteTour(name, etag ?? stored.etag);
+  setBusy(false);
+  if (result.ok) {
+    await closeDeleted(`Deleted “${name}”.`);
+  } else if (result.problem.status === 404) {
+    await closeDeleted(`“${name}” was already deleted by someone else.`);
+  } else if (result.problem.status === 412) {
+    showConflict('deleted', result.problem, (latest) => void removeTour(latest));
+  } else {
+    showProblem('Deleting', result.problem);
+    page.problem.focus();
+  }
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -299,71 +339,22 @@ const updateDraft = (change: (draft: TourDraft) => TourDraft): void => {
 
 page.name.addEventListener('input', () => {
   updateDraft((draft) => ({ ...draft, tour_name: page.name.value }));
+  refreshField(page.name, FIELD_LIMITS.tour_name);
 });
 page.map.addEventListener('input', () => {
   updateDraft((draft) => ({ ...draft, map_name: page.map.value }));
+  refreshField(page.map, FIELD_LIMITS.map_name);
 });
 
-page.steps.addEventListener('input', (event) => {
-  const control = event.target;
-  if (!(control instanceof HTMLInputElement || control instanceof HTMLTextAreaElement)) return;
-  const key = Number(control.closest<HTMLElement>('.step')?.dataset['key']);
-  const field = control.dataset['stepField'] as StepField | undefined;
-  if (field === undefined) return;
-  updateDraft((draft) => ({
-    ...draft,
-    steps: draft.steps.map((step) => (step.key === key ? { ...step, [field]: control.value } : step)),
-  }));
-});
-
-/**
- * After a re-render, focus the same action on the step that moved, or the nearest sensible control, and
- * bring the whole step into view (not only its button), clear of the sticky Save bar.
- */
-const focusStepAction = (key: number, preferred: StepAction): void => {
-  const step = page.steps.querySelector<HTMLElement>(`.step[data-key="${key}"]`);
-  const candidates = [preferred, preferred === 'up' ? 'down' : 'up', 'remove'];
-  for (const action of candidates) {
-    const button = step?.querySelector<HTMLButtonElement>(`[data-action="${action}"]`);
-    if (button && !button.disabled) {
-      button.focus({ preventScroll: true });
-      step?.scrollIntoView({ block: 'nearest' });
-      return;
-    }
-  }
-  page.addStep.focus();
-};
-
-page.steps.addEventListener('click', (event) => {
-  const button = event.target instanceof Element ? event.target.closest('button[data-action]') : null;
-  if (!(button instanceof HTMLButtonElement) || editor === undefined) return;
-  const action = button.dataset['action'] as StepAction;
-  const key = Number(button.closest<HTMLElement>('.step')?.dataset['key']);
-  const index = editor.draft.steps.findIndex((step) => step.key === key);
-  if (index < 0) return;
-  const steps = editor.draft.steps;
-  if (action === 'remove') {
-    updateDraft((draft) => ({ ...draft, steps: steps.filter((step) => step.key !== key) }));
-    renderSteps();
-    const neighbour = editor.draft.steps[Math.min(index, editor.draft.steps.length - 1)];
-    if (neighbour === undefined) page.addStep.focus();
-    else focusStepAction(neighbour.key, 'remove');
-    say(`Removed step ${index + 1}.`);
-    return;
-  }
-  const delta = action === 'up' ? -1 : 1;
-  updateDraft((draft) => ({ ...draft, steps: moveItem(steps, index, delta) }));
-  renderSteps();
-  focusStepAction(key, action);
-  say(`Moved step ${index + 1} to position ${index + 1 + delta}.`);
-});
-
-page.addStep.addEventListener('click', () => {
-  if (editor === undefined || !canAddStep(editor.draft)) return;
-  const step = emptyStep();
-  updateDraft((draft) => ({ ...draft, steps: [...draft.steps, step] }));
-  renderSteps();
-  document.getElementById(`step-${step.key}-description`)?.focus();
+wireStepEditing({
+  list: page.steps,
+  addStep: page.addStep,
+  steps: () => editor?.draft.steps,
+  setSteps: (steps) => {
+    updateDraft((draft) => ({ ...draft, steps }));
+  },
+  render: renderSteps,
+  say,
 });
 
 page.form.addEventListener('submit', (event) => {
@@ -384,7 +375,7 @@ page.close.addEventListener('click', () => {
 page.newTour.addEventListener('click', () => {
   if (!mayDiscard()) return;
   const draft = emptyDraft();
-  startEditing({ mode: 'create', draft, saved: draftFingerprint(draft) });
+  startEditing({ draft, saved: draftFingerprint(draft) });
   say('');
   page.name.focus();
 });

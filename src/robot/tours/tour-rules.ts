@@ -13,7 +13,7 @@ import {
 } from '../../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
 import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../protocol/tour-message.js';
-import { issuePath, TourSchema, type Tour } from '../../protocol/tour-schema.js';
+import { issuePath, NewTourSchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
 
 /**
  * The rules of the tour store, shared by the simulated backend and the reference ROS node: one
@@ -67,10 +67,12 @@ const outcome = (code: TourOutcomeCode, message: string): TourOutcomeFields => (
 const describeIssues = (issues: readonly v.BaseIssue<unknown>[]): string =>
   issues.map((issue) => `${issuePath(issue) || 'tour'}: ${issue.message}`).join('; ');
 
+// A new tour's names must show (NewTourSchema); an update keeps the rules the stored tour was made under.
 const validTour = (
   request: TourCreateRequestMsg | TourUpdateRequestMsg,
+  schema: typeof TourSchema | typeof NewTourSchema,
 ): { tour: Tour } | { problem: string } => {
-  const parsed = v.safeParse(TourSchema, tourFromMsg(request.tour));
+  const parsed = v.safeParse(schema, tourFromMsg(request.tour));
   return parsed.success ? { tour: parsed.output } : { problem: describeIssues(parsed.issues) };
 };
 
@@ -122,7 +124,7 @@ export const decideTourCreate = (
   state: TourState,
   request: TourCreateRequestMsg,
 ): Decision<TourOutcomeFields> => {
-  const checked = validTour(request);
+  const checked = validTour(request, NewTourSchema);
   if ('problem' in checked) return { response: outcome(TourOutcome.INVALID, checked.problem), events: [] };
   const { tour } = checked;
   if (state.has(tour.tour_name)) {
@@ -141,7 +143,7 @@ export const decideTourUpdate = (
   state: TourState,
   request: TourUpdateRequestMsg,
 ): Decision<TourOutcomeFields> => {
-  const checked = validTour(request);
+  const checked = validTour(request, TourSchema);
   if ('problem' in checked) return { response: outcome(TourOutcome.INVALID, checked.problem), events: [] };
   const { tour } = checked;
   if (!state.has(tour.tour_name)) {

@@ -108,13 +108,14 @@ export const corsHeaders = (policy: AccessPolicy, origin: string): Record<string
     ? {
         'access-control-allow-origin': origin,
         vary: 'origin',
-        'access-control-expose-headers': 'x-request-id',
+        // ETag: a cross-origin editor reads a tour's version to send it back in If-Match.
+        'access-control-expose-headers': 'x-request-id, etag',
       }
     : {};
 
 export const preflightHeaders = (allow: string): Record<string, string> => ({
   'access-control-allow-methods': allow,
-  'access-control-allow-headers': 'authorization, content-type, x-request-id',
+  'access-control-allow-headers': 'authorization, content-type, if-match, x-request-id',
   'access-control-max-age': '600',
 });
 

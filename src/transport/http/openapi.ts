@@ -48,22 +48,45 @@ const FORBIDDEN_ORIGIN = problem(
 const UNAUTHORIZED = problem('Token missing or wrong (only when the service runs with --auth_token)');
 const BEARER = [{ bearer: [] }];
 
+const headersOf = (headers: Readonly<Record<string, string>> | undefined) =>
+  headers === undefined
+    ? {}
+    : {
+        headers: Object.fromEntries(
+          Object.entries(headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: 'string' } },
+          ]),
+        ),
+      };
+
 /** A response of the route's own: problem details for errors, the given schema or content otherwise. */
 const responseOf = (status: number, doc: string | ResponseDoc) => {
-  const { description, schema, contentType } = typeof doc === 'string' ? { description: doc } : doc;
-  if (status >= 400) return problem(description);
+  const { description, schema, contentType, headers } = typeof doc === 'string' ? { description: doc } : doc;
+  if (status >= 400) return { ...problem(description), ...headersOf(headers) };
   if (schema === undefined) {
     return contentType === undefined
-      ? { description }
-      : { description, content: { [contentType]: { schema: { type: 'string' } } } };
+      ? { description, ...headersOf(headers) }
+      : { description, ...headersOf(headers), content: { [contentType]: { schema: { type: 'string' } } } };
   }
   return {
     description,
+    ...headersOf(headers),
     content: {
       [contentType ?? 'application/json']: { schema: typeof schema === 'string' ? ref(schema) : schema },
     },
   };
 };
+
+/** The request headers a route documents, as header parameters (never required: each is optional). */
+const headerParameters = (route: AnyRoute) =>
+  Object.entries(route.docs?.headers ?? {}).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  }));
 
 const operationOf = (route: AnyRoute) => {
   const docs = route.docs;
@@ -79,9 +102,11 @@ const operationOf = (route: AnyRoute) => {
   const open = route.access === 'public';
   responses['403'] = FORBIDDEN_ORIGIN;
   if (!open) responses['401'] = UNAUTHORIZED;
+  const parameters = headerParameters(route);
   return {
     summary: docs.summary,
     ...(docs.description === undefined ? {} : { description: docs.description }),
+    ...(parameters.length === 0 ? {} : { parameters }),
     security: open ? [] : BEARER,
     ...(route.body === undefined
       ? {}

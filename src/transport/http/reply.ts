@@ -34,6 +34,7 @@ export const PROBLEM_TYPES = {
   'tour-not-found': { status: 404, title: 'Tour not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'tour-exists': { status: 409, title: 'Tour already exists' },
+  'tour-changed': { status: 412, title: 'Tour changed since it was read' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'validation-failed': { status: 422, title: 'Validation failed' },
@@ -43,6 +44,7 @@ export const PROBLEM_TYPES = {
   'ros-unavailable': { status: 503, title: 'ROS service unavailable' },
   'not-ready': { status: 503, title: 'Not ready' },
   'shutting-down': { status: 503, title: 'Shutting down' },
+  'tour-busy': { status: 503, title: 'Tour busy' },
   'ros-timeout': { status: 504, title: 'ROS service timed out' },
 } as const satisfies Record<string, { status: number; title: string }>;
 export type ProblemType = keyof typeof PROBLEM_TYPES;
@@ -94,6 +96,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',

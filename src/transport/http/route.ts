@@ -31,19 +31,31 @@ export interface RouteRequest<Body = unknown> {
   readonly body: Body;
 }
 
-/** A handler's answer that is one ROS service call: the router makes it and turns its response into the reply. */
+/**
+ * A handler's answer that is a ROS service call: the router makes it and turns its response into the
+ * reply, or into a next call (a conditional change: read the tour, then write it), made the same way.
+ */
 export interface RosCallResult<K extends RosServiceKey = RosServiceKey> {
   readonly kind: 'ros-call';
   readonly service: K;
   readonly request: RosRequest<K>;
-  readonly reply: (response: RosResponse<K>) => HttpReply;
+  readonly reply: (response: RosResponse<K>) => HttpReply | AnyRosCallResult;
+  /**
+   * Requests whose first call names the same key run their calls one request at a time, in arrival
+   * order (./serial-by-key.ts): nothing with that key runs between this call and the ones it leads to.
+   */
+  readonly serialKey?: string;
 }
 
 export const rosCall = <K extends RosServiceKey>(
   service: K,
   request: RosRequest<K>,
-  reply: (response: RosResponse<K>) => HttpReply,
-): RosCallResult<K> => ({ kind: 'ros-call', service, request, reply });
+  reply: (response: RosResponse<K>) => HttpReply | AnyRosCallResult,
+  options: { readonly serialKey?: string } = {},
+): RosCallResult<K> =>
+  options.serialKey === undefined
+    ? { kind: 'ros-call', service, request, reply }
+    : { kind: 'ros-call', service, request, reply, serialKey: options.serialKey };
 
 /**
  * A reply now, a ROS call (the tour routes: the router applies the call's time-out, cancels it when the
@@ -61,6 +73,8 @@ export interface ResponseDoc {
   readonly schema?: string | object;
   /** Content type of the body; `application/json` when a schema is given. */
   readonly contentType?: string;
+  /** Response headers worth naming, each with its description. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RouteDocs {
@@ -70,6 +84,8 @@ export interface RouteDocs {
   readonly responses: Readonly<Record<number, string | ResponseDoc>>;
   /** Documentation of each path parameter, by name. */
   readonly params?: Readonly<Record<string, string>>;
+  /** Documentation of each request header the route reads (`reads.headers`), by lower-case name. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The request body's schema name in the document's components (routes with a `body`). */
   readonly bodyName?: string;
 }

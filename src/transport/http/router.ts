@@ -21,7 +21,8 @@ import {
   type AccessPolicy,
 } from './access-policy.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
-import { MAX_LISTED_ERRORS, problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
+import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './reply.js';
+import { answerAtOnce, refuseMisframed, writeReply } from './reply-writer.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
 import { framingRefusal } from './request-framing.js';
 import { requestIdOf } from './request-id.js';
@@ -29,11 +30,13 @@ import { rosErrorReply } from './ros-error-reply.js';
 import {
   pathTemplate,
   patternParams,
+  type AnyRosCallResult,
   type AnyRoute,
   type HttpMethod,
   type RosCallResult,
   type RouteRequest,
 } from './route.js';
+import { SERIAL_WAITING_MAX, SerialByKey, type Turn } from './serial-by-key.js';
 
 /**
  * Installs the route table on a uWebSockets.js app. Each route gets its own handler for its method, so
@@ -80,9 +83,6 @@ export const ECHO_MAX_CHARS = 200;
 const echoed = (text: string): string =>
   text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}…`;
 
-const byteLength = (body: string | Uint8Array | undefined): number =>
-  body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-
 const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
   const errors = issues
     .slice(0, MAX_LISTED_ERRORS)
@@ -93,82 +93,6 @@ const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply =>
   return problemReply('validation-failed', detail, {
     extensions: omitted > 0 ? { errors, errors_omitted: omitted } : { errors },
   });
-};
-
-/** Writes a reply. Corked: it may run long after the handler returned. */
-const writeReply = (
-  res: HttpResponse,
-  requestId: string,
-  reply: HttpReply,
-  withoutBody: boolean,
-  closeConnection: boolean,
-): void => {
-  res.cork(() => {
-    // uWebSockets.js writes `200 OK` itself when no status is written.
-    if (reply.status !== 200) res.writeStatus(statusLine(reply.status));
-    res.writeHeader('x-request-id', requestId);
-    const headers = reply.headers;
-    if (headers !== undefined) {
-      for (const name in headers) res.writeHeader(name, headers[name] ?? '');
-    }
-    if (withoutBody || reply.status === 304) {
-      // No body, but the length a full GET answer would have (RFC 9110 §8.6): the reply carries that body.
-      const length = byteLength(reply.body);
-      if (closeConnection) {
-        res.endWithoutBody(length, true);
-      } else {
-        // This build's endWithoutBody(length) leaves the response pending (it waits for `length` body
-        // bytes that never come), so the next request on the connection closes it: HEAD or a 304, then
-        // GET on the same socket got nothing. The length written as a header and endWithoutBody() with no
-        // argument (explicit undefined reads as a length of 2^63) complete the response and keep the
-        // connection (test/e2e/http-keep-alive.test.ts).
-        res.writeHeader('content-length', String(length));
-        res.endWithoutBody();
-      }
-    } else {
-      res.end(reply.body ?? '', closeConnection);
-    }
-  });
-};
-
-/**
- * Refuses a request whose length is ambiguous (request-framing.ts) so that nothing behind it on the
- * connection runs. uWebSockets.js goes on parsing what it has already read from a connection after a
- * handler returns, even one that answered with "close": the bytes hidden in the body would run as the
- * next request. So the answer waits for the next turn of the event loop: a request parsed behind it
- * meanwhile finds this one pending, and uWebSockets.js then closes the connection without running it
- * (its rule for requests pipelined behind an unanswered one); otherwise the refusal is sent and the
- * connection closed.
- */
-const refuseMisframed = (
-  res: HttpResponse,
-  requestId: string,
-  reply: HttpReply,
-  withoutBody: boolean,
-): void => {
-  let aborted = false;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  setImmediate(() => {
-    if (!aborted) writeReply(res, requestId, reply, withoutBody, true);
-  });
-};
-
-/**
- * Answers inside the handler, for the router's own replies (405, 404). This uWebSockets.js build does not
- * count endWithoutBody(length, close) (HEAD while stopping) as a response and aborts the process when a
- * handler returns without one or an abort handler, hence the handler attached first.
- */
-const answerAtOnce = (
-  res: HttpResponse,
-  req: HttpRequest,
-  method: string,
-  reply: HttpReply,
-  closeConnection: boolean,
-): void => {
-  res.onAborted(() => undefined);
-  writeReply(res, requestIdOf(req), reply, method === 'HEAD', closeConnection);
 };
 
 /** A route as installed: what its handler reads and checks, computed once. */
@@ -258,7 +182,9 @@ class Exchange implements RosCallHandler<RosServiceKey> {
   #abortWatched = false;
   #cors: Readonly<Record<string, string>> | undefined = undefined;
   #call: RosCallTicket | undefined = undefined;
-  #toReply: ((response: RosResponse<RosServiceKey>) => HttpReply) | undefined = undefined;
+  #toReply: ((response: RosResponse<RosServiceKey>) => HttpReply | AnyRosCallResult) | undefined = undefined;
+  /** The request's turn among those with its serial key, held until its answer. */
+  #turn: Turn | undefined = undefined;
   #service: RosServiceKey | undefined = undefined;
   /** The answer is a ROS failure, logged by the router's failure log rather than as a line of its own. */
   #rosFailure = false;
@@ -369,26 +295,49 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     }
     if ('kind' in result) {
       const call = result as RosCallResult;
-      this.#toReply = call.reply;
-      this.#service = call.service;
-      this.#call = this.installed.router.settings.calls.call(call.service, call.request, this);
-      // Answered already (a service known to be missing): uWebSockets.js needs nothing more.
-      if (!this.#done) this.#watchAbort();
+      if (call.serialKey === undefined) {
+        this.#send(call);
+        return;
+      }
+      this.#watchAbort();
+      const turn = this.installed.router.serial.enter(call.serialKey, (granted) => {
+        this.#turn = granted;
+        this.#send(call);
+      });
+      if (turn === undefined) {
+        this.answer(
+          problemReply(
+            'tour-busy',
+            `${this.installed.router.serial.maxWaiting} other changes to this tour are waiting; try again`,
+            { headers: { 'retry-after': '1' } },
+          ),
+        );
+      } else this.#turn ??= turn;
       return;
     }
     this.answer(result);
   }
 
+  #send(call: RosCallResult): void {
+    this.#toReply = call.reply;
+    this.#service = call.service;
+    this.#call = this.installed.router.settings.calls.call(call.service, call.request, this);
+    // Answered already (a service known to be missing): uWebSockets.js needs nothing more.
+    if (!this.#done) this.#watchAbort();
+  }
+
   answered(response: RosResponse<RosServiceKey>): void {
     if (this.#service !== undefined) this.installed.router.rosFailures.succeeded(this.#service);
-    let reply: HttpReply;
+    let reply: HttpReply | AnyRosCallResult;
     try {
       reply = (this.#toReply ?? (() => INTERNAL_ERROR))(response);
     } catch (error) {
       this.#fail(error);
       return;
     }
-    this.answer(reply);
+    // A next call (the write after a conditional change's read), still within the request's turn.
+    if ('kind' in reply) this.#send(reply as RosCallResult);
+    else this.answer(reply);
   }
 
   failed(error: Error): void {
@@ -410,6 +359,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
   answer(reply: HttpReply, closeConnection = false): void {
     if (this.#done) return;
     this.#done = true;
+    this.#turn?.release();
     const { router } = this.installed;
     router.inFlight -= 1;
     router.live.delete(this);
@@ -449,6 +399,7 @@ class Exchange implements RosCallHandler<RosServiceKey> {
     this.res.onAborted(() => {
       if (this.#done) return;
       this.#done = true;
+      this.#turn?.release();
       this.installed.router.inFlight -= 1;
       this.installed.router.live.delete(this);
       this.#call?.cancel();
@@ -468,8 +419,11 @@ class Router implements InstalledRoutes {
   readonly debug: boolean;
   /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
   readonly rosFailures: FailureLog;
+  /** Turns of the requests whose calls run one at a time per key (conditional changes to one tour). */
+  readonly serial: SerialByKey;
   constructor(readonly settings: RouterSettings) {
     this.debug = settings.log.isLevelEnabled('debug');
+    this.serial = new SerialByKey(SERIAL_WAITING_MAX);
     this.rosFailures = createFailureLog(settings.log, {
       keyField: 'service',
       firstMessage: 'request failed',

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { tourMsgToJson, tourToMsg } from '../../protocol/tour-message.js';
 import {
+  NewTourSchema,
   StoredTourNameListSchema,
   StoredTourSchema,
   TOUR_LIMITS,
@@ -8,9 +9,19 @@ import {
   TourSchema,
   type Tour,
 } from '../../protocol/tour-schema.js';
+import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
 import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/ros-messages.js';
-import { jsonReply, jsonTextReply, problemReply, type HttpReply } from '../http/reply.js';
-import { rosCall, type AnyRoute, type ResponseDoc, type Route, type RouteDocs } from '../http/route.js';
+import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
+import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
+import {
+  rosCall,
+  type AnyRoute,
+  type ResponseDoc,
+  type RosCallResult,
+  type Route,
+  type RouteDocs,
+  type RouteResult,
+} from '../http/route.js';
 
 /**
  * `/tour`: each request is one call to its tour service, whose outcome code decides the status. The
@@ -74,12 +85,62 @@ const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
 
 const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
   outcomeProblem(response) ?? jsonReply(200, response.tour_names);
-const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply =>
-  outcomeProblem(response) ?? jsonTextReply(200, tourMsgToJson(response.tour));
+const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
+  const problem = outcomeProblem(response);
+  if (problem !== undefined) return problem;
+  const json = tourMsgToJson(response.tour);
+  return {
+    status: 200,
+    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(json) },
+    body: json,
+  };
+};
 const createdReply = (response: TourOutcomeFields): HttpReply =>
   outcomeProblem(response) ?? jsonReply(201, SUCCESS);
 const doneReply = (response: TourOutcomeFields): HttpReply =>
   outcomeProblem(response) ?? jsonReply(200, SUCCESS);
+
+/**
+ * A change to an existing tour under its request's If-Match (RFC 9110 §13.1.1). Absent: the change as
+ * the specification has it, unchecked. `*`: the same (the tour must exist, which the change itself
+ * checks: a missing tour is 404 either way, RFC 9110 §13.2.1). Entity tags: the tour is read, its tag
+ * compared, and the change made only when one matches, else 412 with the current tag. Conditional
+ * changes to one name run one at a time in this bridge (the serial key), so none slips in between
+ * another's check and its write; a writer that bypasses the bridge still can (docs/operations.md).
+ */
+const conditionalChange = (
+  name: string,
+  ifMatch: string,
+  change: () => RosCallResult<'tour_update'> | RosCallResult<'tour_delete'>,
+): RouteResult => {
+  const condition = parseIfMatch(ifMatch);
+  switch (condition.kind) {
+    case 'absent':
+    case 'any':
+      return change();
+    case 'invalid':
+      return problemReply('bad-request', condition.reason);
+    case 'tags':
+      return rosCall(
+        'tour_get',
+        { tour_name: name },
+        (response) => {
+          const problem = outcomeProblem(response);
+          if (problem !== undefined) return problem;
+          const current = tourEntityTag(tourMsgToJson(response.tour));
+          if (ifMatchHolds(condition, current)) return change();
+          return problemReply(
+            'tour-changed',
+            `the tour ${JSON.stringify(name)} was changed since it was read (its ETag is now ${current}): ` +
+              'read it again and redo the change, or send the change with If-Match: ' +
+              `${current} to overwrite it`,
+            { headers: { etag: current } },
+          );
+        },
+        { serialKey: name },
+      );
+  }
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Documentation, derived into the OpenAPI document
@@ -114,12 +175,32 @@ const docs = (
 ): RouteDocs => ({
   summary,
   description: `Backed by the ROS service /${service}.`,
-  responses: { ...ROS_OUTCOMES, ...responses, ...ROS_FAILURES },
+  responses: { ...ROS_OUTCOMES, ...ROS_FAILURES, ...responses },
   ...extra,
 });
 
+const ETAG_HEADER = {
+  etag: 'The tour’s version: a strong entity tag of its content (SHA-256 of its canonical JSON), the same for the same tour on any node; send it back in If-Match to change the tour only if nobody changed it meanwhile',
+};
+const IF_MATCH_DOCS = {
+  headers: {
+    'if-match':
+      'Optional. The ETag of `GET /tour/{tour_name}` (or a list of them): the change is made only if the tour is still that version, else 412. Absent or `*`: no version check, as before. Changes with If-Match to one tour run one at a time in this bridge; a writer that bypasses it (another bridge, a ROS node calling the service) can still change the tour between the check and the write',
+  },
+};
+const IF_MATCH_FAILURES = {
+  400: 'Malformed JSON, a path that cannot name a tour, or an If-Match that is neither `*` nor a list of quoted entity tags',
+  412: {
+    description:
+      'If-Match names none of the tour’s versions: it was changed since it was read (`tour-changed`); `ETag` gives the current version',
+    headers: { etag: 'The tour’s current version' },
+  },
+  503: `The ROS service is not available (\`ros-unavailable\`, with Retry-After); the service is stopping; or ${SERIAL_WAITING_MAX} other changes with If-Match to this tour are waiting (\`tour-busy\`, with Retry-After)`,
+};
+
 /** The component schemas the tour routes' documentation names. */
 export const TOUR_SCHEMAS = {
+  NewTour: NewTourSchema,
   Tour: TourSchema,
   TourUpdate: TourPathBodySchema,
   StoredTour: StoredTourSchema,
@@ -145,7 +226,11 @@ const getTour: Route = {
     'tour_get',
     'Get a tour',
     {
-      200: { description: 'The tour, as the tour service holds it', schema: 'StoredTour' },
+      200: {
+        description: 'The tour, as the tour service holds it',
+        schema: 'StoredTour',
+        headers: ETAG_HEADER,
+      },
       ...PATH_NAME_FAILURE,
       404: 'No tour with this name',
     },
@@ -160,12 +245,16 @@ const getTour: Route = {
 const createTour: Route<Tour> = {
   method: 'POST',
   pattern: '/tour',
-  body: TourSchema,
+  body: NewTourSchema,
   docs: docs(
     'tour_create',
     'Create a tour',
-    { 201: success('Created'), 409: 'A tour with this name exists' },
-    { bodyName: 'Tour' },
+    {
+      201: success('Created'),
+      409: 'A tour with this name exists',
+      422: 'The body fails the schema (`errors` names each field; a new tour’s names must not be blank), or the tour service answered outcome INVALID',
+    },
+    { bodyName: 'NewTour' },
   ),
   handle: ({ body }) => rosCall('tour_create', { tour: tourToMsg(body) }, createdReply),
 };
@@ -174,34 +263,35 @@ const updateTour: Route<Tour> = {
   method: 'PUT',
   pattern: '/tour',
   body: TourSchema,
+  reads: { headers: ['if-match'] },
   docs: docs(
     'tour_update',
     'Update the tour named in the body',
-    { 200: success('Updated'), 404: 'No tour with this name' },
-    { bodyName: 'Tour' },
+    { 200: success('Updated'), 404: 'No tour with this name', ...IF_MATCH_FAILURES },
+    { bodyName: 'Tour', ...IF_MATCH_DOCS },
   ),
-  handle: ({ body }) => rosCall('tour_update', { tour: tourToMsg(body) }, doneReply),
+  handle: ({ body, headers }) =>
+    conditionalChange(body.tour_name, headers['if-match'] ?? '', () =>
+      rosCall('tour_update', { tour: tourToMsg(body) }, doneReply),
+    ),
 };
 
 const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
   method: 'PUT',
   pattern: '/tour/:tour_name',
   body: TourPathBodySchema,
+  reads: { headers: ['if-match'] },
   docs: {
     ...docs(
       'tour_update',
       'Update the tour named in the path',
-      {
-        200: success('Updated'),
-        404: 'No tour with this name',
-        400: 'Malformed JSON, or a path that cannot name a tour (see the parameter)',
-      },
-      { params: TOUR_NAME_PARAM, bodyName: 'TourUpdate' },
+      { 200: success('Updated'), 404: 'No tour with this name', ...IF_MATCH_FAILURES },
+      { params: TOUR_NAME_PARAM, bodyName: 'TourUpdate', ...IF_MATCH_DOCS },
     ),
     description:
       'Backed by the ROS service /tour_update. The path names the tour; the body may omit tour_name, and a body naming another tour gets 422.',
   },
-  handle: ({ params, body }) => {
+  handle: ({ params, body, headers }) => {
     const name = tourNameFromPath(params[0] ?? '');
     if (typeof name !== 'string') return name;
     // The path names the tour; a body may omit tour_name but must not name another tour.
@@ -214,22 +304,28 @@ const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
         },
       );
     }
-    return rosCall('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) }, doneReply);
+    return conditionalChange(name, headers['if-match'] ?? '', () =>
+      rosCall('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) }, doneReply),
+    );
   },
 };
 
 const deleteTour: Route = {
   method: 'DELETE',
   pattern: '/tour/:tour_name',
+  reads: { headers: ['if-match'] },
   docs: docs(
     'tour_delete',
     'Delete a tour',
-    { 200: success('Deleted'), ...PATH_NAME_FAILURE, 404: 'No tour with this name' },
-    { params: TOUR_NAME_PARAM },
+    { 200: success('Deleted'), 404: 'No tour with this name', ...IF_MATCH_FAILURES },
+    { params: TOUR_NAME_PARAM, ...IF_MATCH_DOCS },
   ),
-  handle: ({ params }) => {
+  handle: ({ params, headers }) => {
     const name = tourNameFromPath(params[0] ?? '');
-    return typeof name === 'string' ? rosCall('tour_delete', { tour_name: name }, doneReply) : name;
+    if (typeof name !== 'string') return name;
+    return conditionalChange(name, headers['if-match'] ?? '', () =>
+      rosCall('tour_delete', { tour_name: name }, doneReply),
+    );
   },
 };
 

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SerialByKey, type Turn } from '../../src/transport/http/serial-by-key.js';
+
+describe('SerialByKey', () => {
+  it('runs one per key at a time, in arrival order; other keys do not wait', () => {
+    const serial = new SerialByKey(10);
+    const started: string[] = [];
+    const turns = new Map<string, Turn>();
+    const enter = (key: string, label: string) =>
+      serial.enter(key, (turn) => {
+        started.push(label);
+        turns.set(label, turn);
+      });
+    enter('a', 'a1');
+    enter('a', 'a2');
+    enter('b', 'b1');
+    enter('a', 'a3');
+    assert.deepEqual(started, ['a1', 'b1']);
+    turns.get('a1')?.release();
+    assert.deepEqual(started, ['a1', 'b1', 'a2']);
+    // Releasing twice passes nothing on twice.
+    turns.get('a1')?.release();
+    assert.deepEqual(started, ['a1', 'b1', 'a2']);
+    turns.get('a2')?.release();
+    turns.get('b1')?.release();
+    assert.deepEqual(started, ['a1', 'b1', 'a2', 'a3']);
+    turns.get('a3')?.release();
+    assert.equal(serial.activeKeys, 0);
+  });
+
+  it('lets a waiter leave the queue without taking its turn', () => {
+    const serial = new SerialByKey(10);
+    const started: string[] = [];
+    let first: Turn | undefined;
+    serial.enter('k', (turn) => {
+      started.push('first');
+      first = turn;
+    });
+    const leaving = serial.enter('k', () => started.push('left'));
+    serial.enter('k', (turn) => {
+      started.push('third');
+      turn.release();
+    });
+    leaving?.release();
+    first?.release();
+    assert.deepEqual(started, ['first', 'third']);
+    assert.equal(serial.activeKeys, 0);
+  });
+
+  it('passes the turn on when the holder releases it while starting', () => {
+    const serial = new SerialByKey(10);
+    const started: string[] = [];
+    serial.enter('k', (turn) => {
+      started.push('holder');
+      turn.release();
+    });
+    serial.enter('k', (turn) => {
+      started.push('next');
+      turn.release();
+    });
+    assert.deepEqual(started, ['holder', 'next']);
+    assert.equal(serial.activeKeys, 0);
+  });
+
+  it('refuses a request beyond maxWaiting behind the holder', () => {
+    const serial = new SerialByKey(2);
+    const noop = () => undefined;
+    assert.ok(serial.enter('k', noop));
+    assert.ok(serial.enter('k', noop));
+    assert.ok(serial.enter('k', noop));
+    assert.equal(serial.enter('k', noop), undefined);
+    assert.ok(serial.enter('other', noop));
+  });
+});
