@@ -58,6 +58,13 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
   const app = uWS.App();
   // Set when a graceful stop begins: keep-alive connections may still send requests, which start nothing.
   let stopBegun = false;
+  // The WebSocket endpoint first: on /ws it takes the upgrades and passes plain GETs on to the route table.
+  const ws = installConversationEndpoint(app, {
+    hub,
+    log,
+    policy: settings.policy,
+    metrics: settings.metrics,
+  });
   const http = installRoutes(app, settings.routes, {
     maxBodyBytes: settings.maxBodyBytes,
     log,
@@ -65,12 +72,6 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
     calls: settings.calls,
     requests: settings.metrics.httpRequests,
     refusal: () => (stopBegun ? SHUTTING_DOWN : undefined),
-  });
-  const ws = installConversationEndpoint(app, {
-    hub,
-    log,
-    policy: settings.policy,
-    metrics: settings.metrics,
   });
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {

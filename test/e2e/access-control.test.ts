@@ -41,6 +41,31 @@ describe('access control (token and origin allow-list on)', () => {
     assert.equal((await request(running.baseUrl, 'GET', '/metrics', { headers: bearer })).status, 200);
   });
 
+  it("answers a plain GET of /ws with the upgrade's access verdict: 401 or 403, else 426", async () => {
+    assertProblem(await request(running.baseUrl, 'GET', '/ws'), 401, 'unauthorized');
+    assertProblem(
+      await request(running.baseUrl, 'GET', '/ws', {
+        headers: { authorization: 'Bearer wrong-token-000000000' },
+      }),
+      401,
+      'unauthorized',
+    );
+    assertProblem(
+      await request(running.baseUrl, 'GET', '/ws', {
+        headers: { ...bearer, origin: 'https://evil.example' },
+      }),
+      403,
+      'forbidden-origin',
+    );
+    const granted = await request(running.baseUrl, 'GET', '/ws', { headers: bearer });
+    assertProblem(granted, 426, 'upgrade-required');
+    assert.equal(granted.headers.get('upgrade'), 'websocket');
+    // The endpoint itself still takes WebSocket upgrades.
+    const kiosk = await KioskClient.connect(`${running.wsUrl}?token=${TOKEN}`);
+    await kiosk.frameCount(1, 5_000);
+    kiosk.close();
+  });
+
   it('keeps /health, /ready and /openapi.json open', async () => {
     for (const path of ['/health', '/ready', '/openapi.json']) {
       assert.equal((await request(running.baseUrl, 'GET', path)).status, 200, path);

@@ -69,6 +69,24 @@ describe('kioskView', () => {
     assert.match(view.hint, /offline/);
   });
 
+  it('says access refused, not offline, when the service refused this kiosk, with no countdown', () => {
+    const refused: KioskState = {
+      ...ready,
+      connection: 'refused',
+      lostSession: true,
+      retryAt: 60_000,
+      microphoneAllowed: undefined,
+    };
+    const view = kioskView(refused, 0);
+    assert.equal(view.connection, 'refused');
+    assert.equal(view.connectionText, 'Access refused: check this kiosk’s token');
+    assert.equal(view.retryText, '');
+    assert.equal(view.talkLabel, 'Access refused');
+    assert.equal(view.talkUsable, false);
+    assert.match(view.hint, /token/);
+    assert.doesNotMatch(`${view.connectionText} ${view.hint} ${view.idleText}`, /offline/i);
+  });
+
   it('stays offline while a reconnect attempt is under way, and only then', () => {
     const attempt: KioskState = { ...ready, connection: 'connecting', lostSession: true, retryAt: undefined };
     assert.equal(kioskView(attempt, 0).connection, 'offline');

@@ -1,4 +1,4 @@
-import { webSocketProtocols } from './access-token.js';
+import { authorizationHeaders, webSocketProtocols } from './access-token.js';
 import { DEFAULT_BACKOFF, reconnectDelayMs, type BackoffOptions } from './backoff.js';
 import { parseServerMessage, type ServerMessage } from './protocol.js';
 import type { ConnectionStatus } from './kiosk-view.js';
@@ -13,6 +13,15 @@ export interface ConnectionHandlers {
   /** The socket closed (whatever the reason): anything tied to the old session is void. */
   readonly onSessionEnd: () => void;
 }
+
+/**
+ * After the service refused this kiosk's access, the next attempt waits this long: no quick retry loop
+ * against a wrong token, yet a kiosk whose token an operator fixed on the service gets back by itself.
+ */
+export const REFUSED_RETRY_MS = 60_000;
+
+/** The access question (a plain GET of /ws) may take this long before the kiosk assumes the network. */
+const ACCESS_PROBE_MS = 5_000;
 
 export interface ConnectionOptions {
   readonly backoff?: BackoffOptions;
@@ -73,7 +82,9 @@ export class KioskConnection {
     this.connectTimer = setTimeout(() => {
       socket.close();
     }, this.connectTimeoutMs);
+    let opened = false;
     socket.addEventListener('open', () => {
+      opened = true;
       clearTimeout(this.connectTimer);
     });
     socket.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -97,12 +108,38 @@ export class KioskConnection {
       if (this.socket !== socket) return;
       this.socket = undefined;
       this.handlers.onSessionEnd();
-      const retryInMs = reconnectDelayMs(this.attempt, this.random, this.backoff);
-      this.attempt += 1;
-      this.handlers.onStatus('offline', retryInMs);
-      this.retryTimer = setTimeout(() => {
-        this.connect();
-      }, retryInMs);
+      if (opened) {
+        this.scheduleRetry(false);
+        return;
+      }
+      // A browser shows a refused upgrade (401, 403) as a close, like a network failure: ask the service.
+      void this.accessRefused().then((refused) => {
+        // Meanwhile a retryNow() may have started the next attempt.
+        if (this.socket === undefined && this.retryTimer === undefined) this.scheduleRetry(refused);
+      });
     });
+  }
+
+  private scheduleRetry(refused: boolean): void {
+    const retryInMs = refused ? REFUSED_RETRY_MS : reconnectDelayMs(this.attempt, this.random, this.backoff);
+    this.attempt += 1;
+    this.handlers.onStatus(refused ? 'refused' : 'offline', retryInMs);
+    this.retryTimer = setTimeout(() => {
+      this.connect();
+    }, retryInMs);
+  }
+
+  /** A plain GET of /ws passes the upgrade's access checks: 401 or 403 means this kiosk is refused. */
+  private async accessRefused(): Promise<boolean> {
+    try {
+      const response = await fetch(this.url.replace(/^ws/, 'http'), {
+        headers: authorizationHeaders(),
+        cache: 'no-store',
+        signal: AbortSignal.timeout(ACCESS_PROBE_MS),
+      });
+      return response.status === 401 || response.status === 403;
+    } catch {
+      return false;
+    }
   }
 }

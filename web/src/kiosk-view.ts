@@ -6,7 +6,8 @@
 
 export type Recording = 'none' | 'push' | 'hands-free';
 /** The socket's state (connection.ts); defined here so this module needs no DOM types. */
-export type ConnectionStatus = 'connecting' | 'online' | 'offline';
+/** `refused`: the service refused this kiosk's token or origin (connection.ts asks after a failed connect). */
+export type ConnectionStatus = 'connecting' | 'online' | 'offline' | 'refused';
 /** The capture device's state (microphone.ts). */
 export type MicrophoneDevice = 'closed' | 'opening' | 'open' | 'failed';
 
@@ -27,7 +28,7 @@ export interface KioskState {
 }
 
 /** The connection as the visitor sees it: a reconnect attempt after a lost session is still offline. */
-export type ShownConnection = 'connecting' | 'online' | 'offline';
+export type ShownConnection = 'connecting' | 'online' | 'offline' | 'refused';
 
 /** The talk button's look; CSS keys off it (`data-look`). */
 export type TalkLook =
@@ -62,6 +63,7 @@ export interface KioskView {
 
 export const shownConnection = (state: KioskState): ShownConnection => {
   if (state.connection === 'online') return 'online';
+  if (state.connection === 'refused') return 'refused';
   if (state.connection === 'offline' || state.lostSession) return 'offline';
   return 'connecting';
 };
@@ -86,6 +88,7 @@ export const refusal = (state: KioskState): string | undefined => {
 const connectionText = (shown: ShownConnection): string => {
   if (shown === 'online') return 'Connected';
   if (shown === 'connecting') return 'Connecting…';
+  if (shown === 'refused') return 'Access refused: check this kiosk’s token';
   return 'Offline';
 };
 
@@ -103,6 +106,8 @@ const microphone = (
 ): Pick<KioskView, 'microphoneKey' | 'microphoneText'> => {
   if (shown === 'offline')
     return { microphoneKey: 'offline', microphoneText: 'Microphone off while offline' };
+  if (shown === 'refused')
+    return { microphoneKey: 'offline', microphoneText: 'Microphone off: not connected' };
   if (state.microphoneAllowed === false)
     return { microphoneKey: 'disabled', microphoneText: 'Microphone off' };
   if (state.device === 'failed') return { microphoneKey: 'unavailable', microphoneText: 'No microphone' };
@@ -118,6 +123,7 @@ const microphone = (
 
 const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkLabel' | 'talkLook'> => {
   if (shown === 'offline') return { talkLabel: 'Offline', talkLook: 'offline' };
+  if (shown === 'refused') return { talkLabel: 'Access refused', talkLook: 'offline' };
   if (shown === 'connecting') return { talkLabel: 'Connecting…', talkLook: 'waiting' };
   if (state.microphoneAllowed === false) return { talkLabel: 'Microphone off', talkLook: 'unavailable' };
   if (state.device === 'failed') return { talkLabel: 'No microphone', talkLook: 'unavailable' };
@@ -136,6 +142,9 @@ const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkL
 
 const hint = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'offline') return 'The robot is offline: it cannot hear or answer until it is back.';
+  if (shown === 'refused') {
+    return 'The robot refused this kiosk’s access token. Staff: open this page with the right ?token=… in its address.';
+  }
   if (shown === 'connecting') return 'Connecting to the robot…';
   if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
@@ -145,6 +154,7 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
 
 const idleText = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'offline') return 'I am offline at the moment, so I cannot hear or answer you. Back soon!';
+  if (shown === 'refused') return 'I cannot talk on this screen right now. Please ask a member of staff.';
   if (shown === 'connecting') return 'Just a moment — I am getting ready.';
   if (state.handsFree) return 'Hello! Just speak and ask me something.';
   return 'Hello! Hold the big button and ask me something.';

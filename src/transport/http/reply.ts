@@ -35,6 +35,7 @@ export const PROBLEM_TYPES = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'tour-exists': { status: 409, title: 'Tour already exists' },
   'tour-changed': { status: 412, title: 'Tour changed since it was read' },
+  'upgrade-required': { status: 426, title: 'Upgrade required' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'validation-failed': { status: 422, title: 'Validation failed' },

@@ -66,6 +66,29 @@ export const operationsRoutes = (
       },
     },
     {
+      // A browser's WebSocket reports a refused upgrade (401, 403) only as a closed socket, like a network
+      // failure. A plain GET of /ws goes through the same access checks, so a kiosk whose socket closed
+      // before opening can ask why: 401/403 is its token or origin, 426 means access is fine.
+      method: 'GET',
+      pattern: '/ws',
+      docs: {
+        summary: 'The kiosk WebSocket; a plain GET checks access without connecting',
+        description:
+          'With a WebSocket upgrade this is the kiosk connection (docs/protocol.md). Without one it answers ' +
+          '426 once the token and origin are accepted, and 401 or 403 otherwise, as the upgrade would.',
+        responses: {
+          426: {
+            description: 'Access granted; connect with a WebSocket upgrade (`upgrade-required`)',
+            headers: { upgrade: '`websocket`' },
+          },
+        },
+      },
+      handle: () =>
+        problemReply('upgrade-required', 'connect to /ws with a WebSocket upgrade', {
+          headers: { upgrade: 'websocket', ...NO_STORE },
+        }),
+    },
+    {
       method: 'GET',
       pattern: '/metrics',
       docs: {
