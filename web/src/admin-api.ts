@@ -18,6 +18,12 @@ const TIMEOUT_MS = 10_000;
 
 const tourPath = (name: string): string => `/tour/${encodeURIComponent(name)}`;
 
+let onAccessRefused: () => void = () => undefined;
+/** Told when the service refuses the token (401), e.g. to point at the token field. */
+export const whenAccessRefused = (listener: () => void): void => {
+  onAccessRefused = listener;
+};
+
 const versionOf = (headers: Headers): string | undefined => versionFromEtag(headers.get('etag'));
 
 const call = async <T>(
@@ -60,6 +66,18 @@ const call = async <T>(
     json = JSON.parse(text);
   } catch {
     json = undefined;
+  }
+  if (response.status === 401) {
+    onAccessRefused();
+    return {
+      ok: false,
+      problem: {
+        status: 401,
+        title: 'Access refused',
+        detail: 'This robot needs its access token: enter it in the field at the top of the page.',
+        errors: [],
+      },
+    };
   }
   if (!response.ok) {
     const problem = parseProblem(response.status, json);

@@ -1,5 +1,6 @@
 import { refreshField } from './admin-counters.js';
-import { createTour, deleteTour, getTour, updateTour } from './admin-api.js';
+import { createTour, deleteTour, getTour, updateTour, whenAccessRefused } from './admin-api.js';
+import { wireTokenField } from './admin-token.js';
 import { explainConflict, explainGone, explainOldKept } from './admin-conflict.js';
 import { createTourList } from './admin-list.js';
 import {
@@ -388,6 +389,11 @@ window.addEventListener('beforeunload', (event) => {
   if (!hasUnsavedEdits()) return;
   // The browser asks with its own wording (pages cannot set the text any more).
   event.preventDefault();
+});
+
+const tokenField = wireTokenField(() => void loadList());
+whenAccessRefused(() => {
+  tokenField.refused();
 });
 
 renderEditor();

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { launchBrowser, type Browser } from './browser.js';
+import { startKioskService, type KioskService } from './kiosk-harness.js';
+
+/**
+ * The operator page on a service with a token, in Chromium: it asks for the token in a field, keeps it in
+ * the tab (never in the address it shows) and carries it into its Kiosk link.
+ */
+
+const TOKEN = 'admin-token-test-0123456789';
+
+describe('operator page: the access token', () => {
+  let service: KioskService;
+  let browser: Browser;
+  before(async () => {
+    service = await startKioskService(0, { auth_token: TOKEN });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await service.stop();
+  });
+
+  it('without a token: says access is refused and points at the field; with it, the tours load', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${service.baseUrl}/admin`);
+    await page.locator('#token-status', { hasText: 'Access refused' }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'token');
+    const shown = await page.locator('main').innerText();
+    assert.doesNotMatch(shown, /Authorization header/);
+    await page.locator('#token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.getByRole('button', { name: 'welcome', exact: true }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#token-status').textContent(), 'Token set for this tab');
+    assert.doesNotMatch(page.url(), /token/);
+    assert.equal(await page.locator('#kiosk-link').getAttribute('href'), `/?token=${TOKEN}`);
+    // The same tab keeps it across a reload.
+    await page.reload();
+    await page.getByRole('button', { name: 'welcome', exact: true }).waitFor({ timeout: 10_000 });
+    await page.close();
+  });
+
+  it('a ?token= in the address is taken into the tab and removed from the address bar', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${service.baseUrl}/admin?token=${TOKEN}`);
+    await page.getByRole('button', { name: 'welcome', exact: true }).waitFor({ timeout: 10_000 });
+    assert.equal(new URL(page.url()).search, '');
+    assert.equal(await page.locator('#kiosk-link').getAttribute('href'), `/?token=${TOKEN}`);
+    await page.close();
+  });
+});
