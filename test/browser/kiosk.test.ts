@@ -187,6 +187,8 @@ describe('kiosk page', () => {
   });
 
   it('hands-free: the threshold starts and ends utterances, and the kiosk does not listen while it speaks', async () => {
+    // Nothing of the earlier tests still playing: while the robot speaks a press is usable (it interrupts).
+    await waitForSnapshot(page, (s) => !s.audio.busy, 'the robot to be quiet');
     const before = await snapshot(page);
     const chatsBefore = service.chats.length;
     await page.getByLabel('Hands-free').check();
@@ -249,6 +251,46 @@ describe('kiosk page', () => {
     await page.locator('body[data-recording="false"][data-mode="push"]').waitFor();
     await page.waitForTimeout(300);
     assert.equal(service.chats.length, chatsBefore + 1);
+  });
+
+  it('hands-free: while the robot speaks the page says so, and a press interrupts it', async () => {
+    // No voice over the threshold meanwhile (set before hands-free starts listening): only the robot speaks.
+    await openSettings(page);
+    await page.locator('#threshold').focus();
+    await page.keyboard.press('End');
+    await page.getByRole('button', { name: 'Close' }).click();
+    const chatsBefore = service.chats.length;
+    await page.getByLabel('Hands-free').check();
+    await page.locator('body[data-mode="hands-free"]').waitFor();
+    const before = await snapshot(page);
+    await service.playAudio({ emotion: 'happy', text: 'A long story', audio: toneWav(4_000) });
+    await waitForSnapshot(page, (s) => s.played.length === before.played.length + 1, 'the message to start');
+    await page.locator('#talk[data-look="hands-free-speaking"]').waitFor();
+    assert.equal(await page.locator('#talk-label').textContent(), 'Speaking…\npress to interrupt');
+    assert.equal(await page.locator('#talk').getAttribute('aria-disabled'), 'false');
+    assert.equal(
+      await page.locator('#talk-hint').textContent(),
+      'The robot is speaking and does not listen meanwhile: press the button to interrupt it.',
+    );
+    await holdTalkButton(page, 200);
+    const stopped = await waitForSnapshot(
+      page,
+      (s) => s.played.at(-1)?.outcome === 'stopped',
+      'the robot to stop speaking at the press',
+    );
+    assert.equal(stopped.bargeIns.length, before.bargeIns.length + 1);
+    assert.equal(
+      stopped.page['recording'],
+      'false',
+      'the press interrupts; it does not start a push utterance',
+    );
+    assert.equal(service.chats.length, chatsBefore);
+    await page.getByLabel('Hands-free').uncheck();
+    await page.locator('body[data-mode="push"]').waitFor();
+    await openSettings(page);
+    await page.locator('#threshold').focus();
+    for (let step = 0; step < 40; step += 1) await page.keyboard.press('ArrowLeft');
+    await page.getByRole('button', { name: 'Close' }).click();
   });
 
   it('stops capture when the service disables the microphone, and resumes when it enables it', async () => {

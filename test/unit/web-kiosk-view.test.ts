@@ -13,6 +13,7 @@ const ready: KioskState = {
   handsFree: false,
   recording: 'none',
   thinking: false,
+  speaking: false,
 };
 
 describe('kioskView', () => {
@@ -67,6 +68,18 @@ describe('kioskView', () => {
     assert.equal(view.microphoneText, 'Microphone off while offline');
     assert.match(view.idleText, /offline/);
     assert.match(view.hint, /offline/);
+  });
+
+  it('hands-free while the robot speaks: says it is speaking and not listening, and a press interrupts it', () => {
+    const listening = kioskView({ ...ready, handsFree: true }, 0);
+    assert.equal(listening.talkUsable, false, 'hands-free listens by itself');
+    const speaking = kioskView({ ...ready, handsFree: true, speaking: true }, 0);
+    assert.equal(speaking.talkLabel, 'Speaking…\npress to interrupt');
+    assert.equal(speaking.talkLook, 'hands-free-speaking');
+    assert.equal(speaking.talkUsable, true);
+    assert.equal(speaking.microphoneText, 'Not listening while the robot speaks');
+    assert.match(speaking.hint, /press the button to interrupt/);
+    assert.doesNotMatch(`${speaking.microphoneText} ${speaking.hint}`, /just speak/);
   });
 
   it('says access refused, not offline, when the service refused this kiosk, with no countdown', () => {

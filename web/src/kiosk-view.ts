@@ -25,6 +25,8 @@ export interface KioskState {
   readonly recording: Recording;
   /** An utterance is with the robot, nothing of its answer has come yet, and nothing else plays. */
   readonly thinking: boolean;
+  /** The robot's voice is playing. */
+  readonly speaking: boolean;
 }
 
 /** The connection as the visitor sees it: a reconnect attempt after a lost session is still offline. */
@@ -36,6 +38,7 @@ export type TalkLook =
   | 'listening'
   | 'hands-free'
   | 'hands-free-listening'
+  | 'hands-free-speaking'
   | 'waiting'
   | 'unavailable'
   | 'offline';
@@ -81,7 +84,8 @@ export const refusal = (state: KioskState): string | undefined => {
   if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
   if (state.device !== 'open') return 'The microphone is starting.';
-  if (state.handsFree) return 'Hands-free mode is on: just speak.';
+  // Hands-free listens by itself; a press is for interrupting the robot while it speaks.
+  if (state.handsFree && !state.speaking) return 'Hands-free mode is on: just speak.';
   return undefined;
 };
 
@@ -115,6 +119,9 @@ const microphone = (
     return { microphoneKey: 'pending', microphoneText: 'Microphone starting…' };
   }
   if (state.recording !== 'none') return { microphoneKey: 'enabled', microphoneText: 'Listening…' };
+  if (state.handsFree && state.speaking) {
+    return { microphoneKey: 'enabled', microphoneText: 'Not listening while the robot speaks' };
+  }
   return {
     microphoneKey: 'enabled',
     microphoneText: state.handsFree ? 'Microphone on — just speak' : 'Microphone on',
@@ -131,6 +138,9 @@ const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkL
     return { talkLabel: 'Starting…', talkLook: 'waiting' };
   }
   if (state.handsFree) {
+    if (state.speaking && state.recording === 'none') {
+      return { talkLabel: 'Speaking…\npress to interrupt', talkLook: 'hands-free-speaking' };
+    }
     return state.recording === 'hands-free'
       ? { talkLabel: 'Listening…', talkLook: 'hands-free-listening' }
       : { talkLabel: 'Just speak', talkLook: 'hands-free' };
@@ -148,6 +158,9 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'connecting') return 'Connecting to the robot…';
   if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.handsFree && state.speaking) {
+    return 'The robot is speaking and does not listen meanwhile: press the button to interrupt it.';
+  }
   if (state.handsFree) return 'Hands-free is on: just speak. The robot answers when you pause.';
   return 'Hold the button — or the Space bar — while you speak, then let go.';
 };

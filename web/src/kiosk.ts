@@ -88,6 +88,7 @@ const state = {
   handsFree: false,
   recording: 'none' as Recording,
   thinking: false,
+  speaking: false,
   lastPlaybackEndedAt: -Infinity,
   /** The emotion of what the robot said last (the face shows it unless the robot is thinking). */
   emotion: 'neutral',
@@ -124,6 +125,7 @@ let drawnEmotion: string | undefined;
 const render = (): void => {
   const now = performance.now();
   state.thinking = turns.thinking(now) && !player.busy;
+  state.speaking = player.busy;
   const view = kioskView(state, now);
   const emotion = view.faceOverride ?? state.emotion;
   if (emotion !== drawnEmotion) {
@@ -257,7 +259,12 @@ const beginPush = (): void => {
     notify(reason);
     return;
   }
-  if (robotAnswering()) bargeIn();
+  if (robotAnswering() || player.busy) bargeIn();
+  // Hands-free: the press only interrupts; listening resumes by itself once the robot is quiet.
+  if (state.handsFree) {
+    render();
+    return;
+  }
   startRecording('push');
 };
 
