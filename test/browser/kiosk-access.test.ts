@@ -41,6 +41,7 @@ describe('kiosk: access refused is its own state', () => {
       assert.equal(await page.locator('#talk-label').textContent(), 'Access refused');
       assert.match((await page.locator('#talk-hint').textContent()) ?? '', /token/);
       assert.equal(await page.locator('.face-badge').isVisible(), true);
+      assert.equal(await page.locator('.face-badge').textContent(), 'No access');
       // Offline would retry within 1–2 s; refused waits a minute.
       const seen = attempts;
       await page.waitForTimeout(3_000);

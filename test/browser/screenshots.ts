@@ -7,7 +7,15 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sendJson } from '../support/http.js';
 import { launchBrowser, VIEWPORT } from './browser.js';
-import { openKiosk, snapshot, startKioskService, toneWav, waitForSnapshot } from './kiosk-harness.js';
+import {
+  holdTalkButton,
+  openKiosk,
+  openSettings,
+  snapshot,
+  startKioskService,
+  toneWav,
+  waitForSnapshot,
+} from './kiosk-harness.js';
 
 const directory = fileURLToPath(new URL('../../docs/img/', import.meta.url));
 mkdirSync(directory, { recursive: true });
@@ -78,6 +86,48 @@ try {
   await admin.evaluate('window.scrollTo(0, 0)');
   await admin.screenshot({ path: `${directory}admin-conflict.png` });
   written.push(`admin-conflict.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+
+  // Hands-free while the robot speaks: not listening, and a press would interrupt it.
+  await openSettings(kiosk);
+  await kiosk.locator('#threshold').focus();
+  await kiosk.keyboard.press('End');
+  await kiosk.getByRole('button', { name: 'Close' }).click();
+  await kiosk.getByLabel('Hands-free').check();
+  await service.playAudio({ emotion: 'happy', text: ANSWER, audio: toneWav(4_000, 220) });
+  await kiosk.locator('#talk[data-look="hands-free-speaking"]').waitFor();
+  await kiosk.waitForTimeout(400);
+  await kiosk.screenshot({ path: `${directory}kiosk-hands-free-speaking.png` });
+  written.push(`kiosk-hands-free-speaking.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  await waitForSnapshot(kiosk, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
+  await kiosk.getByLabel('Hands-free').uncheck();
+
+  // A question the robot took too long to answer: the apology in the bubble.
+  const slow = await startKioskService(0, { chat_timeout_ms: '300' }, { latencyMs: 3_000 });
+  try {
+    const { page: waiting } = await openKiosk(browser, slow);
+    await holdTalkButton(waiting, 800);
+    await waiting.locator('#speech-text', { hasText: 'Sorry' }).waitFor({ timeout: 10_000 });
+    await waiting.waitForTimeout(400);
+    await waiting.screenshot({ path: `${directory}kiosk-failure.png` });
+    written.push(`kiosk-failure.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+    await waiting.close();
+  } finally {
+    await slow.stop();
+  }
+
+  // A kiosk whose token the service refuses.
+  const guarded = await startKioskService(0, { auth_token: 'screenshot-token-0123456789' });
+  try {
+    const refused = await browser.newPage();
+    await refused.goto(`${guarded.baseUrl}/`);
+    await refused.locator('body[data-connection="refused"]').waitFor({ timeout: 10_000 });
+    await refused.waitForTimeout(600);
+    await refused.screenshot({ path: `${directory}kiosk-refused.png` });
+    written.push(`kiosk-refused.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+    await refused.close();
+  } finally {
+    await guarded.stop();
+  }
 
   // Last: the service goes away under the kiosk.
   stopped = true;

@@ -60,6 +60,7 @@ const page = {
   levelValue: byId('level-value', HTMLOutputElement),
   /** Read out by screen readers when talking starts and stops, whatever has the focus. */
   talkStatus: byId('talk-status', HTMLElement),
+  faceBadge: byId('face-badge', HTMLElement),
   notice: byId('notice', HTMLElement),
   newConversation: byId('new-conversation', HTMLButtonElement),
   unlock: byId('unlock', HTMLElement),
@@ -135,6 +136,7 @@ const render = (): void => {
   page.body.dataset['thinking'] = String(view.faceOverride === 'thinking');
   setText(page.faceStatus, view.faceStatus);
   page.body.dataset['connection'] = view.connection;
+  setText(page.faceBadge, view.connection === 'refused' ? 'No access' : 'Offline');
   page.body.dataset['microphone'] = view.microphoneKey;
   page.body.dataset['recording'] = String(state.recording !== 'none');
   page.body.dataset['mode'] = state.handsFree ? 'hands-free' : 'push';
