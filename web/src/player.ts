@@ -131,11 +131,8 @@ export class Player {
       Math.max(SILENT_MIN_MS, pair.meta.text.length * SILENT_MS_PER_CHAR),
     );
     const duration = buffer === undefined ? silentMs / 1000 : buffer.duration;
-    const placed = this.timeline.place(item, duration, this.context.currentTime);
-    if (placed === undefined) return;
-    // The clock may have moved on since it was read (it advances by render quanta, several at once under
-    // load): a start in the past plays at once, so the slot follows it and the next part joins its real end.
-    const slot = this.timeline.delay(item, this.context.currentTime) ?? placed;
+    const slot = this.timeline.place(item, duration, this.context.currentTime);
+    if (slot === undefined) return;
     if (buffer === undefined) {
       item.outcome = pair.audio.byteLength === 0 ? 'silent' : 'undecodable';
     } else {
@@ -150,6 +147,10 @@ export class Player {
       this.sources += 1;
       item.source = source;
     }
+    // The clock runs on the audio thread and may have moved past the slot while this ran (by render quanta,
+    // several at once under load): a start in the past plays from the clock's now, so the slot is read
+    // again after start() and follows it, and the next part is placed at this one's real end.
+    this.timeline.delay(item, this.context.currentTime);
     this.tick();
   }
 
