@@ -232,7 +232,9 @@ describe('kiosk page', () => {
     assert.equal(wav.sampleRate, 16_000);
     assert.ok(wav.samples.length > 0.5 * 16_000, `${wav.samples.length} samples`);
 
-    // While the robot speaks, voice over the threshold does not start an utterance.
+    // While the robot speaks, voice over the threshold does not start an utterance where voice may not
+    // interrupt it (the next tests cover the other case).
+    await page.getByLabel('Voice can interrupt the robot').uncheck();
     await service.playAudio({ emotion: 'happy', text: 'I am speaking now', audio: toneWav(1_500) });
     await waitForSnapshot(page, (s) => s.played.length === before.played.length + 2, 'the message to start');
     await page.locator('#threshold').focus();
@@ -258,6 +260,11 @@ describe('kiosk page', () => {
     await openSettings(page);
     await page.locator('#threshold').focus();
     await page.keyboard.press('End');
+    assert.equal(
+      await page.getByLabel('Voice can interrupt the robot').isChecked(),
+      false,
+      'kept from before',
+    );
     await page.getByRole('button', { name: 'Close' }).click();
     const chatsBefore = service.chats.length;
     await page.getByLabel('Hands-free').check();
@@ -290,6 +297,47 @@ describe('kiosk page', () => {
     await openSettings(page);
     await page.locator('#threshold').focus();
     for (let step = 0; step < 40; step += 1) await page.keyboard.press('ArrowLeft');
+    await page.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('hands-free: voice louder than the robot interrupts it and is recorded, where echo cancellation is on', async () => {
+    await openSettings(page);
+    await page.getByLabel('Voice can interrupt the robot').check();
+    // Chromium applies echo cancellation to its fake microphone, as to a real one.
+    assert.equal(await page.locator('#echo-status').textContent(), 'Echo cancellation: on in this browser.');
+    // The fake microphone's beeps are the visitor: each peaks near -6 dB and decays, over -54 dB (the
+    // threshold plus the 6 dB voice needs over the robot's) for longer than the 120 ms that start an utterance.
+    await page.locator('#threshold').fill('-60');
+    assert.equal(await page.locator('#threshold-value').textContent(), '-60 dB');
+    await page.getByRole('button', { name: 'Close' }).click();
+    const chatsBefore = service.chats.length;
+    const before = await snapshot(page);
+    // The robot starts speaking before hands-free listens: nothing the visitor said earlier counts.
+    await service.playAudio({ emotion: 'happy', text: 'A story to talk over', audio: toneWav(6_000) });
+    await waitForSnapshot(page, (s) => s.played.length === before.played.length + 1, 'the message to start');
+    await page.getByLabel('Hands-free').check();
+    await page
+      .locator('#talk[data-look="hands-free-speaking"], body[data-recording="true"]')
+      .first()
+      .waitFor();
+    const interrupted = await waitForSnapshot(
+      page,
+      (s) => s.voiceInterrupts === before.voiceInterrupts + 1 && s.played.at(-1)?.outcome === 'stopped',
+      'the voice of the visitor to interrupt the robot',
+      5_000,
+    );
+    const cut = interrupted.played.at(-1)!;
+    assert.ok(cut.endedAt! - cut.startedAt < 5_000, `played ${cut.endedAt! - cut.startedAt} ms of 6000`);
+    assert.equal(interrupted.bargeIns.length, before.bargeIns.length + 1);
+    // What the visitor says over the robot is being recorded (not thrown away with the robot's voice).
+    assert.equal(interrupted.page['recording'], 'true');
+    assert.equal(await page.locator('#talk').getAttribute('data-look'), 'hands-free-listening');
+    // Switching hands-free off drops it unsent.
+    await page.getByLabel('Hands-free').uncheck();
+    await page.locator('body[data-recording="false"][data-mode="push"]').waitFor();
+    assert.equal(service.chats.length, chatsBefore);
+    await openSettings(page);
+    await page.locator('#threshold').fill('-40');
     await page.getByRole('button', { name: 'Close' }).click();
   });
 

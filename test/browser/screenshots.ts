@@ -87,7 +87,8 @@ try {
   await admin.screenshot({ path: `${directory}admin-conflict.png` });
   written.push(`admin-conflict.png (${VIEWPORT.width}×${VIEWPORT.height})`);
 
-  // Hands-free while the robot speaks: not listening, and a press would interrupt it.
+  // Hands-free while the robot speaks: voice or a press would interrupt it (the threshold at 0 dB keeps the
+  // fake microphone's beeps from doing so before the picture is taken).
   await openSettings(kiosk);
   await kiosk.locator('#threshold').focus();
   await kiosk.keyboard.press('End');

@@ -14,6 +14,7 @@ const ready: KioskState = {
   recording: 'none',
   thinking: false,
   speaking: false,
+  voiceInterrupts: false,
 };
 
 describe('kioskView', () => {
@@ -80,6 +81,16 @@ describe('kioskView', () => {
     assert.equal(speaking.microphoneText, 'Not listening while the robot speaks');
     assert.match(speaking.hint, /press the button to interrupt/);
     assert.doesNotMatch(`${speaking.microphoneText} ${speaking.hint}`, /just speak/);
+  });
+
+  it('hands-free while the robot speaks, where voice may interrupt it: says to talk over it or press', () => {
+    const speaking = kioskView({ ...ready, handsFree: true, speaking: true, voiceInterrupts: true }, 0);
+    assert.equal(speaking.microphoneText, 'Robot speaking — talk to interrupt');
+    assert.equal(speaking.hint, 'The robot is speaking: talk over it, or press the button, to interrupt it.');
+    assert.equal(speaking.talkUsable, true);
+    // Push-to-talk is unchanged by the setting: a press there always talks over the robot.
+    const push = kioskView({ ...ready, speaking: true, voiceInterrupts: true }, 0);
+    assert.equal(push.microphoneText, 'Microphone on');
   });
 
   it('says access refused, not offline, when the service refused this kiosk, with no countdown', () => {

@@ -27,6 +27,11 @@ export interface KioskState {
   readonly thinking: boolean;
   /** The robot's voice is playing. */
   readonly speaking: boolean;
+  /**
+   * Hands-free: voice louder than the robot's interrupts it (the operator allows it and the browser cancels
+   * the robot's echo on the microphone); otherwise only a press does.
+   */
+  readonly voiceInterrupts: boolean;
 }
 
 /** The connection as the visitor sees it: a reconnect attempt after a lost session is still offline. */
@@ -120,7 +125,12 @@ const microphone = (
   }
   if (state.recording !== 'none') return { microphoneKey: 'enabled', microphoneText: 'Listening…' };
   if (state.handsFree && state.speaking) {
-    return { microphoneKey: 'enabled', microphoneText: 'Not listening while the robot speaks' };
+    return {
+      microphoneKey: 'enabled',
+      microphoneText: state.voiceInterrupts
+        ? 'Robot speaking — talk to interrupt'
+        : 'Not listening while the robot speaks',
+    };
   }
   return {
     microphoneKey: 'enabled',
@@ -159,7 +169,9 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
   if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
   if (state.handsFree && state.speaking) {
-    return 'The robot is speaking and does not listen meanwhile: press the button to interrupt it.';
+    return state.voiceInterrupts
+      ? 'The robot is speaking: talk over it, or press the button, to interrupt it.'
+      : 'The robot is speaking and does not listen meanwhile: press the button to interrupt it.';
   }
   if (state.handsFree) return 'Hands-free is on: just speak. The robot answers when you pause.';
   return 'Hold the button — or the Space bar — while you speak, then let go.';

@@ -12,7 +12,8 @@ import { DEFAULT_MAX_AUDIO_FRAME_BYTES, PCM_SAMPLE_RATE, type ServerMessage } fr
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer } from './utterance.js';
 import { failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';
-import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE, VoiceActivityDetector } from './vad.js';
+import { KioskSettings } from './kiosk-settings.js';
+import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
 import { encodeWav, maxSamplesFor } from './wav.js';
 
 /**
@@ -31,12 +32,13 @@ const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAU
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
 /** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
 const ECHO_TAIL_MS = 600;
-/** A press on the face this long opens the kiosk settings (for operators; a visitor's tap does nothing). */
-const SETTINGS_PRESS_MS = 2_000;
 /** Answer text shrinks in these steps before it scrolls in its box. */
 const SPEECH_SCALES = [1, 0.9, 0.8] as const;
-/** The hands-free threshold is kept in this browser's storage, per kiosk. */
-const THRESHOLD_KEY = 'tour-bridge.kiosk.threshold-db';
+/**
+ * Over the robot's voice, voice must be this much louder than the threshold to count: what the browser's
+ * echo canceller leaves of the robot must not interrupt it.
+ */
+const BARGE_IN_MARGIN_DB = 6;
 
 const page = {
   body: document.body,
@@ -52,12 +54,6 @@ const page = {
   talkLabel: byId('talk-label', HTMLElement),
   hint: byId('talk-hint', HTMLElement),
   handsFree: byId('hands-free', HTMLInputElement),
-  settings: byId('settings', HTMLDialogElement),
-  settingsClose: byId('settings-close', HTMLButtonElement),
-  threshold: byId('threshold', HTMLInputElement),
-  thresholdValue: byId('threshold-value', HTMLOutputElement),
-  level: byId('level', HTMLMeterElement),
-  levelValue: byId('level-value', HTMLOutputElement),
   /** Read out by screen readers when talking starts and stops, whatever has the focus. */
   talkStatus: byId('talk-status', HTMLElement),
   faceBadge: byId('face-badge', HTMLElement),
@@ -90,6 +86,10 @@ const state = {
   recording: 'none' as Recording,
   thinking: false,
   speaking: false,
+  /** The operator allows voice to interrupt the robot (kiosk settings). */
+  voiceInterruptsAllowed: true,
+  /** Allowed, and the browser cancels the robot's echo on the microphone: see kiosk-view.ts. */
+  voiceInterrupts: false,
   lastPlaybackEndedAt: -Infinity,
   /** The emotion of what the robot said last (the face shows it unless the robot is thinking). */
   emotion: 'neutral',
@@ -127,6 +127,8 @@ const render = (): void => {
   const now = performance.now();
   state.thinking = turns.thinking(now) && !player.busy;
   state.speaking = player.busy;
+  state.voiceInterrupts = state.voiceInterruptsAllowed && microphone.echoCancellation === true;
+  settings.showEchoCancellation(microphone.echoCancellation);
   const view = kioskView(state, now);
   const emotion = view.faceOverride ?? state.emotion;
   if (emotion !== drawnEmotion) {
@@ -253,6 +255,14 @@ const bargeIn = (): void => {
   connection.send(JSON.stringify({ service: 'cancel' }));
 };
 
+/** Hands-free: the visitor interrupts the robot, by a press or by voice. */
+const interrupt = (): void => {
+  if (robotAnswering() || player.busy) bargeIn();
+  // The robot's voice was cut, not finished: there is no echo of it to wait out.
+  state.lastPlaybackEndedAt = -Infinity;
+  render();
+};
+
 const beginPush = (): void => {
   if (state.recording !== 'none') return;
   const reason = refusal(state);
@@ -261,12 +271,14 @@ const beginPush = (): void => {
     notify(reason);
     return;
   }
-  if (robotAnswering() || player.busy) bargeIn();
-  // Hands-free: the press only interrupts; listening resumes by itself once the robot is quiet.
+  // Hands-free: the press only interrupts; listening starts afresh at once (nothing heard over the robot's
+  // voice counts, and there is no echo tail to wait out).
   if (state.handsFree) {
-    render();
+    vad.reset();
+    interrupt();
     return;
   }
+  if (robotAnswering() || player.busy) bargeIn();
   startRecording('push');
 };
 
@@ -275,11 +287,7 @@ const endPush = (send: boolean): void => {
 };
 
 const onChunk = (chunk: PcmChunk): void => {
-  if (page.settings.open) {
-    const db = Math.max(page.level.min, chunk.levelDb);
-    page.level.value = db;
-    page.levelValue.value = `${Math.round(db)} dB`;
-  }
+  settings.showLevel(chunk.levelDb);
   if (state.recording === 'push') {
     if (!utterance.append(chunk.samples))
       finishRecording(true, 'That was the longest a message can be: sent.');
@@ -293,19 +301,27 @@ const onChunk = (chunk: PcmChunk): void => {
     else if (event === 'discard') finishRecording(false);
     return;
   }
-  const robotSpeaking =
-    player.busy ||
-    performance.now() - state.lastPlaybackEndedAt < ECHO_TAIL_MS ||
-    context.state !== 'running';
-  if (!state.handsFree || !canTalk(state) || robotSpeaking) {
+  // While the robot speaks, hands-free listens only where voice may interrupt it; just after, its echo
+  // may still be in the room, so it waits that out.
+  const speaking = player.busy;
+  const listens = speaking
+    ? state.voiceInterrupts
+    : performance.now() - state.lastPlaybackEndedAt >= ECHO_TAIL_MS && context.state === 'running';
+  if (!state.handsFree || !canTalk(state) || !listens) {
     vad.reset();
     preRoll.take();
     return;
   }
   preRoll.push(chunk.samples);
-  if (vad.update(chunk.levelDb, chunk.ms) === 'start') {
+  const levelDb = speaking ? chunk.levelDb - BARGE_IN_MARGIN_DB : chunk.levelDb;
+  if (vad.update(levelDb, chunk.ms) === 'start') {
+    const heard = preRoll.take();
+    if (speaking) {
+      probe.recordVoiceInterrupt();
+      interrupt();
+    }
     startRecording('hands-free');
-    for (const part of preRoll.take()) utterance.append(part);
+    for (const part of heard) utterance.append(part);
   }
 };
 
@@ -501,23 +517,23 @@ const spaceTalks = (target: EventTarget | null): boolean =>
 
 // Enter on the talk button talks too, held like Space (a click would start and stop at once).
 page.talk.addEventListener('keydown', (event) => {
-  if (event.key !== 'Enter' || page.settings.open) return;
+  if (event.key !== 'Enter' || settings.open) return;
   event.preventDefault();
   if (!event.repeat) beginPush();
 });
 page.talk.addEventListener('keyup', (event) => {
-  if (event.key !== 'Enter' || page.settings.open) return;
+  if (event.key !== 'Enter' || settings.open) return;
   event.preventDefault();
   endPush(true);
 });
 
 document.addEventListener('keydown', (event) => {
-  if (event.code !== 'Space' || page.settings.open || !spaceTalks(event.target)) return;
+  if (event.code !== 'Space' || settings.open || !spaceTalks(event.target)) return;
   event.preventDefault();
   if (!event.repeat) beginPush();
 });
 document.addEventListener('keyup', (event) => {
-  if (event.code !== 'Space' || page.settings.open || !spaceTalks(event.target)) return;
+  if (event.code !== 'Space' || settings.open || !spaceTalks(event.target)) return;
   event.preventDefault();
   endPush(true);
 });
@@ -532,52 +548,14 @@ page.handsFree.addEventListener('change', () => {
   vad.reset();
   render();
 });
-const storedThreshold = (): number => {
-  try {
-    const stored = localStorage.getItem(THRESHOLD_KEY);
-    return stored === null || stored.trim() === '' ? DEFAULT_VAD.thresholdDb : clampThreshold(Number(stored));
-  } catch {
-    // Storage can be switched off in the browser; the default then holds.
-    return DEFAULT_VAD.thresholdDb;
-  }
-};
-const showThreshold = (): number => {
-  const db = clampThreshold(Number(page.threshold.value));
-  vad.setThreshold(db);
-  page.thresholdValue.value = `${db} dB`;
-  return db;
-};
-page.threshold.addEventListener('input', () => {
-  const db = showThreshold();
-  try {
-    localStorage.setItem(THRESHOLD_KEY, String(db));
-  } catch {
-    // Not kept across reloads then; it still applies now.
-  }
-});
-
-// The settings open on a long press of the face: out of a visitor's way, at hand for an operator.
-let settingsPress: ReturnType<typeof setTimeout> | undefined;
-const cancelSettingsPress = (): void => {
-  clearTimeout(settingsPress);
-  settingsPress = undefined;
-};
-page.faceWrap.addEventListener('pointerdown', (event) => {
-  if (event.button !== 0) return;
-  cancelSettingsPress();
-  settingsPress = setTimeout(() => {
-    settingsPress = undefined;
-    if (!page.settings.open) page.settings.showModal();
-  }, SETTINGS_PRESS_MS);
-});
-for (const type of ['pointerup', 'pointercancel', 'pointerleave'] as const) {
-  page.faceWrap.addEventListener(type, cancelSettingsPress);
-}
-page.faceWrap.addEventListener('contextmenu', (event) => {
-  event.preventDefault();
-});
-page.settingsClose.addEventListener('click', () => {
-  page.settings.close();
+const settings = new KioskSettings(page.faceWrap, {
+  onThreshold: (db) => {
+    vad.setThreshold(db);
+  },
+  onVoiceInterrupts: (allowed) => {
+    state.voiceInterruptsAllowed = allowed;
+    render();
+  },
 });
 page.newConversation.addEventListener('click', () => {
   if (!connection.send(JSON.stringify({ service: 'clear_history' }))) notify('Not connected.');
@@ -609,13 +587,7 @@ Object.defineProperty(window, 'tourKiosk', {
   }),
 });
 
-// One scale for the threshold and the level it is set against.
-page.threshold.min = String(THRESHOLD_RANGE.minDb);
-page.threshold.max = String(THRESHOLD_RANGE.maxDb);
-page.level.min = THRESHOLD_RANGE.minDb;
-page.level.max = THRESHOLD_RANGE.maxDb;
-page.threshold.value = String(storedThreshold());
-showThreshold();
+settings.apply();
 new ResizeObserver(fitSpeech).observe(page.speechBox.parentElement ?? page.body);
 showUnlock();
 render();

@@ -31,6 +31,16 @@ export class Microphone {
     return this.device;
   }
 
+  /**
+   * Whether the browser cancels its own output's echo on this microphone: what the track reports it
+   * applies, not what was asked for; undefined while it is closed.
+   */
+  get echoCancellation(): boolean | undefined {
+    const track = this.stream?.getAudioTracks()[0];
+    if (track === undefined) return undefined;
+    return track.getSettings().echoCancellation === true;
+  }
+
   async open(): Promise<void> {
     if (this.device === 'open' || this.device === 'opening') return;
     const generation = ++this.generation;

@@ -42,6 +42,8 @@ export interface ProbeSnapshot {
   readonly ignored: readonly number[];
   /** Turns the visitor talked over: the `cancel` commands sent. */
   readonly bargeIns: readonly number[];
+  /** How many times hands-free voice interrupted the robot (a press is not counted here). */
+  readonly voiceInterrupts: number;
   readonly turnEnds: readonly { readonly turn: number; readonly outcome: string }[];
   /** The `service` of every ack received. */
   readonly acks: readonly string[];
@@ -55,6 +57,7 @@ const keep = <T>(list: T[], item: T): void => {
 export class Probe {
   connects = 0;
   statesApplied = 0;
+  private voiceInterrupts = 0;
   private readonly sent: SentRecord[] = [];
   private readonly played: PlayedRecord[] = [];
   private readonly dropped: number[] = [];
@@ -106,6 +109,10 @@ export class Probe {
     keep(this.bargeIns, turn);
   }
 
+  recordVoiceInterrupt(): void {
+    this.voiceInterrupts += 1;
+  }
+
   recordTurnEnd(turn: number, outcome: string): void {
     keep(this.turnEnds, { turn, outcome });
   }
@@ -127,6 +134,7 @@ export class Probe {
       errors: this.errors,
       ignored: this.ignored,
       bargeIns: this.bargeIns,
+      voiceInterrupts: this.voiceInterrupts,
       turnEnds: this.turnEnds,
       acks: this.acks,
     });
