@@ -15,7 +15,7 @@ import {
   type ConversationGauges,
 } from '../streams/resource-gauges.js';
 import { resubscribing } from '../streams/resubscribe.js';
-import type { ChatInterface } from '../streams/turn.js';
+import type { ChatInterface } from '../cli/options.js';
 import {
   driveMicrophone,
   microphoneView,

@@ -35,7 +35,8 @@ import type { RosCalls } from '../ros/ros-calls.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
 import { PlayAudioBacklog } from '../streams/play-audio-backlog.js';
 import { rosCall$ } from '../streams/ros-call.js';
-import { ConverseOutcomeError, turn$, type ChatInterface, type TurnPart } from '../streams/turn.js';
+import type { ChatInterface } from '../cli/options.js';
+import { ConverseOutcomeError, turn$, type TurnPart } from '../streams/turn.js';
 import {
   BudgetHoldings,
   trackSubscription,

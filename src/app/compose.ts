@@ -11,7 +11,7 @@ import {
   type BridgeMetrics,
 } from '../metrics/bridge-metrics.js';
 import type { ConversationLimits } from '../protocol/ws-protocol.js';
-import { SIM_SCHEMAS, simRoutes } from '../robot/sim/sim-routes.js';
+import { SIM_SCHEMAS, simRoutes } from '../transport/routes/sim-routes.js';
 import type { SimControl } from '../robot/sim/sim-backend.js';
 import { createRosCalls, type RosCalls } from '../ros/ros-calls.js';
 import type { RosPort, RosServiceKey } from '../ros/ros-port.js';

@@ -3,7 +3,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KeepMicrophoneState } from '../actors/microphone-machine.js';
 import type { Logger } from '../log/logger.js';
-import { removeStaleTemporaries, writeFileAtomically } from '../robot/tours/atomic-file.js';
+import { removeStaleTemporaries, writeFileAtomically } from '../files/atomic-file.js';
 
 /**
  * The microphone's state kept across restarts in `<state_dir>/microphone.json` (`{"enabled": false}`),

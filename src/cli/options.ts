@@ -1,14 +1,23 @@
 import * as v from 'valibot';
-import { LOG_LEVELS } from '../log/logger.js';
-import { CHAT_INTERFACES } from '../streams/turn.js';
 
 /**
  * Every start-up option: its flag, environment variable, default and validation in one table, so
  * `--help`, the README and the parser cannot disagree. Command line beats environment beats default.
  */
 
+// The vocabularies of the options are defined here, with the options: the layers below take their types
+// from here, and this module imports nothing of the service (it is parsed before anything runs).
+
 export const BACKENDS = ['ros', 'sim'] as const;
 export type BackendName = (typeof BACKENDS)[number];
+
+/** The spec's log levels (`--log_level`). */
+export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How a kiosk utterance reaches the robot (`--chat_interface`): the `/chat` service, or the Converse action. */
+export const CHAT_INTERFACES = ['service', 'action'] as const;
+export type ChatInterface = (typeof CHAT_INTERFACES)[number];
 
 const KIB = 1024;
 const MIB = 1024 * KIB;

@@ -1,10 +1,8 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 
-export type { Logger } from 'pino';
+import type { LogLevel } from '../cli/options.js';
 
-/** The spec's log levels (`--log_level`). */
-export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type { Logger } from 'pino';
 
 // The spec's level names; pino calls its most severe level "fatal".
 const PINO_LEVEL: Record<LogLevel, pino.Level> = {

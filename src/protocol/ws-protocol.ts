@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { RosTimeoutError } from '../ros/ros-port.js';
 
 /**
  * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
@@ -374,7 +373,8 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
     frame: JSON.stringify({
       type: 'error',
       code: 'chat_timeout',
-      message: new RosTimeoutError('chat', DEFAULT_LIMITS.chatTimeoutMs).message,
+      // What RosTimeoutError says (test/unit/protocol.test.ts holds them equal): protocol imports no ROS.
+      message: `ROS service /chat did not answer within ${DEFAULT_LIMITS.chatTimeoutMs} ms`,
       turn: 3,
     }),
   },

@@ -10,11 +10,6 @@ export interface PlayAudioBufferOptions {
   readonly schedule?: (task: () => void) => void;
 }
 
-export interface PlayAudioBuffer extends MonoTypeOperatorFunction<PlayAudioMsg> {
-  /** Audio bytes held now (all subscriptions together). */
-  readonly heldBytes: () => number;
-}
-
 /**
  * Takes /play_audio messages as they come and hands them on one per event-loop turn, holding at most
  * `budgetBytes` of audio in between; a message past the budget is dropped (the newest, so a sentence
@@ -26,9 +21,10 @@ export const playAudioBuffer = ({
   budgetBytes,
   onDropped,
   schedule = setImmediate,
-}: PlayAudioBufferOptions): PlayAudioBuffer => {
+}: PlayAudioBufferOptions): MonoTypeOperatorFunction<PlayAudioMsg> => {
+  // Audio bytes held now, by every subscription together.
   let held = 0;
-  const operator = (source: Observable<PlayAudioMsg>) =>
+  return (source: Observable<PlayAudioMsg>) =>
     new Observable<PlayAudioMsg>((subscriber) => {
       const queue: PlayAudioMsg[] = [];
       let scheduled = false;
@@ -90,5 +86,4 @@ export const playAudioBuffer = ({
         for (const message of queue.splice(0)) release(message);
       };
     });
-  return Object.assign(operator, { heldBytes: () => held });
 };

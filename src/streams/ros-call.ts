@@ -5,14 +5,13 @@ import type { RosRequest, RosResponse, RosServiceKey } from '../ros/ros-port.js'
 /**
  * One ROS service call as a cold observable, for the session actors: subscribing makes the call through
  * the call wrapper (which applies the time-out), it emits the one response and completes, or errors with
- * the wrapper's errors. Unsubscribing before that abandons the call (the late answer is dropped) and
- * tells `onAbandoned`. test/unit/ros-call.marble.test.ts pins the behaviour.
+ * the wrapper's errors. Unsubscribing before that abandons the call: it is cancelled at the port, and the
+ * late answer is dropped. test/unit/ros-call.marble.test.ts pins the behaviour.
  */
 export const rosCall$ = <K extends RosServiceKey>(
   calls: Pick<RosCalls, 'call'>,
   service: K,
   request: RosRequest<K>,
-  onAbandoned?: () => void,
 ): Observable<RosResponse<K>> =>
   new Observable<RosResponse<K>>((subscriber) => {
     let settled = false;
@@ -30,6 +29,5 @@ export const rosCall$ = <K extends RosServiceKey>(
     return () => {
       if (settled) return;
       ticket.cancel();
-      onAbandoned?.();
     };
   });

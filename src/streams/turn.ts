@@ -1,11 +1,8 @@
 import { Observable } from 'rxjs';
 import type { RosCalls } from '../ros/ros-calls.js';
 import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../ros/ros-messages.js';
+import type { ChatInterface } from '../cli/options.js';
 import { rosCall$ } from './ros-call.js';
-
-/** How a kiosk utterance reaches the robot (`--chat_interface`): the `/chat` service, or the Converse action. */
-export const CHAT_INTERFACES = ['service', 'action'] as const;
-export type ChatInterface = (typeof CHAT_INTERFACES)[number];
 
 /** One part of a turn's answer: what an answer pair carries. */
 export interface TurnPart {

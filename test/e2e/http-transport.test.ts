@@ -4,7 +4,10 @@ import { of, throwError, timer, map } from 'rxjs';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
 import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/ros-port.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
-import { SIM_AUDIO_MAX_BYTES, SIM_PLAY_AUDIO_MAX_BODY_BYTES } from '../../src/robot/sim/sim-schemas.js';
+import {
+  SIM_AUDIO_MAX_BYTES,
+  SIM_PLAY_AUDIO_MAX_BODY_BYTES,
+} from '../../src/transport/routes/sim-schemas.js';
 import { ECHO_MAX_CHARS } from '../../src/transport/http/router.js';
 import { request } from '../support/http.js';
 import { ScriptedPort } from '../support/scripted-port.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
 import { tourToMsg } from '../../src/protocol/tour-message.js';
-import { writeFileAtomically, type AtomicWriteStep } from '../../src/robot/tours/atomic-file.js';
+import { writeFileAtomically, type AtomicWriteStep } from '../../src/files/atomic-file.js';
 import {
   openDurableTourStore,
   TourStoreOpenError,

@@ -33,14 +33,22 @@ describe('/play_audio buffer between ROS and the kiosks', () => {
     buffer(source).subscribe((m) => seen.push(m.text));
     for (let index = 0; index < 200; index += 1) source.next(message(`m${String(index)}`, 50));
     assert.deepEqual(seen, [], 'taking does not deliver in the same turn');
-    assert.equal(buffer.heldBytes(), 10_000);
+    // The budget is full: one more byte does not fit.
+    source.next(message('one byte over', 1));
+    assert.deepEqual(
+      dropped.map((m) => m.text),
+      ['one byte over'],
+    );
     turns.runAll();
     assert.deepEqual(
       seen,
       Array.from({ length: 200 }, (_, index) => `m${String(index)}`),
     );
-    assert.deepEqual(dropped, []);
-    assert.equal(buffer.heldBytes(), 0);
+    // All handed on, so all released: the whole budget fits again.
+    source.next(message('whole budget', 10_000));
+    turns.runAll();
+    assert.deepEqual(seen.slice(-1), ['whole budget']);
+    assert.equal(dropped.length, 1);
   });
 
   it('drops the messages that would pass the budget, reports each, and takes again once there is room', () => {
@@ -76,12 +84,20 @@ describe('/play_audio buffer between ROS and the kiosks', () => {
     turns.runAll();
     assert.deepEqual(events, ['a', 'error']);
 
+    // Held by one subscription, the bytes count against another's room; released when it unsubscribes.
     const other = new Subject<PlayAudioMsg>();
     const subscription = buffer(other).subscribe();
     other.next(message('held', 100));
-    assert.equal(buffer.heldBytes(), 100);
+    const third = new Subject<PlayAudioMsg>();
+    const thirdSeen: string[] = [];
+    buffer(third).subscribe((m) => {
+      thirdSeen.push(m.text);
+    });
+    third.next(message('does not fit beside it', 901));
     subscription.unsubscribe();
-    assert.equal(buffer.heldBytes(), 0);
+    third.next(message('fits once it is released', 1_000));
+    turns.runAll();
+    assert.deepEqual(thirdSeen, ['fits once it is released']);
   });
 });
 

@@ -26,6 +26,7 @@ import {
   ServerMessageSchema,
   type ServerMessage,
 } from '../../src/protocol/ws-protocol.js';
+import { RosTimeoutError } from '../../src/ros/ros-port.js';
 
 const LIMIT = DEFAULT_LIMITS.maxTextFrameBytes;
 
@@ -186,6 +187,13 @@ describe('client text frames', () => {
 });
 
 describe('protocol tables', () => {
+  it('shows in its chat_timeout example the words the bridge sends (RosTimeoutError)', () => {
+    const examples = EXAMPLE_FRAMES.filter((example) => example.frame.includes('"chat_timeout"'));
+    assert.equal(examples.length, 1);
+    const frame = JSON.parse(examples[0]!.frame) as { message: string };
+    assert.equal(frame.message, new RosTimeoutError('chat', DEFAULT_LIMITS.chatTimeoutMs).message);
+  });
+
   it('describes every error code', () => {
     assert.ok(ERROR_CODE_NAMES.length >= 12);
     for (const code of ERROR_CODE_NAMES) {

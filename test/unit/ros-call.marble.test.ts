@@ -21,15 +21,11 @@ const callWithTimeout = <K extends RosServiceKey>(
   port: Pick<RosPort, 'call' | 'serviceName'>,
   service: K,
   request: RosRequest<K>,
-  {
-    timeoutMs,
-    scheduler,
-    onAbandoned,
-  }: { timeoutMs: number; scheduler: SchedulerLike; onAbandoned?: () => void },
+  { timeoutMs, scheduler }: { timeoutMs: number; scheduler: SchedulerLike },
 ) => {
   const timeoutsMs = callTimeouts(timeoutMs);
   const calls = createRosCalls({ port, timeoutsMs, scheduler });
-  return { call: rosCall$(calls, service, request, onAbandoned), calls };
+  return { call: rosCall$(calls, service, request), calls };
 };
 
 describe('rosCall$ over the call wrapper (marbles)', () => {
@@ -163,34 +159,31 @@ describe('rosCall$ over the call wrapper (marbles)', () => {
     });
   });
 
-  it('reports a call abandoned before its answer, and only that one', () => {
+  it('cancels a call abandoned before its answer at the port, at once, and leaves an answered one as it ends', () => {
     const scheduler = marbleScheduler();
-    scheduler.run(({ cold, expectObservable }) => {
-      const abandoned: string[] = [];
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const slowPort = cold('-----r|', { r: response });
+      const answeredPort = cold('-r|', { r: response });
       const { call: slow } = callWithTimeout(
-        scriptedPort({ 1: cold('-----r|', { r: response }) }),
+        scriptedPort({ 1: slowPort }),
         'chat',
         { audio: audioOf(1) },
         {
           timeoutMs: 50,
           scheduler,
-          onAbandoned: () => abandoned.push('slow'),
         },
       );
       const { call: answered } = callWithTimeout(
-        scriptedPort({ 2: cold('-r|', { r: response }) }),
+        scriptedPort({ 2: answeredPort }),
         'chat',
         { audio: audioOf(2) },
-        {
-          timeoutMs: 50,
-          scheduler,
-          onAbandoned: () => abandoned.push('answered'),
-        },
+        { timeoutMs: 50, scheduler },
       );
       expectObservable(slow, '^--!').toBe('---');
       expectObservable(answered).toBe('-(r|)', { r: response });
-      scheduler.flush();
-      assert.deepEqual(abandoned, ['slow']);
+      // The abandoned call leaves the port when it is abandoned (frame 3), before its answer (frame 5).
+      expectSubscriptions(slowPort.subscriptions).toBe('^--!');
+      expectSubscriptions(answeredPort.subscriptions).toBe('^!');
     });
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { SIM_AUDIO_MAX_BYTES, SimPlayAudioSchema } from '../../src/robot/sim/sim-schemas.js';
+import { SIM_AUDIO_MAX_BYTES, SimPlayAudioSchema } from '../../src/transport/routes/sim-schemas.js';
 
 const audioIssue = (audio: string): string | undefined => {
   const result = v.safeParse(SimPlayAudioSchema, { emotion: '', text: '', audio });

@@ -13,7 +13,8 @@ import {
   createConversationGauges,
   type ConversationGauges,
 } from '../../src/streams/resource-gauges.js';
-import { converse$, ConverseOutcomeError, turn$, type ChatInterface } from '../../src/streams/turn.js';
+import type { ChatInterface } from '../../src/cli/options.js';
+import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/turn.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { callTimeouts } from '../support/port-calls.js';

@@ -4,7 +4,11 @@ import { dirname } from 'node:path';
 import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
 import { emptyTourMsg } from '../../protocol/tour-message.js';
-import { removeStaleTemporaries, writeFileAtomically, type AtomicWriteOptions } from './atomic-file.js';
+import {
+  removeStaleTemporaries,
+  writeFileAtomically,
+  type AtomicWriteOptions,
+} from '../../files/atomic-file.js';
 import {
   decideTourService,
   foldTourEvents,
@@ -21,7 +25,7 @@ import { decodeSnapshot, encodeSnapshot } from './tour-snapshot.js';
  * Snapshot, not event log: the state of a robot's tours is small (tens of tours of a few KB), and the
  * rules already fold events into a state, so persisting that state after every change is simple and
  * cheap: recovery reads one validated document, with no log replay, compaction or torn-tail repair.
- * Each change rewrites the file atomically (src/storage/atomic-file.ts) and the ROS call is answered
+ * Each change rewrites the file atomically (src/files/atomic-file.ts) and the ROS call is answered
  * only after the rename and the directory fsync: an acknowledged change survives a crash or power
  * loss; an unacknowledged one may or may not be there, never half. The cost, a full rewrite per change,
  * is bounded by the limits below.
