@@ -133,7 +133,7 @@ export const startBridge = async ({
     },
     onSlowKioskDropped: (count) => {
       slowKioskDropped.inc(count);
-      for (let index = 0; index < count; index += 1) slowKioskLoss.lost(0);
+      slowKioskLoss.lostMany(count);
     },
     calls,
     chatInterface: options.chat_interface,
@@ -151,7 +151,7 @@ export const startBridge = async ({
   });
   const lossCounting = port.playAudioLost$?.subscribe((count) => {
     middlewareLost.inc(count);
-    for (let index = 0; index < count; index += 1) middlewareLoss.lost(0);
+    middlewareLoss.lostMany(count);
   });
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });

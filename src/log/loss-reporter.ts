@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 export interface LossReporter {
   /** One more item lost, `bytes` of it; `latest` (what the last one was) goes on the next line. */
   lost(bytes: number, latest?: Readonly<Record<string, unknown>>): void;
+  /** `count` more items lost at once, their bytes unknown (a middleware's or a kiosk's count). */
+  lostMany(count: number): void;
   /** Logs what is still unreported and stops the timer. */
   close(): void;
 }
@@ -61,16 +63,23 @@ export const createLossReporter = ({
       timer = undefined;
     }
   };
+  const add = (count: number, bytes: number, latest: Readonly<Record<string, unknown>> | undefined) => {
+    total += count;
+    pending.count += count;
+    pending.bytes += bytes;
+    latestFields = latest;
+    if (timer !== undefined) return;
+    flush();
+    timer = setInterval(tick, intervalMs);
+    timer.unref();
+  };
   return {
     lost: (bytes, latest) => {
-      total += 1;
-      pending.count += 1;
-      pending.bytes += bytes;
-      latestFields = latest;
-      if (timer !== undefined) return;
-      flush();
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
+      add(1, bytes, latest);
+    },
+    lostMany: (count) => {
+      // A count from outside (the middleware's) is taken as it is, in one step, however large.
+      if (Number.isSafeInteger(count) && count > 0) add(count, 0, undefined);
     },
     close: () => {
       flush();

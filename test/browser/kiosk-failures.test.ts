@@ -49,6 +49,26 @@ describe('kiosk: failures in the speech bubble', () => {
     }
   });
 
+  it('New conversation refused by the robot: a notice says so, not a generic error', async () => {
+    const service = await startKioskService();
+    try {
+      const { page, problems } = await openKiosk(browser, service);
+      service.sim.faults.setUnavailable('clear_history', true);
+      await page.getByRole('button', { name: 'New conversation' }).click();
+      await page
+        .locator('#notice', { hasText: 'The robot cannot start a new conversation right now.' })
+        .waitFor({ timeout: 5_000 });
+      service.sim.faults.setUnavailable('clear_history', false);
+      await page.getByRole('button', { name: 'New conversation' }).click();
+      await page
+        .locator('#notice', { hasText: 'New conversation: the robot has forgotten what was said.' })
+        .waitFor({ timeout: 5_000 });
+      assert.deepEqual(problems, []);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('a question lost to a restart: once back, the robot says it lost the question and asks again', async () => {
     let first: KioskService | undefined = await startKioskService(0, {}, { latencyMs: 5_000 });
     let second: KioskService | undefined;

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertNoSeriousViolations } from './axe.js';
@@ -14,25 +13,7 @@ import {
   waitForSnapshot,
   type KioskService,
 } from './kiosk-harness.js';
-
-/**
- * The service is stopped under a connected kiosk and started again on the same port, as on a robot
- * (fixed port 7000). The port is chosen up front rather than with port 0: Linux refuses to bind a port
- * it handed out as ephemeral while connections on it linger in TIME_WAIT (about 60 s), which a fixed
- * port does not suffer from.
- */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
+import { freeLoopbackPort } from '../support/free-port.js';
 
 const statusBarColour = async (page: Page): Promise<string> =>
   // A string: this file is compiled without the DOM library.
@@ -76,7 +57,10 @@ const countdownSeen = async (page: Page, timeoutMs = 20_000): Promise<[number, n
 describe('kiosk reconnecting', () => {
   it('shows offline when the service goes, reconnects when it is back on the same port, re-applies state', async () => {
     const browser = await launchBrowser();
-    let first: KioskService | undefined = await startKioskService(await freePort());
+    // The service stops under a connected kiosk and starts again on the same port, as on a robot (fixed
+    // port 7000). The port is chosen up front rather than with port 0: Linux refuses to bind a port it
+    // handed out as ephemeral while connections on it linger in TIME_WAIT (about 60 s).
+    let first: KioskService | undefined = await startKioskService(await freeLoopbackPort());
     let second: KioskService | undefined;
     try {
       const port = first.service.listeningPort;

@@ -1,9 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readProxyTemplate, renderProxyConfig } from '../support/nginx-config.js';
+import { freeLoopbackPort } from '../support/free-port.js';
 
 /**
  * The pieces of the TLS test: certificates made by the shipped deploy/nginx/make-cert.sh, an NSS
@@ -75,19 +75,6 @@ export const homeTrusting = async (home: string, caCert: string): Promise<string
     throw new Error(`the CA is not in the NSS database:\n${listed}`);
   return home;
 };
-
-const freeLoopbackPort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 
 export interface HttpsAnswer {
   readonly status: number;

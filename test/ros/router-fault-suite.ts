@@ -9,7 +9,8 @@ import { KioskClient } from '../support/ws-client.js';
 import { ALL_SERVERS, pollUntil, readyDetail, type RosGraph } from './graph.js';
 import { startProbeNode, type ProbeNode } from './probe-node.js';
 import { startChild, type Child } from './processes.js';
-import { clientOverride, freePort, startRouter, ZENOH_RMW, type RunningRouter } from './zenoh-router.js';
+import { freeLoopbackPort } from '../support/free-port.js';
+import { clientOverride, startRouter, ZENOH_RMW, type RunningRouter } from './zenoh-router.js';
 
 /**
  * The Zenoh router's faults as the container meets them, on a real `rmw_zenohd` of their own: a graph
@@ -123,7 +124,7 @@ export const routerFaultSuite = (graph: () => RosGraph): void => {
     it('a bridge started before its router (ZENOH_ROUTER_CHECK_ATTEMPTS=0) waits, then serves once the router comes', async (context) => {
       const logDir = join(graph().scratch, 'router-fault');
       await mkdir(logDir, { recursive: true });
-      const port = await freePort();
+      const port = await freeLoopbackPort();
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         ZENOH_CONFIG_OVERRIDE: clientOverride(port),
@@ -176,7 +177,7 @@ export const routerFaultSuite = (graph: () => RosGraph): void => {
     });
 
     it(`with ZENOH_ROUTER_CHECK_ATTEMPTS=${GIVE_UP_ATTEMPTS} and no router, the bridge exits non-zero with one clear line`, async () => {
-      const port = await freePort();
+      const port = await freeLoopbackPort();
       const logDir = join(graph().scratch, 'router-fault');
       await mkdir(logDir, { recursive: true });
       const child = startChild(

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, openSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { freeLoopbackPort } from '../support/free-port.js';
 
 /**
  * The Zenoh router of a contract run on rmw_zenoh_cpp, and the environment that makes every process of
@@ -43,19 +44,6 @@ export const answers = (port: number): Promise<boolean> =>
     });
     socket.once('error', () => {
       done(false);
-    });
-  });
-
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address === null || typeof address === 'string') reject(new Error('no port'));
-        else resolve(address.port);
-      });
     });
   });
 
@@ -137,7 +125,7 @@ export const prepareZenoh = async (
     env['ZENOH_CONFIG_OVERRIDE'] = clientOverride(DEFAULT_ROUTER_PORT);
     return { env, router: undefined, description: `the router already on 127.0.0.1:${DEFAULT_ROUTER_PORT}` };
   }
-  const router = await startRouter(base, await freePort(), logFile);
+  const router = await startRouter(base, await freeLoopbackPort(), logFile);
   env['ZENOH_CONFIG_OVERRIDE'] = clientOverride(router.port);
   env[ROUTER_PORT_VARIABLE] = String(router.port);
   return { env, router, description: `rmw_zenohd started on 127.0.0.1:${router.port}` };

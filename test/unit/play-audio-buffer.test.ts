@@ -128,4 +128,24 @@ describe('loss reporter (rate-limited log of drops)', () => {
     assert.equal(lines.length, 3, 'the first loss after a quiet interval is logged at once');
     reporter.close();
   });
+
+  it('takes a count lost at once (a middleware reports a million) in one step, and ignores a count that is not one', () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino(
+      { level: 'info' },
+      { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const reporter = createLossReporter({ log, message: 'lost', countField: 'lost', withBytes: false });
+    reporter.lostMany(1_000_000);
+    for (const bad of [0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) reporter.lostMany(bad);
+    reporter.lostMany(2);
+    reporter.close();
+    assert.deepEqual(
+      lines.map((line) => [line['lost'], line['lostTotal'], 'lostBytes' in line]),
+      [
+        [1_000_000, 1_000_000, false],
+        [2, 1_000_002, false],
+      ],
+    );
+  });
 });

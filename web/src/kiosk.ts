@@ -393,12 +393,15 @@ const player = new Player(context, {
   },
 });
 
+/**
+ * Errors about no turn, under the button (an error about a turn is said in the bubble: failure-lines.ts).
+ * Per the protocol these are a refused or failed New conversation, and frames the kiosk should not send.
+ */
 const ERROR_NOTICES: Readonly<Record<string, string>> = {
-  busy: 'One moment — the robot is still answering.',
-  microphone_disabled: 'The robot has switched the microphone off.',
-  chat_failed: 'Sorry, the robot could not answer that.',
-  chat_timeout: 'Sorry, the robot took too long to answer.',
-  chat_unavailable: 'The robot cannot listen right now.',
+  busy: 'One moment — the robot is still answering. Try New conversation again after.',
+  clear_history_failed: 'The robot could not start a new conversation. Please try again.',
+  clear_history_timeout: 'The robot did not confirm the new conversation. Please try again.',
+  clear_history_unavailable: 'The robot cannot start a new conversation right now.',
 };
 
 const onMessage = (message: ServerMessage): void => {
