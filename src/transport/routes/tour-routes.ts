@@ -88,11 +88,12 @@ const listReply = (response: TourOutcomeFields & { readonly tour_names: string[]
 const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
   const problem = outcomeProblem(response);
   if (problem !== undefined) return problem;
-  const json = tourMsgToJson(response.tour);
+  // Encoded once: the tag is the hash of the very bytes sent (the GET hot path; docs/performance.md).
+  const body = Buffer.from(tourMsgToJson(response.tour));
   return {
     status: 200,
-    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(json) },
-    body: json,
+    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(body) },
+    body,
   };
 };
 const createdReply = (response: TourOutcomeFields): HttpReply =>
