@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { CLOSE_CODES, ERROR_CODES, EXAMPLE_FRAMES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
+import { CLOSE_CODES, ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
 import { markdownTableRows } from '../support/markdown-table.js';
+import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = markdownTableRows(readme);

@@ -20,13 +20,13 @@ import {
   DEFAULT_LIMITS,
   ERROR_CODE_NAMES,
   ERROR_CODES,
-  EXAMPLE_FRAMES,
   LIMIT_DESCRIPTIONS,
   MAX_MESSAGE_ID,
   ServerMessageSchema,
   type ServerMessage,
 } from '../../src/protocol/ws-protocol.js';
 import { RosTimeoutError } from '../../src/ros/ros-port.js';
+import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
 
 const LIMIT = DEFAULT_LIMITS.maxTextFrameBytes;
 

@@ -18,14 +18,10 @@ import {
   type ByteBudget,
 } from '../../src/streams/resource-gauges.js';
 import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
-import {
-  DEFAULT_LIMITS,
-  ERROR_CODES,
-  EXAMPLE_FRAMES,
-  type ConversationLimits,
-} from '../../src/protocol/ws-protocol.js';
+import { DEFAULT_LIMITS, ERROR_CODES, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
+import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
 
 /** What the kiosk sends in these tests: an utterance (a turn) or a queued command. */
 type ConversationRequest = { service: 'chat'; audio: Uint8Array } | { service: 'clear_history' };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as server from '../../src/protocol/ws-protocol.js';
+import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
 import { TOUR_LIMITS as SERVER_TOUR_LIMITS } from '../../src/protocol/tour-schema.js';
 import * as web from '../../web/src/protocol.js';
 import { TOUR_LIMITS as WEB_TOUR_LIMITS } from '../../web/src/tour-model.js';
@@ -17,7 +18,7 @@ describe('the kiosk agrees with the service', () => {
   });
 
   it('reads every server message of the protocol examples as the server meant it', () => {
-    const texts = server.EXAMPLE_FRAMES.filter(
+    const texts = EXAMPLE_FRAMES.filter(
       (frame) => frame.direction === 'server→client' && frame.kind === 'text',
     );
     assert.ok(texts.length >= 4);

@@ -1,0 +1,92 @@
+import type { MessageIdAllocator } from '../protocol/message-ids.js';
+import {
+  ackFrame,
+  encodeAudioPair,
+  errorFrame,
+  turnEndFrame,
+  type OutboundFrame,
+} from '../protocol/ws-frames.js';
+import { busyMessage, type ErrorCode, type Turn } from '../protocol/ws-protocol.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
+import { ConverseOutcomeError, type TurnPart } from '../streams/turn.js';
+import { Outbox } from './session-outbox.js';
+import { type ConversationRequest, type CallOutcome, type SessionContext } from './session-types.js';
+
+/** What a call's outcome and a refused request become on the wire (pure, but for the outbox's send). */
+
+export const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
+  if (error instanceof RosTimeoutError) return `${service}_timeout`;
+  if (error instanceof RosServiceUnavailableError) return `${service}_unavailable`;
+  return `${service}_failed`;
+};
+
+// Port errors carry operator-readable text (service name, time-out), a Converse result its own message;
+// anything else stays generic.
+export const failureMessage = (error: unknown): string | undefined =>
+  error instanceof RosTimeoutError ||
+  error instanceof RosServiceUnavailableError ||
+  error instanceof RosCallFailedError ||
+  error instanceof ConverseOutcomeError
+    ? error.message
+    : undefined;
+
+/**
+ * Sends what ends the last call: for a turn, its last pair (a `/chat` answer) or its error frame, then
+ * `turn_end`; for clear_history, the ack or the error. A pair takes its message id when it is sent, so ids
+ * increase in the order pairs leave. Stops at the first frame the outbox could not take (then false).
+ */
+export const sendOutcome = (
+  outcome: CallOutcome,
+  messageIds: MessageIdAllocator,
+  outbox: Outbox,
+): boolean => {
+  const { request } = outcome;
+  if (request.service === 'clear_history') {
+    return outbox.send(
+      outcome.kind === 'failed'
+        ? errorFrame(failureCode('clear_history', outcome.error), failureMessage(outcome.error))
+        : ackFrame('clear_history'),
+    );
+  }
+  const { turn } = request;
+  if (outcome.kind === 'failed') {
+    return (
+      outbox.send(errorFrame(failureCode('chat', outcome.error), failureMessage(outcome.error), turn)) &&
+      outbox.send(turnEndFrame(turn, 'failed'))
+    );
+  }
+  const { part } = outcome as { readonly part: TurnPart | undefined };
+  if (part !== undefined && !outbox.send(encodeAudioPair(messageIds.next(), part, turn))) return false;
+  return outbox.send(turnEndFrame(turn, 'answered'));
+};
+
+/** `calling` is entered only with a running request: `admit` or `startNext` put it there. */
+export const runningRequest = (context: SessionContext): ConversationRequest => {
+  if (context.running === undefined) throw new Error('session entered calling without a running request');
+  return context.running;
+};
+export const audioBytes = (request: ConversationRequest): number =>
+  request.service === 'chat' ? request.audio.byteLength : 0;
+
+/** A request that is not queued: its error frame, and for a turn its number (then `turn_end` refused). */
+export interface Refusal {
+  readonly frame: OutboundFrame;
+  readonly turn: Turn | undefined;
+}
+
+/** The `busy` error for a request that is not queued (with its turn, for a turn). */
+export function busyRefusal(
+  context: SessionContext,
+  request: ConversationRequest,
+  cause: 'queue' | 'audio',
+): Refusal {
+  const { limits, audioBudget } = context.input;
+  const message = busyMessage(
+    request.service,
+    cause === 'queue'
+      ? { kind: 'queue', maxWaitingCalls: limits.maxWaitingCalls }
+      : { kind: 'audio', maxQueuedAudioBytes: audioBudget.limit },
+  );
+  const turn = request.service === 'chat' ? request.turn : undefined;
+  return { frame: errorFrame('busy', message, turn), turn };
+}

@@ -1,0 +1,275 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import * as v from 'valibot';
+import { issuePath } from '../../protocol/tour-schema.js';
+import {
+  RosServiceUnavailableError,
+  type RosCallHandler,
+  type RosCallTicket,
+  type RosResponse,
+  type RosServiceKey,
+} from '../../ros/ros-port.js';
+import { checkOrigin, corsHeaders, httpAuthorized, isOwnPage } from './access-policy.js';
+import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
+import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './reply.js';
+import { writeReply } from './reply-writer.js';
+import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
+import { rosErrorReply } from './ros-error-reply.js';
+import type { AnyRosCallResult, RosCallResult, RouteRequest } from './route.js';
+import type { ExchangeRoute } from './router-state.js';
+import type { Turn } from './serial-by-key.js';
+
+const INTERNAL_ERROR = problemReply(
+  'internal-error',
+  'an unexpected error occurred; see the log for the request id',
+);
+
+const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
+  const errors = issues
+    .slice(0, MAX_LISTED_ERRORS)
+    .map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
+  const first = errors[0];
+  const detail = first === undefined ? 'the body is not valid' : `${first.field}: ${first.message}`;
+  const omitted = issues.length - errors.length;
+  return problemReply('validation-failed', detail, {
+    extensions: omitted > 0 ? { errors, errors_omitted: omitted } : { errors },
+  });
+};
+
+/**
+ * One request, from its handler to its one answer. It is also the handler of the request's ROS call, so a
+ * tour request allocates this, its RouteRequest and the call wrapper's own record, nothing more.
+ */
+export class Exchange implements RosCallHandler<RosServiceKey> {
+  #done = false;
+  #abortWatched = false;
+  #cors: Readonly<Record<string, string>> | undefined = undefined;
+  #call: RosCallTicket | undefined = undefined;
+  #toReply: ((response: RosResponse<RosServiceKey>) => HttpReply | AnyRosCallResult) | undefined = undefined;
+  /** The request's turn among those with its serial key, held until its answer. */
+  #turn: Turn | undefined = undefined;
+  #service: RosServiceKey | undefined = undefined;
+  /** The answer is a ROS failure, logged by the router's failure log rather than as a line of its own. */
+  #rosFailure = false;
+  #body: { abort(): void } | undefined = undefined;
+  readonly #started = performance.now();
+
+  constructor(
+    private readonly installed: ExchangeRoute,
+    private readonly res: HttpResponse,
+    readonly requestId: string,
+  ) {
+    installed.router.inFlight += 1;
+    installed.router.live.add(this);
+  }
+
+  /** Cut by the graceful stop: the ROS call is abandoned and `reply` sent, the connection closed. */
+  cut(reply: HttpReply): void {
+    if (this.#done) return;
+    this.#call?.cancel();
+    this.#body?.abort();
+    this.answer(reply, true);
+  }
+
+  /** Access control; answers 401/403 and returns false when the request may not go on. */
+  guard(headers: Readonly<Record<string, string>>): boolean {
+    const { policy } = this.installed.router.settings;
+    const origin = headers['origin'] ?? '';
+    // A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin.
+    if (!isOwnPage(policy, origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
+      this.answer(problemReply('forbidden-origin', `origin ${origin} is not allowed`));
+      return false;
+    }
+    this.#cors = corsHeaders(policy, origin);
+    if (this.installed.needsToken && !httpAuthorized(policy, headers['authorization'] ?? '')) {
+      this.answer(
+        problemReply('unauthorized', 'send the bearer token in an Authorization header: "Bearer <token>"', {
+          headers: { 'www-authenticate': 'Bearer realm="tour-bridge"' },
+        }),
+      );
+      return false;
+    }
+    return true;
+  }
+
+  /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
+  readBody(headers: Readonly<Record<string, string>>, request: (body: unknown) => RouteRequest): void {
+    const maxBodyBytes = this.installed.route.maxBodyBytes ?? this.installed.router.settings.maxBodyBytes;
+    const contentLength = headers['content-length'] ?? '';
+    const early = checkJsonRequestHead(
+      { contentType: headers['content-type'] ?? '', contentLength },
+      maxBodyBytes,
+    );
+    this.#watchAbort();
+    if (early !== undefined) {
+      if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
+        // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
+        this.#body = readRequestBody(this.res, 0, (result) => {
+          if (result.kind === 'too-large') this.answer(early, !result.drained);
+          else if (result.kind === 'complete') this.answer(early);
+        });
+        return;
+      }
+      // The body was not read: close the connection so its bytes are not taken for the next request.
+      this.answer(early, true);
+      return;
+    }
+    this.#body = readRequestBody(this.res, maxBodyBytes, (result) => {
+      if (result.kind === 'aborted') return;
+      if (result.kind === 'too-large') {
+        this.answer(tooLarge(maxBodyBytes), !result.drained);
+        return;
+      }
+      const parsed = parseJsonBody(result.bytes);
+      if (!parsed.ok) {
+        this.answer(parsed.reply);
+        return;
+      }
+      const schema = this.installed.route.body;
+      const validated =
+        schema === undefined ? undefined : v.safeParse(schema, parsed.value, { abortPipeEarly: true });
+      if (validated !== undefined && !validated.success) {
+        this.answer(validationFailed(validated.issues));
+        return;
+      }
+      this.run(request(validated?.output));
+    });
+  }
+
+  run(request: RouteRequest): void {
+    let result;
+    try {
+      result = this.installed.route.handle(request);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    if (result instanceof Promise) {
+      this.#watchAbort();
+      result.then(
+        (reply) => {
+          this.answer(reply);
+        },
+        (error: unknown) => {
+          this.#fail(error);
+        },
+      );
+      return;
+    }
+    if ('kind' in result) {
+      const call = result as RosCallResult;
+      if (call.serialKey === undefined) {
+        this.#send(call);
+        return;
+      }
+      this.#watchAbort();
+      const turn = this.installed.router.serial.enter(call.serialKey, (granted) => {
+        this.#turn = granted;
+        this.#send(call);
+      });
+      if (turn === undefined) {
+        this.answer(
+          problemReply(
+            'tour-busy',
+            `${this.installed.router.serial.maxWaiting} other changes to this tour are waiting; try again`,
+            { headers: { 'retry-after': '1' } },
+          ),
+        );
+      } else this.#turn ??= turn;
+      return;
+    }
+    this.answer(result);
+  }
+
+  #send(call: RosCallResult): void {
+    this.#toReply = call.reply;
+    this.#service = call.service;
+    this.#call = this.installed.router.settings.calls.call(call.service, call.request, this);
+    // Answered already (a service known to be missing): uWebSockets.js needs nothing more.
+    if (!this.#done) this.#watchAbort();
+  }
+
+  answered(response: RosResponse<RosServiceKey>): void {
+    if (this.#service !== undefined) this.installed.router.rosFailures.succeeded(this.#service);
+    let reply: HttpReply | AnyRosCallResult;
+    try {
+      reply = (this.#toReply ?? (() => INTERNAL_ERROR))(response);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    // A next call (the write after a conditional change's read), still within the request's turn.
+    if ('kind' in reply) this.#send(reply as RosCallResult);
+    else this.answer(reply);
+  }
+
+  failed(error: Error): void {
+    const reply = rosErrorReply(error);
+    if (reply === undefined) {
+      this.#fail(error);
+      return;
+    }
+    // Only "unavailable" is summarised: it fails at once, so a retrying client makes one per round trip
+    // (~4,500 lines in 4 s were seen); a time-out or a failed call costs its client the wait or the call.
+    if (!this.#done && this.#service !== undefined && error instanceof RosServiceUnavailableError) {
+      this.#rosFailure = true;
+      this.installed.router.rosFailures.failed(this.#service, error, this.#line(reply.status));
+    }
+    this.answer(reply);
+  }
+
+  /** Writes the one answer unless the client left first. */
+  answer(reply: HttpReply, closeConnection = false): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#turn?.release();
+    const { router } = this.installed;
+    router.inFlight -= 1;
+    router.live.delete(this);
+    const answered = this.#cors === undefined ? reply : withHeaders(reply, this.#cors);
+    const withoutBody = this.installed.method === 'HEAD';
+    // endWithoutBody(length, close) does not count as a response in this uWebSockets.js build (see answerAtOnce).
+    if ((withoutBody || reply.status === 304) && closeConnection) this.#watchAbort();
+    writeReply(this.res, this.requestId, answered, withoutBody, closeConnection);
+    this.installed.count(reply.status);
+    if (reply.status >= 500 && !this.#rosFailure) {
+      router.settings.log.warn(this.#line(reply.status), 'request failed');
+    } else if (router.debug) router.settings.log.debug(this.#line(reply.status), 'request');
+  }
+
+  #line(status: number) {
+    return {
+      reqId: this.requestId,
+      method: this.installed.method,
+      route: this.installed.template,
+      status,
+      ms: Math.round((performance.now() - this.#started) * 10) / 10,
+    };
+  }
+
+  #fail(error: unknown): void {
+    this.installed.router.settings.log.error(
+      { err: error, reqId: this.requestId, method: this.installed.method, route: this.installed.template },
+      'route handler threw',
+    );
+    this.answer(INTERNAL_ERROR);
+  }
+
+  /** uWebSockets.js reports a client gone before the answer; the request's ROS call is abandoned at once. */
+  #watchAbort(): void {
+    if (this.#abortWatched) return;
+    this.#abortWatched = true;
+    this.res.onAborted(() => {
+      if (this.#done) return;
+      this.#done = true;
+      this.#turn?.release();
+      this.installed.router.inFlight -= 1;
+      this.installed.router.live.delete(this);
+      this.#call?.cancel();
+      this.#body?.abort();
+      this.installed.count(499);
+      if (this.installed.router.debug) {
+        this.installed.router.settings.log.debug(this.#line(499), 'client went away before the answer');
+      }
+    });
+  }
+}

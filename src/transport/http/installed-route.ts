@@ -1,0 +1,89 @@
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import type { PlainCounter } from '../../metrics/plain-metrics.js';
+import { Exchange } from './exchange.js';
+import { refuseMisframed } from './reply-writer.js';
+import { framingRefusal } from './request-framing.js';
+import { requestIdOf } from './request-id.js';
+import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
+import type { ExchangeRoute, RouterState } from './router-state.js';
+
+const NO_PARAMS: readonly string[] = [];
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** A route as installed: what its handler reads and checks, computed once. */
+export class InstalledRoute implements ExchangeRoute {
+  readonly template: string;
+  readonly paramCount: number;
+  readonly headerNames: readonly string[];
+  readonly guarded: boolean;
+  readonly needsToken: boolean;
+  readonly #counters = new Map<number, PlainCounter>();
+
+  readonly method: HttpMethod;
+
+  constructor(
+    readonly route: AnyRoute,
+    readonly router: RouterState,
+  ) {
+    this.method = route.method;
+    this.template = pathTemplate(route.pattern);
+    this.paramCount = patternParams(route.pattern).length;
+    const { policy } = router.settings;
+    // With access control off (the default) nothing is read or checked for it.
+    this.guarded = policy.token !== undefined || policy.allowedOrigins !== undefined;
+    this.needsToken = policy.token !== undefined && route.access !== 'public';
+    const names = new Set(route.reads?.headers ?? []);
+    if (route.body !== undefined) {
+      for (const name of ['content-type', 'content-length']) names.add(name);
+    }
+    if (this.guarded) {
+      for (const name of ['origin', 'host']) names.add(name);
+      if (this.needsToken) names.add('authorization');
+    }
+    this.headerNames = [...names];
+  }
+
+  count(status: number): void {
+    let counter = this.#counters.get(status);
+    if (counter === undefined) {
+      counter = this.router.settings.requests.child(this.method, this.template, String(status));
+      this.#counters.set(status, counter);
+    }
+    counter.inc();
+  }
+
+  handle(res: HttpResponse, req: HttpRequest): void {
+    const misframed = framingRefusal(req);
+    if (misframed !== undefined) {
+      refuseMisframed(res, requestIdOf(req), misframed, this.method === 'HEAD');
+      this.count(misframed.status);
+      return;
+    }
+    const exchange = new Exchange(this, res, requestIdOf(req));
+    const refused = this.router.settings.refusal();
+    if (refused !== undefined) {
+      exchange.answer(refused, true);
+      return;
+    }
+
+    let params = NO_PARAMS;
+    if (this.paramCount > 0) {
+      const values: string[] = [];
+      for (let index = 0; index < this.paramCount; index += 1) values.push(req.getParameter(index));
+      params = values;
+    }
+    let headers = NO_HEADERS;
+    if (this.headerNames.length > 0) {
+      const values: Record<string, string> = {};
+      for (const name of this.headerNames) values[name] = req.getHeader(name);
+      headers = values;
+    }
+    const url = this.route.reads?.url === true ? req.getUrl() : '';
+    if (this.guarded && !exchange.guard(headers)) return;
+    if (this.route.body === undefined) {
+      exchange.run({ requestId: exchange.requestId, params, headers, url, body: undefined });
+      return;
+    }
+    exchange.readBody(headers, (body) => ({ requestId: exchange.requestId, params, headers, url, body }));
+  }
+}

@@ -1,0 +1,64 @@
+import type { FailureLog } from '../../log/failure-log.js';
+import type { Logger } from '../../log/logger.js';
+import type { CounterFamily } from '../../metrics/plain-metrics.js';
+import type { RosCalls } from '../../ros/ros-calls.js';
+import type { AccessPolicy } from './access-policy.js';
+import type { HttpReply } from './reply.js';
+import type { AnyRoute, HttpMethod } from './route.js';
+import type { SerialByKey } from './serial-by-key.js';
+
+/**
+ * What the parts of the router share: its settings, the state every request of every route counts in,
+ * and what a request's exchange needs of its route. router.ts makes them; installed-route.ts reads a
+ * request; exchange.ts runs it and writes its answer.
+ */
+
+export interface RouterSettings {
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+  readonly policy: AccessPolicy;
+  /** Runs the routes' ROS calls (time-out, in-flight count, cancellation, metrics). */
+  readonly calls: Pick<RosCalls, 'call'>;
+  /** Counts answers by method, path template and status (`tour_bridge_http_requests_total`). */
+  readonly requests: CounterFamily;
+  /**
+   * Asked before a route runs: a reply here is written at once and the connection closed, and the route
+   * never runs (used while the service stops, so keep-alive connections start no new work).
+   */
+  readonly refusal: () => HttpReply | undefined;
+}
+
+export interface InstalledRoutes {
+  /** Requests started and not yet answered or abandoned by their client (the graceful stop waits for them). */
+  readonly inFlight: number;
+  /**
+   * Answers every request still in flight with `reply` and closes its connection, abandoning its ROS call
+   * (the graceful stop's end: a client learns its request was cut rather than getting an empty reply).
+   */
+  cutInFlight(reply: HttpReply): void;
+}
+
+/** The router's state, shared by every request. */
+export interface RouterState {
+  readonly settings: RouterSettings;
+  /** Requests started and not yet answered or abandoned. */
+  inFlight: number;
+  /** The requests in flight, for the graceful stop to cut. */
+  readonly live: Set<{ cut(reply: HttpReply): void }>;
+  readonly debug: boolean;
+  /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
+  readonly rosFailures: FailureLog;
+  /** Turns of the requests whose calls run one at a time per key (conditional changes to one tour). */
+  readonly serial: SerialByKey;
+}
+
+/** A route as an exchange sees it: the table's entry, its labels, and where its answers are counted. */
+export interface ExchangeRoute {
+  readonly route: AnyRoute;
+  readonly router: RouterState;
+  readonly method: HttpMethod;
+  /** The path template: the route's metrics label. */
+  readonly template: string;
+  readonly needsToken: boolean;
+  count(status: number): void;
+}
