@@ -122,27 +122,28 @@ export const sessionMachine = setup({
       outcome: undefined,
     })),
     clearOutcome: assign({ outcome: undefined }),
+    /** Cancel, the effect: the audio of the running turn and of every queued turn goes back to the budget. */
+    releaseCancelledAudio: ({ context }) => {
+      const { running, waiting, holdings } = context;
+      if (running?.service === 'chat') holdings.release(running);
+      for (const request of waiting) if (request.service === 'chat') holdings.release(request);
+    },
     /**
-     * Cancel: the running turn (if the running call is one) and every queued turn are dropped, their audio
-     * given back, their numbers kept for `turn_end`; a queued clear_history stays, in its place.
+     * Cancel, the state (pure): the running turn (if the running call is one) and every queued turn are
+     * dropped, their numbers kept for `turn_end`; a queued clear_history stays, in its place.
      */
     dropTurns: assign(({ context }) => {
-      const { running, waiting, holdings } = context;
+      const { running, waiting } = context;
       const cancelledTurns: Turn[] = [];
       let stillRunning = running;
       if (running?.service === 'chat') {
-        holdings.release(running);
         cancelledTurns.push(running.turn);
         stillRunning = undefined;
       }
       const kept: ConversationRequest[] = [];
       for (const request of waiting) {
-        if (request.service === 'chat') {
-          holdings.release(request);
-          cancelledTurns.push(request.turn);
-        } else {
-          kept.push(request);
-        }
+        if (request.service === 'chat') cancelledTurns.push(request.turn);
+        else kept.push(request);
       }
       return { running: stillRunning, waiting: kept, cancelledTurns };
     }),
@@ -257,8 +258,12 @@ export const sessionMachine = setup({
               actions: ['releaseAudio', 'settle'],
             },
             cancel: [
-              { guard: 'runningIsTurn', target: 'cancelled', actions: ['stopCall', 'dropTurns'] },
-              { actions: ['dropTurns', 'deliverCancelled', 'clearCancelled'] },
+              {
+                guard: 'runningIsTurn',
+                target: 'cancelled',
+                actions: ['stopCall', 'releaseCancelledAudio', 'dropTurns'],
+              },
+              { actions: ['releaseCancelledAudio', 'dropTurns', 'deliverCancelled', 'clearCancelled'] },
             ],
           },
         },

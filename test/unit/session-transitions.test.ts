@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BehaviorSubject, NEVER } from 'rxjs';
-import { initialTransition, transition } from 'xstate';
+import { createActor, initialTransition, transition } from 'xstate';
 import { sessionMachine } from '../../src/actors/session-machine.js';
 import type { SessionInput } from '../../src/actors/session-types.js';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
@@ -143,8 +143,14 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(after.context.running, { service: 'clear_history' });
     assert.deepEqual(after.context.waiting, []);
     assert.deepEqual(after.context.cancelledTurns, []);
-    // The stop to the streams child, the turn_end frames and the ack, the clear_history's start.
-    assert.deepEqual(actionTypes(actions), ['xstate.sendTo', 'deliverCancelled', 'xstate.sendTo']);
+    // The stop to the streams child, the turns' audio given back, the turn_end frames and the ack, the
+    // clear_history's start.
+    assert.deepEqual(actionTypes(actions), [
+      'xstate.sendTo',
+      'releaseCancelledAudio',
+      'deliverCancelled',
+      'xstate.sendTo',
+    ]);
   });
 
   it('cancel while a clear_history runs lets it run and drops only the queued turns; in idle it only acks', () => {
@@ -158,10 +164,29 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(after.context.running, { service: 'clear_history' });
     assert.deepEqual(after.context.waiting, []);
-    assert.deepEqual(actionTypes(actions), ['deliverCancelled']);
+    assert.deepEqual(actionTypes(actions), ['releaseCancelledAudio', 'deliverCancelled']);
     const [stillIdle, idleActions] = transition(sessionMachine, idle, { type: 'cancel' });
     assert.deepEqual(stillIdle.value, { open: 'idle' });
     assert.deepEqual(actionTypes(idleActions), ['deliverCancelled']);
+  });
+
+  it("a pure cancel on a live session's snapshot gives back none of the live budget", () => {
+    const input = inputWith({ maxWaitingCalls: 2, budgetBytes: 1_000 });
+    // A live session whose call never answers, holding 300 + 200 bytes of the process-wide budget.
+    const live = createActor(sessionMachine, { input }).start();
+    live.send(audio(300));
+    live.send(audio(200));
+    assert.equal(input.gauges.queuedAudioBytes.value, 500);
+    const [after, actions] = transition(sessionMachine, live.getSnapshot(), { type: 'cancel' });
+    // Through `cancelled` (the running turn stopped) to idle: nothing else waits.
+    assert.deepEqual(after.value, { open: 'idle' });
+    assert.equal(input.gauges.queuedAudioBytes.value, 500, 'the pure transition released live budget');
+    assert.ok(actionTypes(actions).includes('releaseCancelledAudio'), 'the release is an action, not run');
+    assert.deepEqual(live.getSnapshot().value, { open: 'calling' });
+    // The live session's own cancel does give it back.
+    live.send({ type: 'cancel' });
+    assert.equal(input.gauges.queuedAudioBytes.value, 0);
+    live.stop();
   });
 
   it('the cancel command is raised as a cancel event, not queued as a request', () => {

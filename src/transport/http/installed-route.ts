@@ -7,13 +7,13 @@ import { requestIdOf } from './request-id.js';
 import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
 import type { ExchangeRoute, RouterState } from './router-state.js';
 
-const NO_PARAMS: readonly string[] = [];
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** A route as installed: what its handler reads and checks, computed once. */
 export class InstalledRoute implements ExchangeRoute {
   readonly template: string;
-  readonly paramCount: number;
+  readonly paramNames: readonly string[];
   readonly headerNames: readonly string[];
   readonly guarded: boolean;
   readonly needsToken: boolean;
@@ -27,7 +27,7 @@ export class InstalledRoute implements ExchangeRoute {
   ) {
     this.method = route.method;
     this.template = pathTemplate(route.pattern);
-    this.paramCount = patternParams(route.pattern).length;
+    this.paramNames = patternParams(route.pattern);
     const { policy } = router.settings;
     // With access control off (the default) nothing is read or checked for it.
     this.guarded = policy.token !== undefined || policy.allowedOrigins !== undefined;
@@ -67,9 +67,10 @@ export class InstalledRoute implements ExchangeRoute {
     }
 
     let params = NO_PARAMS;
-    if (this.paramCount > 0) {
-      const values: string[] = [];
-      for (let index = 0; index < this.paramCount; index += 1) values.push(req.getParameter(index));
+    if (this.paramNames.length > 0) {
+      const values: Record<string, string> = {};
+      // uWebSockets.js gives them by position; the route reads them by name.
+      for (const [index, name] of this.paramNames.entries()) values[name] = req.getParameter(index);
       params = values;
     }
     let headers = NO_HEADERS;

@@ -21,8 +21,8 @@ export type RouteAccess = 'public' | 'private';
 /** What a handler gets of its request: copied out of uWebSockets.js, only the parts the route declared. */
 export interface RouteRequest<Body = unknown> {
   readonly requestId: string;
-  /** Path parameters in pattern order, still percent-encoded. */
-  readonly params: readonly string[];
+  /** Path parameters by the names the pattern gives them (`:tour_name`), still percent-encoded. */
+  readonly params: Readonly<Record<string, string>>;
   /** The declared headers (`reads.headers`), lower-case names; '' when absent. */
   readonly headers: Readonly<Record<string, string>>;
   /** The path, when the route declared `reads.url`; '' otherwise. */

@@ -238,7 +238,7 @@ const getTour: Route = {
     { params: TOUR_NAME_PARAM },
   ),
   handle: ({ params }) => {
-    const name = tourNameFromPath(params[0] ?? '');
+    const name = tourNameFromPath(params['tour_name'] ?? '');
     return typeof name === 'string' ? rosCall('tour_get', { tour_name: name }, tourReply) : name;
   },
 };
@@ -293,7 +293,7 @@ const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
       'Backed by the ROS service /tour_update. The path names the tour; the body may omit tour_name, and a body naming another tour gets 422.',
   },
   handle: ({ params, body, headers }) => {
-    const name = tourNameFromPath(params[0] ?? '');
+    const name = tourNameFromPath(params['tour_name'] ?? '');
     if (typeof name !== 'string') return name;
     // The path names the tour; a body may omit tour_name but must not name another tour.
     if (body.tour_name !== undefined && body.tour_name !== name) {
@@ -322,7 +322,7 @@ const deleteTour: Route = {
     { params: TOUR_NAME_PARAM, ...IF_MATCH_DOCS },
   ),
   handle: ({ params, headers }) => {
-    const name = tourNameFromPath(params[0] ?? '');
+    const name = tourNameFromPath(params['tour_name'] ?? '');
     if (typeof name !== 'string') return name;
     return conditionalChange(name, headers['if-match'] ?? '', () =>
       rosCall('tour_delete', { tour_name: name }, doneReply),
