@@ -7,11 +7,8 @@ import { hash } from 'node:crypto';
  * same tag whichever store node holds it, across restarts, and on every bridge.
  */
 
-/**
- * The strong entity tag of a tour, from its canonical JSON (as text, or as the UTF-8 bytes a GET sends, so
- * the text is encoded once): `"` + 43 base64url characters + `"`.
- */
-export const tourEntityTag = (canonicalJson: string | Uint8Array): string =>
+/** The strong entity tag of a tour, from its canonical JSON: `"` + 43 base64url characters + `"`. */
+export const tourEntityTag = (canonicalJson: string): string =>
   `"${hash('sha256', canonicalJson, 'base64url')}"`;
 
 /** Longest `If-Match` value read; a longer one is refused with 400 rather than parsed. */

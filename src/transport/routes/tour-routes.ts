@@ -88,12 +88,11 @@ const listReply = (response: TourOutcomeFields & { readonly tour_names: string[]
 const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
   const problem = outcomeProblem(response);
   if (problem !== undefined) return problem;
-  // Encoded once: the tag is the hash of the very bytes sent (the GET hot path; docs/performance.md).
-  const body = Buffer.from(tourMsgToJson(response.tour));
+  const json = tourMsgToJson(response.tour);
   return {
     status: 200,
-    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(body) },
-    body,
+    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(json) },
+    body: json,
   };
 };
 const createdReply = (response: TourOutcomeFields): HttpReply =>
