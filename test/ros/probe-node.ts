@@ -134,7 +134,7 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
     latchedBool: (topic, timeoutMs) =>
       new Promise<boolean>((resolve, reject) => {
         let settled = false;
-        const subscription = node.createSubscription<'std_msgs/msg/Bool'>(
+        node.createSubscription<'std_msgs/msg/Bool'>(
           'std_msgs/msg/Bool',
           topic,
           { qos: latchedQos },
@@ -142,16 +142,15 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
             if (settled) return;
             settled = true;
             clearTimeout(timer);
-            // Destroyed on a later turn: not from inside its own callback.
-            setImmediate(() => {
-              node.destroySubscription(subscription);
-            });
             resolve(message.data);
           },
         );
+        // Not destroyed here but with the node (close): on rmw_zenoh, a transient-local subscription
+        // destroyed while the publisher's cached sample is still on its way ("SubscriberCallback triggered
+        // over …") left this process's Zenoh session deaf to its later requests in some runs (3 of 6 in
+        // one clone): the next service call timed out and the probe's own services heard nothing.
         const timer = setTimeout(() => {
           settled = true;
-          node.destroySubscription(subscription);
           reject(new Error(`no message on ${topic} within ${timeoutMs} ms`));
         }, timeoutMs);
       }),
