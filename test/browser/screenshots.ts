@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { sendJson } from '../support/http.js';
 import { launchBrowser, VIEWPORT } from './browser.js';
 import {
@@ -28,6 +29,12 @@ const ANSWER =
 const service = await startKioskService();
 const browser = await launchBrowser();
 const written: string[] = [];
+/** Saves what `page` shows as docs/img/`name`, noting its size for the summary line. */
+const shoot = async (page: Page, name: string): Promise<void> => {
+  const size = page.viewportSize() ?? VIEWPORT;
+  await page.screenshot({ path: `${directory}${name}` });
+  written.push(`${name} (${size.width}×${size.height})`);
+};
 let stopped = false;
 try {
   const { page: kiosk } = await openKiosk(browser, service);
@@ -45,8 +52,7 @@ try {
     );
     // Past the mouth animation's first swing, so the face is mid-sentence.
     await kiosk.waitForTimeout(400);
-    await kiosk.screenshot({ path: `${directory}${name}` });
-    written.push(`${name} (${size.width}×${size.height})`);
+    await shoot(kiosk, name);
     await waitForSnapshot(kiosk, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
   }
   await kiosk.setViewportSize(VIEWPORT);
@@ -68,8 +74,7 @@ try {
   await admin.goto(`${service.baseUrl}/admin`);
   await admin.getByRole('button', { name: 'garden', exact: true }).click();
   await admin.locator('#editor-heading', { hasText: 'Edit tour' }).waitFor();
-  await admin.screenshot({ path: `${directory}admin.png` });
-  written.push(`admin.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  await shoot(admin, 'admin.png');
 
   // Two operators on one tour: another tab saves first, so this one's save is refused and says why.
   const other = await browser.newPage();
@@ -84,8 +89,7 @@ try {
   await admin.getByRole('button', { name: 'Save', exact: true }).click();
   await admin.locator('#problem h3', { hasText: 'changed by someone else' }).waitFor();
   await admin.evaluate('window.scrollTo(0, 0)');
-  await admin.screenshot({ path: `${directory}admin-conflict.png` });
-  written.push(`admin-conflict.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  await shoot(admin, 'admin-conflict.png');
 
   // Hands-free while the robot speaks: voice or a press would interrupt it (the threshold at 0 dB keeps the
   // fake microphone's beeps from doing so before the picture is taken).
@@ -97,8 +101,7 @@ try {
   await service.playAudio({ emotion: 'happy', text: ANSWER, audio: toneWav(4_000, 220) });
   await kiosk.locator('#talk[data-look="hands-free-speaking"]').waitFor();
   await kiosk.waitForTimeout(400);
-  await kiosk.screenshot({ path: `${directory}kiosk-hands-free-speaking.png` });
-  written.push(`kiosk-hands-free-speaking.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  await shoot(kiosk, 'kiosk-hands-free-speaking.png');
   await waitForSnapshot(kiosk, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
   await kiosk.getByLabel('Hands-free').uncheck();
 
@@ -109,8 +112,7 @@ try {
     await holdTalkButton(waiting, 800);
     await waiting.locator('#speech-text', { hasText: 'Sorry' }).waitFor({ timeout: 10_000 });
     await waiting.waitForTimeout(400);
-    await waiting.screenshot({ path: `${directory}kiosk-failure.png` });
-    written.push(`kiosk-failure.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+    await shoot(waiting, 'kiosk-failure.png');
     await waiting.close();
   } finally {
     await slow.stop();
@@ -123,8 +125,7 @@ try {
     await refused.goto(`${guarded.baseUrl}/`);
     await refused.locator('body[data-connection="refused"]').waitFor({ timeout: 10_000 });
     await refused.waitForTimeout(600);
-    await refused.screenshot({ path: `${directory}kiosk-refused.png` });
-    written.push(`kiosk-refused.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+    await shoot(refused, 'kiosk-refused.png');
     await refused.close();
   } finally {
     await guarded.stop();
@@ -139,8 +140,7 @@ try {
     .locator('#connection-retry', { hasText: /trying again in [3-9] s/ })
     .waitFor({ timeout: 20_000 });
   await kiosk.waitForTimeout(600);
-  await kiosk.screenshot({ path: `${directory}kiosk-offline.png` });
-  written.push(`kiosk-offline.png (${VIEWPORT.width}×${VIEWPORT.height})`);
+  await shoot(kiosk, 'kiosk-offline.png');
   console.log(`wrote ${written.join(', ')} in ${directory}`);
 } finally {
   await browser.close();
