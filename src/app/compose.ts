@@ -12,7 +12,7 @@ import {
 } from '../metrics/bridge-metrics.js';
 import type { ConversationLimits } from '../protocol/ws-protocol.js';
 import { SIM_SCHEMAS, simRoutes } from '../transport/routes/sim-routes.js';
-import type { SimControl } from '../robot/sim/sim-backend.js';
+import type { SimControl } from '../ros/sim-control.js';
 import { createRosCalls, type RosCalls } from '../ros/ros-calls.js';
 import type { RosPort, RosServiceKey } from '../ros/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';

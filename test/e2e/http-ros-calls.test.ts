@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { of } from 'rxjs';
 import * as v from 'valibot';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { emptyTourMsg } from '../../src/protocol/tour-message.js';
+import { emptyTourMsg } from '../../src/interfaces/tour-message.js';
 import { StoredTourSchema, TourSchema } from '../../src/protocol/tour-schema.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request, sendJson } from '../support/http.js';

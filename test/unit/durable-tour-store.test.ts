@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { tourToMsg } from '../../src/protocol/tour-message.js';
+import { tourToMsg } from '../../src/interfaces/tour-message.js';
 import { writeFileAtomically, type AtomicWriteStep } from '../../src/files/atomic-file.js';
 import {
   openDurableTourStore,

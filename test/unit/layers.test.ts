@@ -19,6 +19,7 @@ const LAYERS = [
   'transport',
   'actors',
   'streams',
+  'interfaces',
   'protocol',
   'metrics',
   'ros',
@@ -97,7 +98,7 @@ describe('layers of src/', () => {
       .map((edge) => `${edge.file} imports ${edge.to}/`);
     // Left to move (the tour's ROS message mapping needs a home between protocol and ros): held exactly, so
     // a new import fails here and so does this one's removal until the list is emptied.
-    assert.deepEqual(leaving, ['protocol/tour-message.ts imports ros/']);
+    assert.deepEqual(leaving, []);
   });
 
   it('keeps the robot off the bridge: no import of its transport, actors, streams, metrics or wiring', () => {

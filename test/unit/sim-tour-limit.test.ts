@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
-import { tourToMsg } from '../../src/protocol/tour-message.js';
+import { tourToMsg } from '../../src/interfaces/tour-message.js';
 import { openDurableTourStore, TOUR_STORE_LIMITS } from '../../src/robot/tours/durable-tour-store.js';
 import type { Tour } from '../../src/protocol/tour-schema.js';
 import { assertProblem } from '../contract/tour-api-contract.js';

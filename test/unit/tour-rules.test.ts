@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { tourFromMsg, tourToMsg } from '../../src/protocol/tour-message.js';
+import { tourFromMsg, tourToMsg } from '../../src/interfaces/tour-message.js';
 import {
   applyTourEvent,
   decideTourCreate,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { TourOutcome } from '../../src/ros/ros-messages.js';
-import { tourFromMsg, tourMsgToJson, tourToMsg } from '../../src/protocol/tour-message.js';
+import { tourFromMsg, tourMsgToJson, tourToMsg } from '../../src/interfaces/tour-message.js';
 import {
   decideTourCreate,
   decideTourGet,

@@ -21,6 +21,7 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../../ros/ros-port.js';
+import type { SimControl } from '../../ros/sim-control.js';
 import { refusalBeyondMaxTours, TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
 import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from '../tours/tour-rules.js';
 import type { Tour } from '../../protocol/tour-schema.js';
@@ -41,14 +42,6 @@ export interface SimBackendOptions {
   readonly scheduler?: SchedulerLike;
   /** Most tours held, as the reference store (`TOUR_STORE_LIMITS.maxTours` by default). */
   readonly maxTours?: number;
-}
-
-/** What only a simulation can do: play the robot's part for demos and tests (`/sim/*` routes). */
-export interface SimControl {
-  /** Publishes a message on the simulated `/play_audio` topic. */
-  publishPlayAudio(message: PlayAudioMsg): void;
-  /** Calls our `/microphone/set_enabled` service as a ROS client would. */
-  setMicrophone(enabled: boolean): Promise<SetBoolResponseMsg>;
 }
 
 /** Faults a test can inject, as a misbehaving ROS graph would cause them. */

@@ -3,7 +3,7 @@ import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { TourOutcome, type TourOutcomeFields } from '../../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
-import { emptyTourMsg } from '../../protocol/tour-message.js';
+import { emptyTourMsg } from '../../interfaces/tour-message.js';
 import {
   removeStaleTemporaries,
   writeFileAtomically,

@@ -12,7 +12,7 @@ import {
   type TourUpdateRequestMsg,
 } from '../../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
-import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../protocol/tour-message.js';
+import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../interfaces/tour-message.js';
 import { issuePath, NewTourSchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../ros/ros-messages.js';
+import type { SimControl } from '../../ros/sim-control.js';
 import { jsonReply } from '../http/reply.js';
 import type { AnyRoute, Route } from '../http/route.js';
 import {
@@ -9,14 +9,6 @@ import {
   type SimMicrophone,
   type SimPlayAudio,
 } from './sim-schemas.js';
-
-/** What the routes drive: the simulated robot (robot/sim/sim-backend.ts), wired by the composition root. */
-export interface SimControl {
-  /** Publishes a message on the simulated `/play_audio` topic. */
-  publishPlayAudio(message: PlayAudioMsg): void;
-  /** Calls our `/microphone/set_enabled` service as a ROS client would. */
-  setMicrophone(enabled: boolean): Promise<SetBoolResponseMsg>;
-}
 
 const playAudio = (sim: SimControl): Route<SimPlayAudio> => ({
   method: 'POST',

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { tourMsgToJson, tourToMsg } from '../../protocol/tour-message.js';
+import { tourMsgToJson, tourToMsg } from '../../interfaces/tour-message.js';
 import {
   NewTourSchema,
   StoredTourNameListSchema,

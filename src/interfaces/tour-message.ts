@@ -1,4 +1,4 @@
-import type { Tour, TourInput, TourStep } from './tour-schema.js';
+import type { Tour, TourInput, TourStep } from '../protocol/tour-schema.js';
 import type { TourMsg, TourStepMsg } from '../ros/ros-messages.js';
 
 // Nullable strings travel as `string[<=1]`: [] is null, [value] is the value, so null and "" stay distinct.
