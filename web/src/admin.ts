@@ -306,8 +306,10 @@ const closeDeleted = async (message: string): Promise<void> => {
   editor = undefined;
   clearProblem();
   renderEditor();
-  say(message);
+  // The list first: "Deleted" is said once the list no longer shows the tour (CI saw it said while the
+  // old list was still there).
   await loadList();
+  say(message);
   page.newTour.focus();
 };
 
