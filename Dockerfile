@@ -125,7 +125,7 @@ RUN groupadd --system --gid 10001 tourbridge \
 
 # The container setup of the spec: rmw_zenoh, no automatic discovery, wait for the router as long as
 # it takes, and a client session to the router on port 7447 of the container's host. The bridge keeps
-# the microphone's state in /var/lib/tour-bridge (microphone.json), so a restart does not re-enable it.
+# the microphone's event log in /var/lib/tour-bridge (microphone.log), so a restart does not re-enable it.
 ENV RMW_IMPLEMENTATION=rmw_zenoh_cpp \
     ROS_AUTOMATIC_DISCOVERY_RANGE=OFF \
     ZENOH_ROUTER_CHECK_ATTEMPTS=0 \

@@ -13,6 +13,8 @@ import type { MicrophoneRequest } from '../ros/ros-port.js';
 export interface MicrophoneSetEvent {
   readonly type: 'microphone.set';
   readonly enabled: boolean;
+  /** Who asked, as far as the way in can tell (`MicrophoneRequest.source`). */
+  readonly source: string;
   /** Answers the ROS caller; injected so the machine stays free of ROS. */
   readonly respond: (response: SetBoolResponseMsg) => void;
 }
@@ -33,8 +35,18 @@ export const notKeptMessage = (enabled: boolean, error: unknown): string =>
     error instanceof Error ? error.message : String(error)
   })`;
 
-/** Keeps a new state where a restart finds it (`--state_dir`); rejects when it could not. */
-export type KeepMicrophoneState = (enabled: boolean) => Promise<void>;
+/** A change of the microphone's state: who asked for it, the new state, and what the caller is told. */
+export interface MicrophoneChange {
+  readonly enabled: boolean;
+  readonly source: string;
+  readonly answer: string;
+}
+
+/**
+ * Records a change before it is answered (in the event log; on disk with `--state_dir`, where a restart
+ * finds it); rejects when it could not, and the change is then refused.
+ */
+export type KeepMicrophoneState = (change: MicrophoneChange) => Promise<void>;
 
 interface MicrophoneContext {
   /** Whether a change is kept before it is answered (false without `--state_dir`: nothing to wait for). */
@@ -51,7 +63,7 @@ export const microphoneMachine = setup({
   },
   actors: {
     // Replaced by the process's own keeper (`startMicrophoneActor`); this one keeps nothing.
-    keep: fromPromise<unknown, { enabled: boolean }>(() => Promise.resolve()),
+    keep: fromPromise<unknown, MicrophoneChange>(() => Promise.resolve()),
   },
   actions: {
     answer: ({ event }, message: string) => {
@@ -103,7 +115,11 @@ export const microphoneMachine = setup({
     disabling: {
       invoke: {
         src: 'keep',
-        input: { enabled: false },
+        input: ({ context }) => ({
+          enabled: false,
+          source: context.pending?.source ?? '',
+          answer: MICROPHONE_MESSAGES.disabled,
+        }),
         onDone: {
           target: 'disabled',
           actions: [{ type: 'answerPending', params: MICROPHONE_MESSAGES.disabled }, 'forget'],
@@ -131,7 +147,11 @@ export const microphoneMachine = setup({
     enabling: {
       invoke: {
         src: 'keep',
-        input: { enabled: true },
+        input: ({ context }) => ({
+          enabled: true,
+          source: context.pending?.source ?? '',
+          answer: MICROPHONE_MESSAGES.enabled,
+        }),
         onDone: {
           target: 'enabled',
           actions: [{ type: 'answerPending', params: MICROPHONE_MESSAGES.enabled }, 'forget'],
@@ -160,7 +180,7 @@ export const startMicrophoneActor = (enabled = true, keep?: KeepMicrophoneState)
     keep === undefined
       ? microphoneMachine
       : microphoneMachine.provide({
-          actors: { keep: fromPromise<unknown, { enabled: boolean }>(({ input }) => keep(input.enabled)) },
+          actors: { keep: fromPromise<unknown, MicrophoneChange>(({ input }) => keep(input)) },
         });
   const input = { keeps: keep !== undefined };
   return createActor(
@@ -184,6 +204,7 @@ export const toMicrophoneSetEvent = (
 ): MicrophoneSetEvent => ({
   type: 'microphone.set',
   enabled: request.enabled,
+  source: request.source,
   respond: (response) => {
     try {
       request.respond(response);

@@ -3,7 +3,6 @@ import { createConversationHub, type ConversationHub } from '../actors/conversat
 import { microphoneView } from '../actors/microphone-machine.js';
 import type { Logger } from '../log/logger.js';
 import { createLossReporter } from '../log/loss-reporter.js';
-import { restoreMicrophoneState } from './microphone-state.js';
 import {
   createBridgeMetrics,
   registerBuildInfo,
@@ -18,11 +17,13 @@ import type { RosPort, RosServiceKey } from '../ros/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
 import { openApiRoute } from '../transport/http/openapi.js';
 import { defaultWebRoot, loadStaticSite } from '../transport/http/static-site.js';
+import { MICROPHONE_SCHEMAS, microphoneEventsRoute } from '../transport/routes/microphone-routes.js';
 import { HEALTH_SCHEMAS, operationsRoutes } from '../transport/routes/operations-routes.js';
 import { staticRoutes } from '../transport/routes/static-routes.js';
 import { TOUR_ROUTES, TOUR_SCHEMAS } from '../transport/routes/tour-routes.js';
 import { startUwsApp } from '../transport/uws-app.js';
 import { uwsBuildName, type UwsBuild } from '../transport/uws-build.js';
+import { openMicrophoneLog } from '../state/microphone-log.js';
 import { SERVICE_VERSION } from '../version.js';
 
 /**
@@ -122,10 +123,10 @@ export const startBridge = async ({
     message: '/play_audio messages dropped: more audio arrived than --play_audio_buffer_bytes holds',
     fields: { playAudioBufferBytes: options.play_audio_buffer_bytes },
   });
-  const microphoneState = await restoreMicrophoneState(options.state_dir, log);
+  const microphoneLog = await openMicrophoneLog(options.state_dir, log);
   const hub = createConversationHub({
-    microphoneEnabled: microphoneState.enabled,
-    ...(microphoneState.keep === undefined ? {} : { keepMicrophone: microphoneState.keep }),
+    microphoneEnabled: microphoneLog.enabled,
+    keepMicrophone: microphoneLog.keep,
     playAudioBufferBytes: options.play_audio_buffer_bytes,
     onPlayAudioDropped: (message) => {
       playAudioDropped.inc();
@@ -145,7 +146,8 @@ export const startBridge = async ({
     },
   });
   // Published at start and on each change (ROS nodes joining later get the last one).
-  const microphoneEnabled$ = microphoneView(hub.microphone).enabled$;
+  const microphone = microphoneView(hub.microphone);
+  const microphoneEnabled$ = microphone.enabled$;
   const microphonePublishing = microphoneEnabled$.subscribe((enabled) => {
     port.publishMicrophoneEnabled?.(enabled);
   });
@@ -159,13 +161,23 @@ export const startBridge = async ({
   const api = [
     ...operationsRoutes(port, metrics.registry, uws),
     ...TOUR_ROUTES,
+    microphoneEventsRoute({
+      isEnabled: () => microphone.isEnabled(),
+      kept: microphoneLog.file !== undefined,
+      entries: () => microphoneLog.entries(),
+    }),
     ...(sim === undefined ? [] : simRoutes(sim)),
   ];
   const routes = [
     ...api,
     openApiRoute(api, {
       version: SERVICE_VERSION,
-      schemas: { ...TOUR_SCHEMAS, ...HEALTH_SCHEMAS, ...(sim === undefined ? {} : SIM_SCHEMAS) },
+      schemas: {
+        ...TOUR_SCHEMAS,
+        ...HEALTH_SCHEMAS,
+        ...MICROPHONE_SCHEMAS,
+        ...(sim === undefined ? {} : SIM_SCHEMAS),
+      },
     }),
     ...staticRoutes(site),
   ];
@@ -193,7 +205,7 @@ export const startBridge = async ({
       microphonePublishing.unsubscribe();
       lossCounting?.unsubscribe();
       // A change just made is on disk before the process exits.
-      await microphoneState.stop();
+      await microphoneLog.settled();
       return drained;
     },
   };

@@ -145,7 +145,7 @@ export const OPTION_SPECS = {
   state_dir: option(
     'state_dir',
     '',
-    'Directory where the bridge keeps state across restarts (the microphone: microphone.json); created if missing. Empty: nothing is kept, the microphone starts enabled',
+    'Directory where the bridge keeps state across restarts (the microphone event log: microphone.log); created if missing. Empty: nothing is kept, the microphone starts enabled',
     v.pipe(v.string(), v.maxLength(4096, 'is too long')),
   ),
   shutdown_timeout_ms: option(
@@ -157,7 +157,7 @@ export const OPTION_SPECS = {
   auth_token: option(
     'auth_token',
     '',
-    'Bearer token required for /tour, /sim, /metrics and /ws (empty: no authentication). Prefer the environment variable: arguments show in ps',
+    'Bearer token required for /tour, /sim, /metrics, /microphone/events and /ws (empty: no authentication). Prefer the environment variable: arguments show in ps',
     v.union(
       [
         v.literal(''),

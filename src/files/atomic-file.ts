@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -28,7 +29,8 @@ let sequence = 0;
 /** Temporary files of `file` are named `.<name>.tmp-<pid>-<n>` next to it. */
 export const temporaryPrefix = (file: string): string => `.${basename(file)}.tmp-`;
 
-const syncDirectory = async (directory: string): Promise<void> => {
+/** Syncs a directory, so that the entries made in it (a new file, a rename) survive a power loss. */
+export const syncDirectory = async (directory: string): Promise<void> => {
   const handle = await open(directory, 'r');
   try {
     await handle.sync();
@@ -79,4 +81,25 @@ export const removeStaleTemporaries = async (file: string): Promise<string[]> =>
   const stale = (await readdir(directory)).filter((name) => name.startsWith(prefix));
   for (const name of stale) await unlink(join(directory, name));
   return stale;
+};
+
+/**
+ * Appends `data` to a regular file (made if missing) and syncs the file and its directory, so that once this
+ * returns the data survives a crash or a power loss. Refuses what is not a regular file: a link is not
+ * followed, and a FIFO fails at once instead of blocking. A failure may leave part of `data` at the end.
+ */
+export const appendDurably = async (file: string, data: string): Promise<void> => {
+  const handle = await open(
+    file,
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+    0o644,
+  );
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
+    await handle.write(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await syncDirectory(dirname(file));
 };

@@ -82,6 +82,11 @@ export const ROS_SERVICE_KEYS = Object.keys(ROS_SERVICES) as RosServiceKey[];
 /** A call to our `/microphone/set_enabled` service, waiting for its answer. */
 export interface MicrophoneRequest {
   readonly enabled: boolean;
+  /**
+   * Who asked, as far as the way in can tell: `std_srvs/SetBool` carries no identity, so a ROS call is
+   * known only by the service it came through.
+   */
+  readonly source: string;
   /** Answers the caller. Only the first answer is sent; later ones are ignored. */
   respond(response: SetBoolResponseMsg): void;
 }

@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { sendJson } from '../support/http.js';
+import { request, sendJson } from '../support/http.js';
 import { startServerProcess } from '../support/server-process.js';
 import { KioskClient } from '../support/ws-client.js';
 
@@ -49,15 +49,55 @@ describe('the microphone across a restart (--state_dir)', () => {
     } finally {
       await second.stop();
     }
-    assert.deepEqual(JSON.parse(await readFile(join(stateDir, 'microphone.json'), 'utf8')), {
-      enabled: true,
-    });
+    const log = (await readFile(join(stateDir, 'microphone.log'), 'utf8')).trim().split('\n');
+    assert.deepEqual(
+      log.map((line) => (JSON.parse(line) as { enabled: boolean }).enabled),
+      [false, true],
+    );
+  });
+
+  it('serves its event log read-only at GET /microphone/events, behind the token, across a restart', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
+    scratch.push(stateDir);
+    const token = 'microphone-audit-token-0123456789';
+    const auth = { authorization: `Bearer ${token}` };
+    const first = await startServerProcess(['--state_dir', stateDir, '--auth_token', token]);
+    try {
+      assert.equal((await request(first.baseUrl, 'GET', '/microphone/events')).status, 401);
+      const before = await request(first.baseUrl, 'GET', '/microphone/events', { headers: auth });
+      assert.deepEqual(before.json, { enabled: true, kept: true, events: [] });
+      await request(first.baseUrl, 'POST', '/sim/microphone', {
+        body: JSON.stringify({ enabled: false }),
+        headers: auth,
+      });
+    } finally {
+      await first.stop();
+    }
+    const second = await startServerProcess(['--state_dir', stateDir, '--auth_token', token]);
+    try {
+      const after = await request(second.baseUrl, 'GET', '/microphone/events', { headers: auth });
+      assert.equal(after.status, 200);
+      assert.equal(after.headers.get('cache-control'), 'no-store');
+      const body = after.json as { enabled: boolean; kept: boolean; events: Record<string, unknown>[] };
+      assert.equal(body.enabled, false);
+      assert.equal(body.kept, true);
+      assert.deepEqual(
+        body.events.map((event) => [event['seq'], event['enabled'], event['source'], event['answer']]),
+        [[1, false, 'simulation (POST /sim/microphone)', 'microphone disabled']],
+      );
+      const at = Date.parse(String(body.events.map((event) => event['at'])[0]));
+      assert.ok(Math.abs(at - Date.now()) < 60_000, `kept at ${at}`);
+      const refused = await request(second.baseUrl, 'POST', '/microphone/events', { headers: auth });
+      assert.equal(refused.status, 405, 'read-only');
+    } finally {
+      await second.stop();
+    }
   });
 
   it('starts enabled, with one error line, when the kept state is corrupt', async () => {
     const stateDir = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
     scratch.push(stateDir);
-    await writeFile(join(stateDir, 'microphone.json'), '{"enabled": fal');
+    await writeFile(join(stateDir, 'microphone.log'), '{"seq":1,"enabled": fal');
     const server = await startServerProcess(['--state_dir', stateDir]);
     try {
       const errors = server.startupLog.split('\n').filter((line) => line.includes('"level":"error"'));
@@ -69,10 +109,19 @@ describe('the microphone across a restart (--state_dir)', () => {
     }
   });
 
-  it('without --state_dir, says at start that a restart forgets a disable', async () => {
+  it('without --state_dir, says at start that a restart forgets a disable; its log covers the run', async () => {
     const server = await startServerProcess();
     try {
       assert.match(server.startupLog, /no --state_dir: the microphone starts enabled/);
+      await sendJson(server.baseUrl, 'POST', '/sim/microphone', { enabled: false });
+      const events = await request(server.baseUrl, 'GET', '/microphone/events');
+      const body = events.json as { enabled: boolean; kept: boolean; events: { enabled: boolean }[] };
+      assert.equal(body.enabled, false);
+      assert.equal(body.kept, false);
+      assert.deepEqual(
+        body.events.map((event) => event.enabled),
+        [false],
+      );
     } finally {
       await server.stop();
     }
@@ -107,7 +156,7 @@ describe('the kept microphone state against a hostile or failing state directory
       ],
     ] as const) {
       const stateDir = await freshStateDir();
-      make(join(stateDir, 'microphone.json'));
+      make(join(stateDir, 'microphone.log'));
       // Before: a FIFO hung start-up before listening; /dev/zero was read for ~600 MB first.
       const server = await startServerProcess(['--state_dir', stateDir], { timeoutMs: 15_000 });
       try {
@@ -143,7 +192,9 @@ describe('the kept microphone state against a hostile or failing state directory
 
   it('removes temporary files of interrupted saves at start', async () => {
     const stateDir = await freshStateDir();
-    await writeFile(join(stateDir, '.microphone.json.tmp-12345-1'), '{"enabled":');
+    await writeFile(join(stateDir, '.microphone.log.tmp-12345-1'), '{"seq":1,');
+    // An earlier version's, next to its snapshot file.
+    await writeFile(join(stateDir, '.microphone.json.tmp-12345-2'), '{"enabled":');
     const server = await startServerProcess(['--state_dir', stateDir]);
     try {
       assert.deepEqual(await readdir(stateDir), []);
@@ -160,9 +211,10 @@ describe('the kept microphone state against a hostile or failing state directory
       await rm(stateDir, { recursive: true });
       const kept = await sendJson(server.baseUrl, 'POST', '/sim/microphone', { enabled: false });
       assert.deepEqual(kept.json, { success: true, message: 'microphone disabled' });
-      assert.deepEqual(JSON.parse(await readFile(join(stateDir, 'microphone.json'), 'utf8')), {
-        enabled: false,
-      });
+      const entry = JSON.parse(await readFile(join(stateDir, 'microphone.log'), 'utf8')) as {
+        enabled: boolean;
+      };
+      assert.equal(entry.enabled, false);
       // A file where the directory should be: the save fails, the caller is told, nothing changes.
       await rm(stateDir, { recursive: true });
       await writeFile(stateDir, 'not a directory');

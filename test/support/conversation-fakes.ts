@@ -82,6 +82,7 @@ export class FakeConversationPort
     const answers: SetBoolResponseMsg[] = [];
     this.microphoneRequests.next({
       enabled,
+      source: 'test',
       respond: (response) => {
         answers.push(response);
       },

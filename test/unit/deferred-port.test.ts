@@ -95,7 +95,7 @@ describe('the deferred ROS port', () => {
     port.attach(backend);
     assert.equal(backend.playAudio.observed, true, 'the backend stream is subscribed once attached');
     backend.playAudio.next(audio('hello'));
-    backend.microphone.next({ enabled: false, respond: () => undefined });
+    backend.microphone.next({ enabled: false, source: 'test', respond: () => undefined });
     assert.deepEqual(heard, ['hello']);
     assert.equal(requests[0]?.enabled, false);
   });

@@ -17,6 +17,7 @@ const LAYERS = [
   'app',
   'robot',
   'transport',
+  'state',
   'actors',
   'streams',
   'interfaces',

@@ -14,7 +14,12 @@ import { FakeConversationPort } from '../support/conversation-fakes.js';
 
 const set = (actor: MicrophoneActor, enabled: boolean): SetBoolResponseMsg[] => {
   const answers: SetBoolResponseMsg[] = [];
-  actor.send({ type: 'microphone.set', enabled, respond: (response) => answers.push(response) });
+  actor.send({
+    type: 'microphone.set',
+    enabled,
+    source: 'test',
+    respond: (response) => answers.push(response),
+  });
   return answers;
 };
 
@@ -73,11 +78,13 @@ describe('microphone machine', () => {
     actor.send({
       type: 'microphone.set',
       enabled: false,
+      source: 'test',
       respond: (response) => {
         messages.push(response.message);
         actor.send({
           type: 'microphone.set',
           enabled: true,
+          source: 'test',
           respond: (second) => messages.push(second.message),
         });
         messages.push('first answered');
@@ -113,6 +120,7 @@ describe('driveMicrophone', () => {
     const subscription = driveMicrophone(port.microphoneRequests$, actor, (error) => reported.push(error));
     port.microphoneRequests.next({
       enabled: false,
+      source: 'test',
       respond: () => {
         throw new Error('caller gone');
       },

@@ -647,6 +647,8 @@ describe('/microphone/set_enabled handler', () => {
     const [request] = emitted;
     assert.ok(request);
     assert.equal(request.enabled, false);
+    // SetBool carries no caller identity: the event log names the service.
+    assert.equal(request.source, 'ROS service /microphone/set_enabled');
     assert.deepEqual(responder.sent, []);
     await tick();
     request.respond({ success: true, message: 'microphone off' });

@@ -62,6 +62,9 @@ export interface SimBackend extends RosPort {
   readonly faults: SimFaults;
 }
 
+/** How the simulation's requests to /microphone/set_enabled appear in the microphone's event log. */
+export const SIM_MICROPHONE_SOURCE = 'simulation (POST /sim/microphone)';
+
 export const SIM_DESCRIPTION = 'SIMULATION: in-process simulated robot, no ROS 2 graph';
 
 const NOT_LISTENING: SetBoolResponseMsg = {
@@ -240,6 +243,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
       let answered = false;
       microphoneRequests.next({
         enabled,
+        source: SIM_MICROPHONE_SOURCE,
         respond: (response) => {
           if (answered) return;
           answered = true;

@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../ros-messages.js';
-import type { MicrophoneRequest } from '../ros-port.js';
+import { ROS_MICROPHONE_SERVICE, type MicrophoneRequest } from '../ros-port.js';
 
 export const NOT_READY_ANSWER: SetBoolResponseMsg = {
   success: false,
   message: 'tour-bridge is not ready to switch the microphone',
 };
+
+/** A SetBool request carries no caller identity: the service is all the audit log can name. */
+export const MICROPHONE_SOURCE = `ROS service ${ROS_MICROPHONE_SERVICE.name}`;
 
 /** The part of rclnodejs's ServiceResponse the handler needs; tests pass a fake. */
 export interface ServiceResponder<Response> {
@@ -58,5 +61,5 @@ export const createMicrophoneHandler =
       respond(NOT_READY_ANSWER);
       return;
     }
-    deps.emit({ enabled: request.data, respond });
+    deps.emit({ enabled: request.data, source: MICROPHONE_SOURCE, respond });
   };
