@@ -1,10 +1,18 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { PlainCounter } from '../../metrics/plain-metrics.js';
 import { Exchange } from './exchange.js';
+import { decodeParams } from './path-params.js';
 import { refuseMisframed } from './reply-writer.js';
 import { framingRefusal } from './request-framing.js';
 import { requestIdOf } from './request-id.js';
-import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
+import {
+  pathTemplate,
+  patternParams,
+  type AnyRoute,
+  type HttpMethod,
+  type PathParams,
+  type RouteParams,
+} from './route.js';
 import type { ExchangeRoute, RouterState } from './router-state.js';
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
@@ -66,12 +74,12 @@ export class InstalledRoute implements ExchangeRoute {
       return;
     }
 
-    let params = NO_PARAMS;
+    let rawParams = NO_PARAMS;
     if (this.paramNames.length > 0) {
       const values: Record<string, string> = {};
       // uWebSockets.js gives them by position; the route reads them by name.
       for (const [index, name] of this.paramNames.entries()) values[name] = req.getParameter(index);
-      params = values;
+      rawParams = values;
     }
     let headers = NO_HEADERS;
     if (this.headerNames.length > 0) {
@@ -81,6 +89,17 @@ export class InstalledRoute implements ExchangeRoute {
     }
     const url = this.route.reads?.url === true ? req.getUrl() : '';
     if (this.guarded && !exchange.guard(headers)) return;
+    let params = NO_PARAMS;
+    // The table holds routes of every parameter type; a handler gets what its own schema made.
+    const declared = this.route.params as RouteParams<PathParams> | undefined;
+    if (declared !== undefined) {
+      const decoded = decodeParams(declared, rawParams);
+      if ('refusal' in decoded) {
+        exchange.answer(decoded.refusal);
+        return;
+      }
+      params = decoded.params;
+    }
     if (this.route.body === undefined) {
       exchange.run({ requestId: exchange.requestId, params, headers, url, body: undefined });
       return;

@@ -146,12 +146,17 @@ export const buildOpenApiDocument = (routes: readonly AnyRoute[], info: OpenApiI
     const item = (paths[template] ??= {});
     const params = patternParams(route.pattern);
     if (params.length > 0 && item['parameters'] === undefined) {
+      // Each parameter's schema is the one the router validates it with (after percent-decoding).
+      const declared = route.params?.schema as v.GenericSchema | undefined;
+      const properties = (declared === undefined ? {} : jsonSchemaOf(declared)['properties']) as
+        | Record<string, unknown>
+        | undefined;
       item['parameters'] = params.map((name) => ({
         name,
         in: 'path',
         required: true,
         ...(route.docs?.params?.[name] === undefined ? {} : { description: route.docs.params[name] }),
-        schema: { type: 'string' },
+        schema: properties?.[name] ?? { type: 'string' },
       }));
     }
     item[route.method.toLowerCase()] = operation;

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
-import type { HttpReply } from './reply.js';
+import type { HttpReply, ProblemType } from './reply.js';
 
 /**
  * The route table: every HTTP route states its method, pattern, access, body schema, the request parts it
@@ -18,11 +18,24 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
  */
 export type RouteAccess = 'public' | 'private';
 
+/** Path parameters as the router reads them: by the names the pattern gives them (`:tour_name`). */
+export type PathParams = Readonly<Record<string, string>>;
+
+/**
+ * A route's path parameters: the router percent-decodes each one and validates them with `schema` before
+ * the body is read; a parameter that is not valid percent-encoding, or fails the schema, is answered 400
+ * with `problem` and the schema's message.
+ */
+export interface RouteParams<Params> {
+  readonly schema: v.GenericSchema<PathParams, Params>;
+  readonly problem: ProblemType;
+}
+
 /** What a handler gets of its request: copied out of uWebSockets.js, only the parts the route declared. */
-export interface RouteRequest<Body = unknown> {
+export interface RouteRequest<Body = unknown, Params = PathParams> {
   readonly requestId: string;
-  /** Path parameters by the names the pattern gives them (`:tour_name`), still percent-encoded. */
-  readonly params: Readonly<Record<string, string>>;
+  /** Path parameters, decoded and validated by the route's `params` schema. */
+  readonly params: Params;
   /** The declared headers (`reads.headers`), lower-case names; '' when absent. */
   readonly headers: Readonly<Record<string, string>>;
   /** The path, when the route declared `reads.url`; '' otherwise. */
@@ -90,10 +103,12 @@ export interface RouteDocs {
   readonly bodyName?: string;
 }
 
-export interface Route<Body = unknown> {
+export interface Route<Body = unknown, Params = PathParams> {
   readonly method: HttpMethod;
   /** uWebSockets.js pattern, e.g. `/tour/:tour_name`. */
   readonly pattern: string;
+  /** Required when the pattern has parameters: how they are validated. */
+  readonly params?: RouteParams<Params>;
   readonly access?: RouteAccess;
   /** A JSON body the router reads (content type, size and syntax checked) and validates with this schema. */
   readonly body?: v.GenericSchema<unknown, Body>;
@@ -103,12 +118,12 @@ export interface Route<Body = unknown> {
   readonly reads?: { readonly headers?: readonly string[]; readonly url?: boolean };
   /** Left out of the OpenAPI document when absent (the kiosk pages). */
   readonly docs?: RouteDocs;
-  handle(request: RouteRequest<Body>): RouteResult;
+  handle(request: RouteRequest<Body, Params>): RouteResult;
 }
 
 /** A route of any body type, as tables hold them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table is heterogeneous in Body
-export type AnyRoute = Route<any>;
+export type AnyRoute = Route<any, any>;
 
 /** `/tour/:tour_name` as the OpenAPI document and the metrics write it: `/tour/{tour_name}`. */
 export const pathTemplate = (pattern: string): string => pattern.replace(/:([A-Za-z_]\w*)/g, '{$1}');

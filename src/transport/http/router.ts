@@ -7,7 +7,7 @@ import { problemReply, type HttpReply } from './reply.js';
 import { answerAtOnce, refuseMisframed } from './reply-writer.js';
 import { framingRefusal } from './request-framing.js';
 import { requestIdOf } from './request-id.js';
-import { pathTemplate, type AnyRoute, type HttpMethod } from './route.js';
+import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
 import type { RouterSettings, RouterState } from './router-state.js';
 import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
 
@@ -93,6 +93,12 @@ export const installRoutes = (
   routes: readonly AnyRoute[],
   settings: RouterSettings,
 ): InstalledRoutes => {
+  for (const route of routes) {
+    // A handler reads its parameters only as its schema made them.
+    if (patternParams(route.pattern).length > 0 && route.params === undefined) {
+      throw new Error(`${route.method} ${route.pattern}: path parameters need a params schema`);
+    }
+  }
   const router = new Router(settings);
   const table = withHeadRoutes(routes);
   const methodsByPattern = new Map<string, HttpMethod[]>();

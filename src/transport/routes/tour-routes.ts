@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { tourMsgToJson, tourToMsg } from '../../interfaces/tour-message.js';
 import {
   NewTourSchema,
@@ -20,6 +20,7 @@ import {
   type RosCallResult,
   type Route,
   type RouteDocs,
+  type RouteParams,
   type RouteResult,
 } from '../http/route.js';
 
@@ -34,28 +35,28 @@ export const PATH_TOUR_NAME_MAX_BYTES = 4096;
 const SUCCESS = { success: true } as const;
 
 /**
- * A tour name from the path, percent-decoded, or the 400 that says why it cannot be one. Tours are stored
- * by other ROS nodes, which may hold names our own schema would not create (longer, other characters): only
- * what cannot be a name at all is refused here, and the tour service decides the rest (unknown: 404).
+ * The tour name in the path, percent-decoded by the router. Tours are stored by other ROS nodes, which may
+ * hold names our own schema would not create (longer, other characters): only what cannot be a name at all
+ * is refused here (400 `invalid-tour-name`), and the tour service decides the rest (unknown: 404).
  */
-const tourNameFromPath = (raw: string): string | HttpReply => {
-  let name: string;
-  try {
-    name = raw.includes('%') ? decodeURIComponent(raw) : raw;
-  } catch {
-    return problemReply('invalid-tour-name', 'the tour name in the path is not valid percent-encoding');
-  }
-  // ROS 2 strings end at the first NUL: the service would be asked about another name.
-  if (name.includes('\0')) return problemReply('invalid-tour-name', 'a tour name cannot contain NUL (%00)');
-  // A UTF-16 unit is at most 3 UTF-8 bytes: only long names need counting.
-  if (name.length * 3 > PATH_TOUR_NAME_MAX_BYTES && Buffer.byteLength(name) > PATH_TOUR_NAME_MAX_BYTES) {
-    return problemReply(
-      'invalid-tour-name',
-      `the tour name in the path is over ${PATH_TOUR_NAME_MAX_BYTES} bytes; no tour can have such a name`,
-    );
-  }
-  return name;
-};
+const TOUR_NAME_PATH = {
+  schema: v.object({
+    tour_name: v.pipe(
+      v.string(),
+      // ROS 2 strings end at the first NUL: the service would be asked about another name.
+      v.check((name) => !name.includes('\0'), 'a tour name cannot contain NUL (%00)'),
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only long names need counting.
+      v.check(
+        (name) =>
+          name.length * 3 <= PATH_TOUR_NAME_MAX_BYTES || Buffer.byteLength(name) <= PATH_TOUR_NAME_MAX_BYTES,
+        `the tour name in the path is over ${PATH_TOUR_NAME_MAX_BYTES} bytes; no tour can have such a name`,
+      ),
+    ),
+  }),
+  problem: 'invalid-tour-name',
+} as const satisfies RouteParams<{ tour_name: string }>;
+
+type TourNamePath = v.InferOutput<typeof TOUR_NAME_PATH.schema>;
 
 /** The problem a tour service's outcome stands for; undefined for OK with success true. */
 const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
@@ -219,9 +220,10 @@ const listTours: Route = {
   handle: () => rosCall('tour_list', {}, listReply),
 };
 
-const getTour: Route = {
+const getTour: Route<undefined, TourNamePath> = {
   method: 'GET',
   pattern: '/tour/:tour_name',
+  params: TOUR_NAME_PATH,
   docs: docs(
     'tour_get',
     'Get a tour',
@@ -236,10 +238,7 @@ const getTour: Route = {
     },
     { params: TOUR_NAME_PARAM },
   ),
-  handle: ({ params }) => {
-    const name = tourNameFromPath(params['tour_name'] ?? '');
-    return typeof name === 'string' ? rosCall('tour_get', { tour_name: name }, tourReply) : name;
-  },
+  handle: ({ params }) => rosCall('tour_get', { tour_name: params.tour_name }, tourReply),
 };
 
 const createTour: Route<Tour> = {
@@ -276,9 +275,10 @@ const updateTour: Route<Tour> = {
     ),
 };
 
-const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
+const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>, TourNamePath> = {
   method: 'PUT',
   pattern: '/tour/:tour_name',
+  params: TOUR_NAME_PATH,
   body: TourPathBodySchema,
   reads: { headers: ['if-match'] },
   docs: {
@@ -292,8 +292,7 @@ const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
       'Backed by the ROS service /tour_update. The path names the tour; the body may omit tour_name, and a body naming another tour gets 422.',
   },
   handle: ({ params, body, headers }) => {
-    const name = tourNameFromPath(params['tour_name'] ?? '');
-    if (typeof name !== 'string') return name;
+    const name = params.tour_name;
     // The path names the tour; a body may omit tour_name but must not name another tour.
     if (body.tour_name !== undefined && body.tour_name !== name) {
       return problemReply(
@@ -310,9 +309,10 @@ const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>> = {
   },
 };
 
-const deleteTour: Route = {
+const deleteTour: Route<undefined, TourNamePath> = {
   method: 'DELETE',
   pattern: '/tour/:tour_name',
+  params: TOUR_NAME_PATH,
   reads: { headers: ['if-match'] },
   docs: docs(
     'tour_delete',
@@ -321,8 +321,7 @@ const deleteTour: Route = {
     { params: TOUR_NAME_PARAM, ...IF_MATCH_DOCS },
   ),
   handle: ({ params, headers }) => {
-    const name = tourNameFromPath(params['tour_name'] ?? '');
-    if (typeof name !== 'string') return name;
+    const name = params.tour_name;
     return conditionalChange(name, headers['if-match'] ?? '', () =>
       rosCall('tour_delete', { tour_name: name }, doneReply),
     );
