@@ -1,14 +1,8 @@
 import * as v from 'valibot';
+import { TOUR_LIMITS } from './tour-limits.js';
 
 /** Limits of a tour document. They bound memory per request and the size of ROS messages. */
-export const TOUR_LIMITS = {
-  nameMaxChars: 128,
-  mapNameMaxChars: 256,
-  descriptionMaxChars: 4096,
-  destinationMaxChars: 1024,
-  dialogueMaxChars: 16384,
-  maxSteps: 500,
-} as const;
+export { TOUR_LIMITS };
 
 // Control characters in an identifier break logs, file names on the robot and ROS tooling output.
 const CONTROL_CHARACTERS = /\p{Cc}/u;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { DEFAULT_MAX_AUDIO_FRAME_BYTES } from './ws-wire.js';
 
 /**
  * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
@@ -13,8 +14,8 @@ import * as v from 'valibot';
  *   directly follows the `audio` text message carrying the same `messageId`.
  */
 
-/** Size of the message-id header that starts every server binary frame. */
-export const AUDIO_HEADER_BYTES = 4;
+/** Size of the message-id header that starts every server binary frame (ws-wire.ts, which the kiosk reads too). */
+export { AUDIO_HEADER_BYTES } from './ws-wire.js';
 /** Message ids are unsigned 32-bit: they wrap from this value to 0. */
 export const MAX_MESSAGE_ID = 0xffff_ffff;
 
@@ -137,7 +138,7 @@ export interface ConversationLimits {
 
 export const DEFAULT_LIMITS: ConversationLimits = {
   maxTextFrameBytes: 4 * 1024,
-  maxBinaryFrameBytes: 2 * 1024 * 1024,
+  maxBinaryFrameBytes: DEFAULT_MAX_AUDIO_FRAME_BYTES,
   maxWaitingCalls: 4,
   chatTimeoutMs: 60_000,
   clearHistoryTimeoutMs: 10_000,

@@ -4,7 +4,7 @@ import { encodeAudioBinary } from '../../src/protocol/ws-frames.js';
 import { reconnectDelayMs } from '../../web/src/backoff.js';
 import { FACES, KNOWN_EMOTIONS, resolveEmotion } from '../../web/src/emotions.js';
 import { FramePairer } from '../../web/src/frame-pairer.js';
-import type { AudioMessage } from '../../web/src/protocol.js';
+import type { AudioMessage } from '../../src/protocol/ws-wire.js';
 import { DEFAULT_VAD, VoiceActivityDetector, type VadEvent } from '../../web/src/vad.js';
 
 describe('reconnectDelayMs', () => {

@@ -1,6 +1,6 @@
 import { authorizationHeaders, webSocketProtocols } from './access-token.js';
 import { DEFAULT_BACKOFF, reconnectDelayMs, type BackoffOptions } from './backoff.js';
-import { parseServerMessage, type ServerMessage } from './protocol.js';
+import { parseServerMessage, type ServerMessage } from '../../src/protocol/ws-wire.js';
 import type { ConnectionStatus } from './kiosk-view.js';
 
 export type { ConnectionStatus };

@@ -8,7 +8,11 @@ import { Player, type PlayOutcome } from './player.js';
 import type { Slot } from './playback-timeline.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
-import { DEFAULT_MAX_AUDIO_FRAME_BYTES, PCM_SAMPLE_RATE, type ServerMessage } from './protocol.js';
+import {
+  DEFAULT_MAX_AUDIO_FRAME_BYTES,
+  PCM_SAMPLE_RATE,
+  type ServerMessage,
+} from '../../src/protocol/ws-wire.js';
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer } from './utterance.js';
 import { failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';

@@ -1,5 +1,5 @@
 import { PCM_PROCESSOR, type PcmChunk } from './capture-format.js';
-import { PCM_SAMPLE_RATE } from './protocol.js';
+import { PCM_SAMPLE_RATE } from '../../src/protocol/ws-wire.js';
 import { levelDb, StreamingResampler } from './resampler.js';
 
 /**

@@ -1,18 +1,13 @@
 /**
  * Tours as the operator page edits them. Pure: no DOM, so the rules (limits, reordering, null vs "")
- * are unit-tested in Node. TOUR_LIMITS copies src/protocol/tour-schema.ts (test/unit/web-protocol.test.ts
- * checks they agree). The form never cuts text at a limit: each limited field counts its characters as
+ * are unit-tested in Node. TOUR_LIMITS are the API's own (src/protocol/tour-limits.ts, bundled into the
+ * page). The form never cuts text at a limit: each limited field counts its characters as
  * the API does (code points) and a draft over a limit is refused before anything is sent.
  */
 
-export const TOUR_LIMITS = {
-  nameMaxChars: 128,
-  mapNameMaxChars: 256,
-  descriptionMaxChars: 4096,
-  destinationMaxChars: 1024,
-  dialogueMaxChars: 16384,
-  maxSteps: 500,
-} as const;
+import { TOUR_LIMITS } from '../../src/protocol/tour-limits.js';
+
+export { TOUR_LIMITS };
 
 export interface TourStep {
   readonly description: string;

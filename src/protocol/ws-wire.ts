@@ -1,6 +1,8 @@
 /**
- * The parts of the `/ws` protocol the kiosk needs (src/protocol/ws-protocol.ts is the source of truth; the browser
- * build cannot import it, so test/unit/web-protocol.test.ts checks these copies against it).
+ * The `/ws` protocol as both ends read it: the frame header, the audio format and limit, and every message
+ * the service sends, with the parser a client uses. The service (ws-protocol.ts, ws-frames.ts) and the
+ * kiosk (web/src, bundled by `npm run build:web`) compile against this one module, so it imports nothing
+ * and uses nothing of Node.js or the DOM.
  */
 
 /** The 4-byte big-endian message id that heads every server binary frame. */

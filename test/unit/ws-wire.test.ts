@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import * as server from '../../src/protocol/ws-protocol.js';
 import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
-import { TOUR_LIMITS as SERVER_TOUR_LIMITS } from '../../src/protocol/tour-schema.js';
-import * as web from '../../web/src/protocol.js';
-import { TOUR_LIMITS as WEB_TOUR_LIMITS } from '../../web/src/tour-model.js';
+import * as web from '../../src/protocol/ws-wire.js';
 
-/** The browser build keeps its own copies of a few server constants; they must not drift. */
-describe('the kiosk agrees with the service', () => {
-  it('on the frame header and the audio frame limit', () => {
-    assert.equal(web.AUDIO_HEADER_BYTES, server.AUDIO_HEADER_BYTES);
-    assert.equal(web.DEFAULT_MAX_AUDIO_FRAME_BYTES, server.DEFAULT_LIMITS.maxBinaryFrameBytes);
-  });
-
-  it('on the tour limits', () => {
-    assert.deepEqual(WEB_TOUR_LIMITS, SERVER_TOUR_LIMITS);
-  });
-
+/** How a client (the kiosk compiles against this module) reads what the service sends. */
+describe('the /ws wire module, as the kiosk reads the service', () => {
   it('reads every server message of the protocol examples as the server meant it', () => {
     const texts = EXAMPLE_FRAMES.filter(
       (frame) => frame.direction === 'server→client' && frame.kind === 'text',
