@@ -73,10 +73,6 @@ const outstandingOn = (lifetime: AbortSignal): Set<() => void> => {
   return calls;
 };
 
-/** How many calls on this backend lifetime are sent and not settled (for tests). */
-export const outstandingCallCount = (lifetime: AbortSignal): number =>
-  outstandingByLifetime.get(lifetime)?.size ?? 0;
-
 /**
  * One service call. A missing server is answered at once; otherwise the call takes its place in the
  * in-flight limit and is sent when its turn comes. `cancel()` abandons it: rclnodejs drops the late
