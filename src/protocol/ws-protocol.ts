@@ -226,7 +226,7 @@ export const AudioMessageSchema = v.strictObject({
   emotion: v.string(),
   text: v.string(),
   messageId: MessageIdSchema,
-  turn: v.optional(TurnSchema),
+  turn: v.exactOptional(TurnSchema),
 });
 export type AudioMessage = v.InferOutput<typeof AudioMessageSchema>;
 
@@ -247,7 +247,7 @@ export const ErrorMessageSchema = v.strictObject({
   type: v.literal('error'),
   code: v.picklist(ERROR_CODE_NAMES),
   message: v.string(),
-  turn: v.optional(TurnSchema),
+  turn: v.exactOptional(TurnSchema),
 });
 export type ErrorMessage = v.InferOutput<typeof ErrorMessageSchema>;
 

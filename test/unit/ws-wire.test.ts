@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as v from 'valibot';
 import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
+import * as server from '../../src/protocol/ws-protocol.js';
 import * as web from '../../src/protocol/ws-wire.js';
 
 /** How a client (the kiosk compiles against this module) reads what the service sends. */
@@ -53,6 +55,21 @@ describe('the /ws wire module, as the kiosk reads the service', () => {
       '{"type":"turn_end","outcome":"answered"}',
     ]) {
       assert.equal(web.parseServerMessage(text), undefined, text);
+    }
+  });
+});
+
+describe('the kiosk reads what the service sends, by type', () => {
+  it('takes every message of the service’s schema as a message of the wire module', () => {
+    // Compile-time half: a message the service may send is a message the kiosk's reader types accept
+    // (tsc fails here when they part). Run-time half: the examples, sent through the service's schema.
+    const asRead = (message: server.ServerMessage): web.ServerMessage => message;
+    const texts = EXAMPLE_FRAMES.filter(
+      (frame) => frame.direction === 'server→client' && frame.kind === 'text',
+    );
+    for (const frame of texts) {
+      const sent = v.parse(server.ServerMessageSchema, JSON.parse(frame.frame));
+      assert.deepEqual(web.parseServerMessage(frame.frame), asRead(sent), frame.frame);
     }
   });
 });
