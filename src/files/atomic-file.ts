@@ -84,8 +84,9 @@ export const removeStaleTemporaries = async (file: string): Promise<string[]> =>
 };
 
 /**
- * Appends `data` to a regular file (made if missing) and syncs the file and its directory, so that once this
- * returns the data survives a crash or a power loss. Refuses what is not a regular file: a link is not
+ * Appends `data` to a regular file (made if missing) and syncs it, and its directory when the file was
+ * empty (just made: its name must survive too), so that once this returns the data survives a crash or a
+ * power loss. Refuses what is not a regular file: a link is not
  * followed, and a FIFO fails at once instead of blocking. A failure may leave part of `data` at the end.
  */
 export const appendDurably = async (file: string, data: string): Promise<void> => {
@@ -94,12 +95,15 @@ export const appendDurably = async (file: string, data: string): Promise<void> =
     constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW,
     0o644,
   );
+  let made: boolean;
   try {
-    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new Error('not a regular file');
+    made = stat.size === 0;
     await handle.write(data);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  await syncDirectory(dirname(file));
+  if (made) await syncDirectory(dirname(file));
 };

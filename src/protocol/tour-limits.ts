@@ -1,8 +1,8 @@
 /**
- * The limits of a tour's fields: what the API validates (tour-schema.ts) and what the operator page counts
- * and refuses before saving (web/src, bundled with this module). Imports nothing, so the browser build can.
+ * Limits of a tour document. They bound memory per request and the size of ROS messages: the API validates
+ * them (tour-schema.ts) and the operator page counts and refuses before saving (web/src, bundled with this
+ * module). Imports nothing, so the browser build can.
  */
-/** Limits of a tour document. They bound memory per request and the size of ROS messages. */
 export const TOUR_LIMITS = {
   nameMaxChars: 128,
   mapNameMaxChars: 256,

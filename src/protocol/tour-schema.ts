@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import { TOUR_LIMITS } from './tour-limits.js';
 
-/** Limits of a tour document. They bound memory per request and the size of ROS messages. */
 export { TOUR_LIMITS };
 
 // Control characters in an identifier break logs, file names on the robot and ROS tooling output.

@@ -76,6 +76,17 @@ export const foldMicrophoneLog = (entries: readonly MicrophoneLogEntry[]): boole
 
 const entryLine = (entry: MicrophoneLogEntry): string => `${JSON.stringify(entry)}\n`;
 
+/** The entries a log holds: past `maxEntries`, the newest `keep`. */
+const bounded = (entries: MicrophoneLogEntry[]): MicrophoneLogEntry[] =>
+  entries.length > MICROPHONE_LOG_LIMITS.maxEntries ? entries.slice(-MICROPHONE_LOG_LIMITS.keep) : entries;
+
+/** A new change, numbered after the last one held (numbers go on across compaction and restarts). */
+const nextEntry = (entries: readonly MicrophoneLogEntry[], change: MicrophoneChange, at: Date) => ({
+  seq: (entries.at(-1)?.seq ?? 0) + 1,
+  at: at.toISOString(),
+  ...change,
+});
+
 const parseLegacyState = (text: string): boolean => {
   const value: unknown = JSON.parse(text);
   if (
@@ -159,15 +170,11 @@ const restore = async (file: string, legacyFile: string, log: Logger): Promise<R
 const inMemoryLog = (log: Logger, now: () => Date): MicrophoneLog => {
   log.info('no --state_dir: the microphone starts enabled and a restart forgets a disable');
   let entries: MicrophoneLogEntry[] = [];
-  let seq = 0;
   return {
     file: undefined,
     enabled: true,
     keep: (change: MicrophoneChange) => {
-      seq += 1;
-      entries.push({ seq, at: now().toISOString(), ...change });
-      if (entries.length > MICROPHONE_LOG_LIMITS.maxEntries)
-        entries = entries.slice(-MICROPHONE_LOG_LIMITS.keep);
+      entries = bounded([...entries, nextEntry(entries, change, now())]);
       return Promise.resolve();
     },
     entries: () => entries,
@@ -197,16 +204,14 @@ export const openMicrophoneLog = async (
   const restored = await restore(file, legacyFile, log);
   let entries = restored.entries;
   let rewrite = restored.rewrite;
-  let seq = entries.at(-1)?.seq ?? 0;
   let saving: Promise<void> = Promise.resolve();
 
   const write = async (entry: MicrophoneLogEntry): Promise<void> => {
     // Every time: a state directory removed while the service runs is made again.
     await mkdir(stateDir, { recursive: true });
     const next = [...entries, entry];
-    if (rewrite || next.length > MICROPHONE_LOG_LIMITS.maxEntries) {
-      const held =
-        next.length > MICROPHONE_LOG_LIMITS.maxEntries ? next.slice(-MICROPHONE_LOG_LIMITS.keep) : next;
+    const held = bounded(next);
+    if (rewrite || held !== next) {
       await writeFileAtomically(file, held.map(entryLine).join(''));
       entries = held;
       rewrite = false;
@@ -224,10 +229,8 @@ export const openMicrophoneLog = async (
 
   const keep = (change: MicrophoneChange): Promise<void> => {
     const kept = saving.then(async () => {
-      const entry = { seq: seq + 1, at: now().toISOString(), ...change };
       try {
-        await write(entry);
-        seq = entry.seq;
+        await write(nextEntry(entries, change, now()));
       } catch (error) {
         log.error(
           { err: error, file, enabled: change.enabled },

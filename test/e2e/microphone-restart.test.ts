@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { request, sendJson } from '../support/http.js';
 import { startServerProcess } from '../support/server-process.js';
+import { scratchDirs } from '../support/scratch-dir.js';
 import { KioskClient } from '../support/ws-client.js';
 
 /** The first frame of a new kiosk: the `state` frame with the microphone's state. */
@@ -22,14 +22,10 @@ const microphoneOfNewKiosk = async (wsUrl: string): Promise<unknown> => {
 
 // Issue #15: disabled over /microphone/set_enabled, the bridge restarted: kiosks came back enabled.
 describe('the microphone across a restart (--state_dir)', () => {
-  const scratch: string[] = [];
-  after(async () => {
-    for (const directory of scratch) await rm(directory, { recursive: true, force: true });
-  });
+  const freshStateDir = scratchDirs('tour-bridge-state-');
 
   it('comes back disabled after a restart with the same --state_dir, and enabled again once enabled', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
-    scratch.push(stateDir);
+    const stateDir = await freshStateDir();
     const first = await startServerProcess(['--state_dir', stateDir]);
     try {
       assert.deepEqual(await microphoneOfNewKiosk(first.wsUrl), { enabled: true });
@@ -57,8 +53,7 @@ describe('the microphone across a restart (--state_dir)', () => {
   });
 
   it('serves its event log read-only at GET /microphone/events, behind the token, across a restart', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
-    scratch.push(stateDir);
+    const stateDir = await freshStateDir();
     const token = 'microphone-audit-token-0123456789';
     const auth = { authorization: `Bearer ${token}` };
     const first = await startServerProcess(['--state_dir', stateDir, '--auth_token', token]);
@@ -95,8 +90,7 @@ describe('the microphone across a restart (--state_dir)', () => {
   });
 
   it('starts enabled, with one error line, when the kept state is corrupt', async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
-    scratch.push(stateDir);
+    const stateDir = await freshStateDir();
     await writeFile(join(stateDir, 'microphone.log'), '{"seq":1,"enabled": fal');
     const server = await startServerProcess(['--state_dir', stateDir]);
     try {
@@ -129,15 +123,7 @@ describe('the microphone across a restart (--state_dir)', () => {
 });
 
 describe('the kept microphone state against a hostile or failing state directory', () => {
-  const scratch: string[] = [];
-  after(async () => {
-    for (const directory of scratch) await rm(directory, { recursive: true, force: true });
-  });
-  const freshStateDir = async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
-    scratch.push(directory);
-    return directory;
-  };
+  const freshStateDir = scratchDirs('tour-bridge-state-');
   const errorLines = (log: string) => log.split('\n').filter((line) => line.includes('"level":"error"'));
 
   it('starts and listens, enabled with one error line, when the state file is a FIFO or a link to /dev/zero', async () => {

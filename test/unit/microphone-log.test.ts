@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { pino } from 'pino';
+import { scratchDirs } from '../support/scratch-dir.js';
 import { isMicrophoneEnabled, startMicrophoneActor } from '../../src/actors/microphone-machine.js';
 import {
   LEGACY_STATE_FILE,
@@ -13,15 +13,7 @@ import {
   parseMicrophoneLog,
 } from '../../src/state/microphone-log.js';
 
-const scratch: string[] = [];
-after(async () => {
-  for (const directory of scratch) await rm(directory, { recursive: true, force: true });
-});
-const freshDir = async () => {
-  const directory = await mkdtemp(join(tmpdir(), 'tour-bridge-state-'));
-  scratch.push(directory);
-  return directory;
-};
+const freshDir = scratchDirs('tour-bridge-state-');
 const capture = () => {
   const lines: { level: number; msg: string; file?: string; reason?: string; damagedLines?: number }[] = [];
   const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as never) });

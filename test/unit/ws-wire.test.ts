@@ -5,12 +5,12 @@ import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
 import * as server from '../../src/protocol/ws-protocol.js';
 import * as web from '../../src/protocol/ws-wire.js';
 
+/** The service's example text frames (docs/protocol.md). */
+const texts = EXAMPLE_FRAMES.filter((frame) => frame.direction === 'server→client' && frame.kind === 'text');
+
 /** How a client (the kiosk compiles against this module) reads what the service sends. */
 describe('the /ws wire module, as the kiosk reads the service', () => {
   it('reads every server message of the protocol examples as the server meant it', () => {
-    const texts = EXAMPLE_FRAMES.filter(
-      (frame) => frame.direction === 'server→client' && frame.kind === 'text',
-    );
     assert.ok(texts.length >= 4);
     for (const frame of texts) {
       assert.deepEqual(web.parseServerMessage(frame.frame), JSON.parse(frame.frame), frame.frame);
@@ -64,9 +64,6 @@ describe('the kiosk reads what the service sends, by type', () => {
     // Compile-time half: a message the service may send is a message the kiosk's reader types accept
     // (tsc fails here when they part). Run-time half: the examples, sent through the service's schema.
     const asRead = (message: server.ServerMessage): web.ServerMessage => message;
-    const texts = EXAMPLE_FRAMES.filter(
-      (frame) => frame.direction === 'server→client' && frame.kind === 'text',
-    );
     for (const frame of texts) {
       const sent = v.parse(server.ServerMessageSchema, JSON.parse(frame.frame));
       assert.deepEqual(web.parseServerMessage(frame.frame), asRead(sent), frame.frame);
