@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseCommandLine, type Options } from './cli/options.js';
 import { describeUwsBuild, uwsBuildName, uwsFallbackRefusal } from './transport/uws-build.js';
-import { RclnodejsUnavailableError, rosEnvironmentProblem } from './ros/rclnodejs/rclnodejs-loader.js';
+import { RclnodejsUnavailableError, rosEnvironmentProblem } from './rcl/rclnodejs-loader.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { DeferredRosPort } from './ros/deferred-port.js';
 import { connectRosBackend, loadBackend } from './app/backend.js';

@@ -6,7 +6,7 @@ import { echoChatParts } from '../../src/robot/echo-chat.js';
 import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/ros/ros-messages.js';
 import { RosServiceUnavailableError, type RosPort } from '../../src/ros/ros-port.js';
 import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
-import { initRclnodejs } from '../../src/ros/rclnodejs/ros-init.js';
+import { initRclnodejs } from '../../src/rcl/ros-init.js';
 import { BURST_CONVERSE, CONVERSE, pollUntil, type RosGraph } from './graph.js';
 
 /**

@@ -24,6 +24,8 @@ const LAYERS = [
   'protocol',
   'metrics',
   'ros',
+  'rcl',
+  'zenoh',
   'log',
   'files',
   'cli',
@@ -32,6 +34,9 @@ const LAYERS = [
 
 /** Rooms that stand alone: they import no other room of src/, whatever their rank. */
 const LEAVES = ['protocol', 'files', 'cli', 'version'] as const;
+
+/** The port's rclnodejs adapter: only the composition root loads it (lazily, for `--backend ros`). */
+const ADAPTER = 'ros/rclnodejs/';
 
 /** What stands in for the robot reaches none of the bridge's runtime, only the contract it serves. */
 const ROBOT_MAY_NOT_IMPORT = ['app', 'transport', 'actors', 'streams', 'metrics'] as const;
@@ -56,6 +61,8 @@ interface Edge {
   readonly from: string;
   readonly to: string;
   readonly file: string;
+  /** The imported file, relative to src/. */
+  readonly target: string;
 }
 
 const edges = (): Edge[] =>
@@ -66,12 +73,13 @@ const edges = (): Edge[] =>
       if (!target.startsWith(`${SRC}/`)) return [];
       const from = roomOf(file);
       const to = roomOf(target);
-      return from === to ? [] : [{ from, to, file: relative(SRC, file) }];
+      return [{ from, to, file: relative(SRC, file), target: relative(SRC, target) }];
     }),
   );
 
 describe('layers of src/', () => {
-  const all = edges();
+  const everyImport = edges();
+  const all = everyImport.filter((edge) => edge.from !== edge.to);
 
   it('finds the imports it checks (the reader works)', () => {
     assert.ok(all.some((edge) => edge.from === 'transport' && edge.to === 'actors'));
@@ -108,6 +116,16 @@ describe('layers of src/', () => {
         (edge) => edge.from === 'robot' && (ROBOT_MAY_NOT_IMPORT as readonly string[]).includes(edge.to),
       )
       .map((edge) => `${edge.file} imports ${edge.to}/`);
+    assert.deepEqual(reaching, []);
+  });
+
+  it('keeps the rclnodejs adapter behind the composition root: the robot and every other room reach ROS through the port', () => {
+    assert.ok(everyImport.some((edge) => edge.target.startsWith(ADAPTER)));
+    const reaching = everyImport
+      .filter(
+        (edge) => edge.target.startsWith(ADAPTER) && !edge.file.startsWith(ADAPTER) && edge.from !== 'app',
+      )
+      .map((edge) => `${edge.file} imports ${edge.target}`);
     assert.deepEqual(reaching, []);
   });
 

@@ -19,9 +19,10 @@ import {
   loadRclnodejs,
   RclnodejsUnavailableError,
   rosEnvironmentProblem,
-} from '../../src/ros/rclnodejs/rclnodejs-loader.js';
-import { describeReadiness, rmwLabel } from '../../src/ros/rclnodejs/readiness.js';
-import { rclInitArgv } from '../../src/ros/rclnodejs/ros-args.js';
+} from '../../src/rcl/rclnodejs-loader.js';
+import { describeReadiness } from '../../src/ros/rclnodejs/readiness.js';
+import { rmwLabel } from '../../src/rcl/rmw-label.js';
+import { rclInitArgv } from '../../src/rcl/ros-args.js';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { createInFlightLimit } from '../../src/ros/rclnodejs/in-flight-limit.js';
 import {
@@ -29,15 +30,9 @@ import {
   type ServiceCallOptions,
   type ServiceClientLike,
 } from '../../src/ros/rclnodejs/service-call.js';
-import {
-  bytesFromWire,
-  bytesToWire,
-  playAudioFromWire,
-  REQUEST_TO_WIRE,
-  RESPONSE_FROM_WIRE,
-  type WireRequest,
-  type WireResponse,
-} from '../../src/ros/rclnodejs/wire.js';
+import { bytesFromWire, bytesToWire } from '../../src/rcl/wire-bytes.js';
+import type { WireRequest, WireResponse } from '../../src/ros/ros-wire.js';
+import { playAudioFromWire, REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/ros/rclnodejs/wire.js';
 
 // The adapter's pieces that do not need ROS: everything but the module that creates the node.
 

@@ -20,7 +20,7 @@ import {
   createRclnodejsBackend,
   RclnodejsUnavailableError,
 } from '../../src/ros/rclnodejs/rclnodejs-backend.js';
-import type { Rclnodejs } from '../../src/ros/rclnodejs/rclnodejs-loader.js';
+import type { Rclnodejs } from '../../src/rcl/rclnodejs-loader.js';
 import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
 import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
 import { FakeQoS } from '../support/fake-qos.js';

@@ -7,8 +7,8 @@ import {
   routerProbePlan,
   waitForZenohRouter,
   type RouterWaitDeps,
-} from '../../src/ros/zenoh/router-wait.js';
-import type { ProbeTarget } from '../../src/ros/zenoh/zenoh-config.js';
+} from '../../src/zenoh/router-wait.js';
+import type { ProbeTarget } from '../../src/zenoh/zenoh-config.js';
 
 const captureLogger = (): { logger: Logger; lines: () => { level: number; msg: string }[] } => {
   const written: string[] = [];

@@ -1,7 +1,7 @@
 import type { Context, Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import type { Rclnodejs } from '../../ros/rclnodejs/rclnodejs-loader.js';
-import { initRclnodejs } from '../../ros/rclnodejs/ros-init.js';
+import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
+import { initRclnodejs } from '../../rcl/ros-init.js';
 
 /** How long the executor thread waits in rcl_wait before re-checking that it should still run. */
 const SPIN_WAIT_MS = 10;

@@ -7,10 +7,10 @@ import {
   type RosCallTicket,
   type RosConverseHandler,
 } from '../ros-port.js';
-import { firstLine } from './error-text.js';
+import { firstLine } from '../../rcl/error-text.js';
 import { serverMatched } from './server-matched.js';
 import type { InFlightLimit } from './in-flight-limit.js';
-import { bytesFromWire, bytesToWire } from './wire.js';
+import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
 
 /*
  * One Converse goal through an rclnodejs ActionClient (lib/action/client.js): sendGoal with a feedback

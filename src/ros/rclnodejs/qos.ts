@@ -1,8 +1,8 @@
-import type { Rclnodejs } from './rclnodejs-loader.js';
+import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
 
 /*
- * Every QoS profile the bridge and the reference nodes use, in one place. docs/robot.md lists what a
- * robot's nodes must use to match them, and why (on rmw_zenoh only a reliable keep-all publisher blocks
+ * Every QoS profile the bridge uses, in one place (the reference nodes' speech publishers are theirs:
+ * src/robot/nodes/node-qos.ts). docs/robot.md lists what a robot's nodes must use to match them, and why (on rmw_zenoh only a reliable keep-all publisher blocks
  * instead of dropping a message when the link is congested).
  */
 
@@ -61,21 +61,6 @@ export const converseFeedbackQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
   new rcl.QoS(
     rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
     100,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
-  );
-
-/**
- * What a node publishing speech uses (the demo chat's greeting on /play_audio, the Converse parts as
- * its action server's feedback): reliable, keep all, volatile. On rmw_zenoh_cpp only a reliable
- * keep-all publisher gets congestion control "block"; any other publisher drops a message that finds
- * the link busy (1 ms, or 50 ms for a message of several 64 KiB fragments) without a word. Keep-all
- * keeps every message the subscriber has not acknowledged, so a publisher bounds its own bursts.
- */
-export const speechPublisherQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_ALL,
-    0,
     rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
     rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
   );

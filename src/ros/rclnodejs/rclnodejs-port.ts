@@ -21,23 +21,17 @@ import {
   type RosServiceKey,
 } from '../ros-port.js';
 import { callConverse, type ConverseActionClientLike } from './converse-call.js';
-import { firstLine } from './error-text.js';
+import { firstLine } from '../../rcl/error-text.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
-import type { Rclnodejs } from './rclnodejs-loader.js';
-import { ALWAYS_UP, type RouterLink } from '../zenoh/router-link.js';
+import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
+import { ALWAYS_UP, type RouterLink } from '../../zenoh/router-link.js';
 import type { AttachMessageLost } from './message-lost.js';
 import { converseFeedbackQos, microphoneStateQos, playAudioQos, serviceQos } from './qos.js';
 import { describeReadiness } from './readiness.js';
 import { callRosService, type RosServiceClients, type ServiceClientLike } from './service-call.js';
-import {
-  playAudioFromWire,
-  setBoolRequestFromWire,
-  type WirePlayAudio,
-  type WireRequest,
-  type WireResponse,
-  type WireServiceType,
-} from './wire.js';
+import type { WirePlayAudio, WireRequest, WireResponse, WireServiceType } from '../ros-wire.js';
+import { playAudioFromWire, setBoolRequestFromWire } from './wire.js';
 
 /**
  * How long the executor's background thread waits in rcl_wait before re-checking that it should

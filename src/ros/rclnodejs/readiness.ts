@@ -1,11 +1,5 @@
 import type { BackendReadiness } from '../ros-port.js';
 
-/** The RMW named for operators. Only reported: nothing in the adapter depends on which RMW runs. */
-export const rmwLabel = (env: NodeJS.ProcessEnv): string => {
-  const rmw = env['RMW_IMPLEMENTATION']?.trim();
-  return rmw === undefined || rmw === '' ? 'the default RMW (RMW_IMPLEMENTATION unset)' : rmw;
-};
-
 export interface ReadinessState {
   readonly spinning: boolean;
   /** Fully qualified, after remapping, e.g. /robot1/tour_bridge. */

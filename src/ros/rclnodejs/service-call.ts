@@ -9,10 +9,11 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../ros-port.js';
-import { firstLine } from './error-text.js';
+import { firstLine } from '../../rcl/error-text.js';
 import { serverMatched } from './server-matched.js';
 import type { InFlightLimit } from './in-flight-limit.js';
-import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE, type WireRequest, type WireResponse } from './wire.js';
+import type { WireRequest, WireResponse } from '../ros-wire.js';
+import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from './wire.js';
 
 /** The part of an rclnodejs Client a call needs; tests pass a fake. */
 export interface ServiceClientLike<Request, Response> {

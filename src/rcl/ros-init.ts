@@ -8,7 +8,7 @@ import {
   rosEnvironmentProblem,
   type Rclnodejs,
 } from './rclnodejs-loader.js';
-import { rmwLabel } from './readiness.js';
+import { rmwLabel } from './rmw-label.js';
 import { rclInitArgv } from './ros-args.js';
 
 /** rclnodejs loaded, but the ROS side could not be set up (rcl_init failed, an interface is missing). */
@@ -45,7 +45,7 @@ const ZENOH_RMW = 'rmw_zenoh_cpp';
 
 /**
  * Waits for the Zenoh router when rmw_zenoh is the RMW (asynchronously, see
- * src/ros/zenoh/router-wait.ts), loads rclnodejs, then runs rcl_init in a fresh context with the
+ * src/zenoh/router-wait.ts), loads rclnodejs, then runs rcl_init in a fresh context with the
  * given ROS arguments. Shared by the bridge and the reference nodes.
  *
  * Throws RclnodejsUnavailableError when rclnodejs cannot be loaded, RclnodejsSetupError when rcl_init
