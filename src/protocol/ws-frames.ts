@@ -115,15 +115,6 @@ export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint
   return frame;
 };
 
-/** Reads a server binary frame, as a client does. `undefined` when shorter than the header. */
-export const decodeAudioBinary = (
-  frame: Uint8Array,
-): { messageId: MessageId; audio: Uint8Array } | undefined => {
-  if (frame.byteLength < AUDIO_HEADER_BYTES) return undefined;
-  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-  return { messageId: view.getUint32(0, false), audio: frame.subarray(AUDIO_HEADER_BYTES) };
-};
-
 export interface AudioContent {
   readonly emotion: string;
   readonly text: string;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import * as v from 'valibot';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import {
   ackFrame,
-  decodeAudioBinary,
   encodeAudioBinary,
   encodeAudioPair,
   encodeSharedAudioPair,
@@ -80,16 +80,14 @@ describe('binary audio frames', () => {
     assert.deepEqual([...encodeAudioBinary(MAX_MESSAGE_ID, new Uint8Array(0))], [255, 255, 255, 255]);
   });
 
-  it('decodes what it encodes, also from a view into a larger buffer', () => {
+  it('encodes what the kiosk reads (readAudioFrame of the wire module)', () => {
     const encoded = encodeAudioBinary(77, Uint8Array.of(1, 2, 3));
-    const padded = new Uint8Array(encoded.length + 3);
-    padded.set(encoded, 3);
-    const decoded = decodeAudioBinary(padded.subarray(3));
-    assert.deepEqual(decoded && { messageId: decoded.messageId, audio: [...decoded.audio] }, {
+    const read = readAudioFrame(encoded.slice().buffer);
+    assert.deepEqual(read && { messageId: read.messageId, audio: [...new Uint8Array(read.audio)] }, {
       messageId: 77,
       audio: [1, 2, 3],
     });
-    assert.equal(decodeAudioBinary(Uint8Array.of(0, 0, 1)), undefined);
+    assert.equal(readAudioFrame(Uint8Array.of(0, 0, 1).buffer), undefined);
   });
 
   it('refuses ids outside 32 bits', () => {
@@ -103,7 +101,7 @@ describe('binary audio frames', () => {
     const pair = encodeAudioPair(5, { emotion: 'sad', text: 'bye', audio });
     assert.deepEqual(JSON.parse(pair.meta), { type: 'audio', emotion: 'sad', text: 'bye', messageId: 5 });
     const [header, fragment] = pair.binary;
-    assert.equal(decodeAudioBinary(header)?.messageId, 5);
+    assert.equal(readAudioFrame(header.slice().buffer)?.messageId, 5);
     assert.equal(header.byteLength, AUDIO_HEADER_BYTES);
     assert.equal(fragment, audio, 'the audio itself, not a copy: the transport writes it after the header');
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
+import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type SessionActor } from '../../src/actors/session-machine.js';
 import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
@@ -12,7 +13,6 @@ import {
 } from '../../src/streams/resource-gauges.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
 import {
-  decodeAudioBinary,
   encodeAudioPair,
   turnEndFrame,
   type AudioPairFrame,
@@ -65,17 +65,19 @@ const openSession = (options: HarnessOptions = {}) => {
 const readGauges = ({ conversationGauges, calls }: ReturnType<typeof openSession>['gauges']) =>
   readConversationGauges(conversationGauges, calls);
 
+const readBinary = (fragments: readonly Uint8Array[]) => {
+  const read = readAudioFrame(Uint8Array.from(Buffer.concat(fragments)).buffer);
+  return read && { messageId: read.messageId, audio: new Uint8Array(read.audio) };
+};
+
 /** Frames in a form that reads well in assertions. */
 const summary = (frame: OutboundFrame): unknown => {
   switch (frame.kind) {
     case 'text':
       return JSON.parse(frame.text) as unknown;
     case 'pair':
-      // The binary frame as the client reassembles it from its fragments.
-      return {
-        meta: JSON.parse(frame.meta) as unknown,
-        binary: decodeAudioBinary(Uint8Array.from(Buffer.concat(frame.binary))),
-      };
+      // The binary frame as the client reassembles it from its fragments and reads it.
+      return { meta: JSON.parse(frame.meta) as unknown, binary: readBinary(frame.binary) };
     case 'close':
       return { close: frame.code, reason: frame.reason };
   }
