@@ -177,7 +177,7 @@ export const sessionMachine = setup({
   id: 'session',
   context: ({ input }) => ({
     input,
-    outbox: new Outbox(input.send, input.batch),
+    outbox: new Outbox(input.send, input.batch, input.bufferedBytes, input.limits.maxSendBufferBytes),
     holdings: new BudgetHoldings(input.audioBudget),
     microphoneEnabled: input.microphone.isEnabled(),
     running: undefined,

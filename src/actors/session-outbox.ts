@@ -1,15 +1,22 @@
-import { type OutboundFrame } from '../protocol/ws-frames.js';
+import { CLOSE_CODES } from '../protocol/ws-protocol.js';
+import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
 import { type SessionInput } from './session-types.js';
 
 /**
  * The session's way out: the transport's `send`, and whether it still works. A send that throws marks the
  * outbox broken (the socket is gone), which the machine reads to close instead of going on.
+ *
+ * The slow-reader rule is kept here, where the bytes leave: a write after which more than
+ * `maxSendBufferBytes` wait in the socket's send buffer closes it with 1008 and breaks the outbox. The
+ * transport does not report its buffer back after a write, so no write re-enters the session it came from.
  */
 export class Outbox {
   #broken = false;
   constructor(
     private readonly transportSend: SessionInput['send'],
     private readonly transportBatch: SessionInput['batch'],
+    private readonly bufferedBytes: SessionInput['bufferedBytes'],
+    private readonly maxSendBufferBytes: number,
   ) {}
 
   /**
@@ -29,11 +36,17 @@ export class Outbox {
     return this.#broken;
   }
 
-  /** False when the frame could not be sent (now or before). */
+  /** False when the frame could not be sent (now or before), or left the reader too far behind. */
   send(frame: OutboundFrame): boolean {
     if (this.#broken) return false;
     try {
       this.transportSend(frame);
+      if (frame.kind === 'close') return true;
+      if (this.bufferedBytes !== undefined && this.bufferedBytes() > this.maxSendBufferBytes) {
+        this.#broken = true;
+        this.transportSend(closeFrame(CLOSE_CODES.sendBufferExceeded));
+        return false;
+      }
       return true;
     } catch {
       this.#broken = true;

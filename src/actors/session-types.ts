@@ -52,8 +52,9 @@ export interface SessionInput extends SessionDeps {
   readonly onCallAbandoned?: (service: 'chat' | 'clear_history' | 'converse') => void;
   /**
    * Bytes waiting in the socket's send buffer now. With it, `/play_audio` pairs are written only while they
-   * fit under `maxSendBufferBytes` and wait in a bounded backlog otherwise (PlayAudioBacklog); without it
-   * they are written at once.
+   * fit under `maxSendBufferBytes` and wait in a bounded backlog otherwise (PlayAudioBacklog), and a write
+   * that leaves more than that waiting closes the socket with 1008 (the outbox); without it pairs are
+   * written at once and only `ws.buffered` reports are checked.
    */
   readonly bufferedBytes?: () => number;
 }
@@ -64,7 +65,10 @@ export type SessionTransportEvent =
   | { readonly type: 'ws.text'; readonly data: string | Uint8Array }
   /** The socket is closed; stop without sending anything. */
   | { readonly type: 'ws.closed' }
-  /** Bytes waiting in the socket's send buffer, reported by the transport after writes (and on drain). */
+  /**
+   * Bytes waiting in the socket's send buffer, reported by the transport when the socket drains or is
+   * pinged (never after the session's own writes: its outbox reads `bufferedBytes` then).
+   */
   | { readonly type: 'ws.buffered'; readonly bytes: number }
   /** The server is stopping: close with 1001. */
   | { readonly type: 'server.shutdown' };

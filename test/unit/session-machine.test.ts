@@ -28,6 +28,7 @@ interface HarnessOptions {
   readonly scheduler?: SchedulerLike;
   readonly send?: (frame: OutboundFrame) => void;
   readonly batch?: (writes: () => void) => void;
+  readonly bufferedBytes?: () => number;
 }
 
 const openSession = (options: HarnessOptions = {}) => {
@@ -52,6 +53,7 @@ const openSession = (options: HarnessOptions = {}) => {
     gauges: conversationGauges,
     audioBudget: byteBudget(conversationGauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
     ...(options.batch === undefined ? {} : { batch: options.batch }),
+    ...(options.bufferedBytes === undefined ? {} : { bufferedBytes: options.bufferedBytes }),
     send:
       options.send ??
       ((frame) => {
@@ -342,6 +344,33 @@ describe('session machine', () => {
     actor.send({ type: 'ws.buffered', bytes: 1_001 });
     assert.deepEqual(summary(frames.at(-1)!), { close: 1008, reason: CLOSE_CODES.sendBufferExceeded.reason });
     assert.equal(actor.getSnapshot().status, 'done');
+  });
+
+  it('closes with 1008 when its own write leaves more than the limit waiting, with no report from the transport', () => {
+    // The socket's send buffer as the transport would read it: every frame written stays there.
+    let waiting = 0;
+    const frames: OutboundFrame[] = [];
+    const { port, gauges, actor } = openSession({
+      limits: { maxSendBufferBytes: 1_000 },
+      bufferedBytes: () => waiting,
+      send: (frame) => {
+        frames.push(frame);
+        if (frame.kind === 'pair') waiting += frame.binary.reduce((sum, part) => sum + part.byteLength, 0);
+      },
+    });
+    actor.send({ type: 'ws.binary', data: audioOf(1) });
+    port.callAt(0).respond({ ...answer, audio: new Uint8Array(900) });
+    assert.equal(actor.getSnapshot().status, 'active', '904 bytes waiting: under the limit');
+    actor.send({ type: 'ws.binary', data: audioOf(2) });
+    port.callAt(1).respond({ ...answer, audio: new Uint8Array(200) });
+    assert.deepEqual(summary(frames.at(-1)!), { close: 1008, reason: CLOSE_CODES.sendBufferExceeded.reason });
+    assert.equal(
+      frames.filter((frame) => frame.kind === 'text' && frame.text.includes('"turn_end"')).length,
+      1,
+      'the second turn_end is not written to a reader already too far behind',
+    );
+    assert.equal(actor.getSnapshot().status, 'done');
+    assert.deepEqual(readGauges(gauges), NO_LEAKS);
   });
 
   it('ends the session, leaking nothing, when sending throws', () => {

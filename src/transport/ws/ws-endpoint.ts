@@ -16,6 +16,8 @@ interface SessionSocket {
   readonly sessionId: string;
   open: boolean;
   session: SessionActor | undefined;
+  /** The session closed the socket itself: it is already on its way out and hears nothing more. */
+  endedBySession: boolean;
 }
 
 export interface ConversationEndpointOptions {
@@ -148,7 +150,12 @@ export const installConversationEndpoint = (
         });
         return;
       }
-      const socket: SessionSocket = { sessionId: randomUUID(), open: false, session: undefined };
+      const socket: SessionSocket = {
+        sessionId: randomUUID(),
+        open: false,
+        session: undefined,
+        endedBySession: false,
+      };
       res.upgrade(
         socket,
         req.getHeader('sec-websocket-key'),
@@ -167,15 +174,15 @@ export const installConversationEndpoint = (
       const send = (frame: OutboundFrame) => {
         if (!socket.open) return;
         if (frame.kind === 'close') {
-          // Runs the close handler synchronously, which marks the socket closed.
+          // Runs the close handler synchronously, which marks the socket closed (and tells the session
+          // nothing: it is the one closing).
+          socket.endedBySession = true;
           ws.end(frame.code, frame.reason);
           return;
         }
+        // Nothing is reported back: the session's outbox reads bufferedBytes after its writes.
         writeData(ws, frame);
         counters?.outbound(frame);
-        // Only a socket whose writes did not all reach the kernel has anything to report.
-        const buffered = ws.getBufferedAmount();
-        if (buffered > 0) report(socket, { type: 'ws.buffered', bytes: buffered });
       };
       // Several frames of one decision (a turn's last pair and its turn_end) in one write; a closed socket
       // cannot be corked, and `send` then drops the frames anyway.
@@ -227,7 +234,7 @@ export const installConversationEndpoint = (
       socket.open = false;
       openSockets -= 1;
       metrics?.wsSessionsClosed.child(String(code)).inc();
-      report(socket, { type: 'ws.closed' });
+      if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
       if (socket.session !== undefined) sessionLog(socket).info({ code }, 'session closed');
       socket.session = undefined;
     },
