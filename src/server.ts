@@ -153,7 +153,6 @@ const main = async (): Promise<void> => {
   try {
     await connectRosBackend(backend.port, log, {
       rosArgs: ros,
-      callsInFlight: options.ros_calls_in_flight,
       chatInterface: options.chat_interface,
     });
   } catch (error) {

@@ -41,8 +41,6 @@ export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
 export interface RosBackendSettings {
   /** The command line's ROS arguments (after `--ros-args`). */
   readonly rosArgs?: readonly string[];
-  /** `--ros_calls_in_flight`. */
-  readonly callsInFlight: number;
   /** `--chat_interface`: with `action` the Converse action client is required and /ready names its server. */
   readonly chatInterface?: 'service' | 'action';
   readonly env?: NodeJS.ProcessEnv;
@@ -56,14 +54,13 @@ export interface RosBackendSettings {
 export const connectRosBackend = async (
   port: DeferredRosPort,
   log: Logger,
-  { rosArgs = [], callsInFlight, chatInterface = 'service', env = process.env }: RosBackendSettings,
+  { rosArgs = [], chatInterface = 'service', env = process.env }: RosBackendSettings,
 ): Promise<void> => {
   const { createRclnodejsBackend } = await import('../ros/rclnodejs/rclnodejs-backend.js');
   const backend = await createRclnodejsBackend({
     logger: log,
     rosArgs,
     env,
-    callsInFlight,
     chatInterface,
     signal: port.closing,
     onProgress: (detail) => {

@@ -35,7 +35,8 @@ import { SERVICE_VERSION } from '../version.js';
 export interface BridgeDependencies {
   readonly options: Options;
   readonly log: Logger;
-  readonly port: RosPort;
+  /** The port; `closing` (the deferred port's) aborts when it closes, failing the calls still outstanding. */
+  readonly port: RosPort & { readonly closing?: AbortSignal };
   /** The uWebSockets.js build this process runs on, named by /ready and the metrics. */
   readonly uws: UwsBuild;
   /** Present only with the sim backend: adds the /sim/* routes. */
@@ -103,7 +104,14 @@ export const startBridge = async ({
     log.warn({ webRoot }, 'no kiosk pages to serve (run `npm run build`); the API works without them');
   }
   const metrics = createBridgeMetrics();
-  const calls = createRosCalls({ port, timeoutsMs: rosTimeouts(options), observer: metrics.rosCalls });
+  const calls = createRosCalls({
+    port,
+    timeoutsMs: rosTimeouts(options),
+    observer: metrics.rosCalls,
+    // The bound protects the RMW's service queues; the simulation has none.
+    ...(port.backend === 'ros' ? { callsInFlight: options.ros_calls_in_flight } : {}),
+    ...(port.closing === undefined ? {} : { closing: port.closing }),
+  });
   const playAudioDropped = metrics.playAudioDropped.child('buffer_full');
   const slowKioskDropped = metrics.playAudioDropped.child('slow_kiosk');
   const middlewareLost = metrics.playAudioDropped.child('middleware_lost');

@@ -102,6 +102,19 @@ export class Deadlines {
     entry.list?.unlink(entry);
   }
 
+  /**
+   * Takes every entry out, oldest first within each time-out, and hands it to `visit` (the port closed:
+   * no answer will come). Entries added by `visit` are visited too; bounded by the calls outstanding.
+   */
+  drain(visit: (entry: DeadlineEntry) => void): void {
+    for (const list of this.#lists.values()) {
+      for (let entry = list.head; entry !== undefined; entry = list.head) {
+        list.unlink(entry);
+        visit(entry);
+      }
+    }
+  }
+
   #arm(deadline: number): void {
     this.#cancelTimer?.();
     this.#armedFor = deadline;

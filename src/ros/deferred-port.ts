@@ -90,6 +90,10 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       return state.kind === 'attached' ? state.port : undefined;
     },
     closing: lifetime.signal,
+    serverAvailable(service: RosCallKey): boolean {
+      const state = state$.value;
+      return state.kind === 'attached' && (state.port.serverAvailable?.(service) ?? true);
+    },
     call<K extends RosServiceKey>(
       service: K,
       request: RosRequest<K>,

@@ -6,8 +6,10 @@ import {
   type DeadlineEntry,
   type DeadlineList,
 } from './deadlines.js';
+import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from './ros-messages.js';
 import {
+  RosCallFailedError,
   RosServiceUnavailableError,
   RosTimeoutError,
   type RosCallHandler,
@@ -23,9 +25,11 @@ import {
 /**
  * The one way the bridge calls ROS: every HTTP tour request and every kiosk's /chat and /clear_history
  * go through `RosCalls.call`, every streamed turn (the Converse action) through `RosCalls.converse`,
- * built once over the port by the composition root. It owns what every call needs: the time-out, the
- * count of calls in flight, cancellation (the caller goes away: the port drops the late answer; for the
- * action, the goal is cancelled on the ROS side), and the call metrics.
+ * built once over the port by the composition root. It owns what every call needs, so the port's
+ * service and action clients only translate and send: the time-out, the in-flight limit per service,
+ * the count of calls in flight, cancellation (the caller goes away: the port drops the late answer; for
+ * the action, the goal is cancelled on the ROS side), the port closing under outstanding calls, and the
+ * call metrics.
  */
 
 /** How a call ended, as the `ros_calls_total` metric counts it. */
@@ -41,7 +45,8 @@ export interface RosCallObserver {
 }
 
 export interface RosCallSettings {
-  readonly port: Pick<RosPort, 'call' | 'serviceName'> & Partial<Pick<RosPort, 'converse'>>;
+  readonly port: Pick<RosPort, 'call' | 'serviceName'> &
+    Partial<Pick<RosPort, 'converse' | 'serverAvailable'>>;
   /**
    * Time a call of each service may take, from the moment it is made, before RosTimeoutError. A Converse
    * goal (a whole turn) has the time-out of `chat`.
@@ -50,6 +55,18 @@ export interface RosCallSettings {
   /** Deadlines run on it; a TestScheduler in marble tests. Default: the process's clock. */
   readonly scheduler?: SchedulerLike;
   readonly observer?: RosCallObserver;
+  /**
+   * Calls of one service (and Converse goals) outstanding at once (`--ros_calls_in_flight`); more wait
+   * in arrival order, their time-outs running. A call that would wait for a service the port knows to be
+   * without a server fails at once instead. Absent: no bound (the simulation, which answers at once).
+   */
+  readonly callsInFlight?: number;
+  /**
+   * Aborts when the port closes: every outstanding call fails at once (RosCallFailedError when it was
+   * sent, RosServiceUnavailableError when it waited for a place) instead of waiting for an answer that
+   * can no longer come, and its ticket is cancelled at the port (a Converse goal on the graph).
+   */
+  readonly closing?: AbortSignal;
 }
 
 export interface RosCalls {
@@ -88,6 +105,8 @@ abstract class Pending implements RosCallTicket, DeadlineEntry {
   list: DeadlineList | undefined = undefined;
   portCall: RosCallTicket | undefined = undefined;
   settled = false;
+  /** Gives back the place taken in the in-flight limit (or in its queue); absent without a limit. */
+  leave: (() => void) | undefined = undefined;
 
   constructor(
     protected readonly calls: RosCallsImpl,
@@ -112,6 +131,15 @@ abstract class Pending implements RosCallTicket, DeadlineEntry {
     if (this.settled) return;
     this.calls.end(this, 'abandoned');
     this.portCall?.cancel();
+  }
+
+  /** The port closed: no answer will come. */
+  portClosed(): void {
+    if (this.settled) return;
+    const sent = this.portCall !== undefined;
+    this.calls.end(this, sent ? 'failed' : 'unavailable');
+    this.portCall?.cancel();
+    this.onFailure.failed(this.calls.closedError(this.service, sent));
   }
 }
 
@@ -163,6 +191,9 @@ class RosCallsImpl implements RosCalls {
   readonly #timeoutsMs: RosCallSettings['timeoutsMs'];
   readonly #deadlines: Deadlines;
   readonly #observer: RosCallObserver;
+  /** One limit per service and one for Converse goals; undefined without `callsInFlight`. */
+  readonly #limits: Readonly<Record<RosCallKey, InFlightLimit>> | undefined;
+  #closed = false;
 
   constructor(settings: RosCallSettings) {
     this.#port = settings.port;
@@ -171,6 +202,28 @@ class RosCallsImpl implements RosCalls {
       settings.scheduler === undefined ? PROCESS_CLOCK : schedulerClock(settings.scheduler),
     );
     this.#observer = settings.observer ?? NO_OBSERVER;
+    const bound = settings.callsInFlight;
+    this.#limits =
+      bound === undefined
+        ? undefined
+        : {
+            chat: createInFlightLimit(bound),
+            clear_history: createInFlightLimit(bound),
+            tour_list: createInFlightLimit(bound),
+            tour_get: createInFlightLimit(bound),
+            tour_create: createInFlightLimit(bound),
+            tour_update: createInFlightLimit(bound),
+            tour_delete: createInFlightLimit(bound),
+            converse: createInFlightLimit(bound),
+          };
+    // One listener for every call: a listener per call passed Node's limit of 10 under load.
+    settings.closing?.addEventListener(
+      'abort',
+      () => {
+        this.#close();
+      },
+      { once: true },
+    );
   }
 
   call<K extends RosServiceKey>(
@@ -181,12 +234,12 @@ class RosCallsImpl implements RosCalls {
     const pending = new PendingCall(this, service, handler);
     this.inFlight += 1;
     this.#deadlines.add(pending, this.#timeoutsMs[service]);
-    try {
-      pending.portCall = this.#port.call(service, request, pending);
-    } catch (error) {
-      // A port that throws fails this call only.
-      pending.failed(error instanceof Error ? error : new Error(String(error)));
-    }
+    const limit = this.#limits?.[service];
+    if (limit === undefined) this.#sendCall(pending, service, request);
+    else
+      this.#enter(pending, limit, () => {
+        this.#sendCall(pending, service, request);
+      });
     return pending;
   }
 
@@ -194,13 +247,86 @@ class RosCallsImpl implements RosCalls {
     const pending = new PendingTurn(this, handler);
     this.inFlight += 1;
     this.#deadlines.add(pending, this.timeoutMs('converse'));
+    const limit = this.#limits?.converse;
+    if (limit === undefined) this.#sendGoal(pending, goal);
+    else
+      this.#enter(pending, limit, () => {
+        this.#sendGoal(pending, goal);
+      });
+    return pending;
+  }
+
+  #sendCall<K extends RosServiceKey>(pending: PendingCall<K>, service: K, request: RosRequest<K>): void {
+    if (this.#closed) {
+      pending.portClosed();
+      return;
+    }
+    try {
+      pending.portCall = this.#port.call(service, request, pending);
+    } catch (error) {
+      // A port that throws fails this call only.
+      pending.failed(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  #sendGoal(pending: PendingTurn, goal: ConverseGoalMsg): void {
+    if (this.#closed) {
+      pending.portClosed();
+      return;
+    }
     try {
       const port = this.#port;
       pending.portCall = port.converse === undefined ? portWithoutConverse() : port.converse(goal, pending);
     } catch (error) {
       pending.failed(error instanceof Error ? error : new Error(String(error)));
     }
-    return pending;
+  }
+
+  /**
+   * Sends now if the service has a place, else queues the call, unless the port knows the service has no
+   * server: then it fails at once (the port checks again when it sends, after a wait too).
+   */
+  #enter(pending: Pending, limit: InFlightLimit, send: () => void): void {
+    if (limit.full && !this.#serverAvailable(pending)) return;
+    const leave = limit.enter(() => {
+      // Its time ran out while it waited (a place freed by an earlier call's time-out): never sent.
+      if (this.#deadlines.clock.now() >= pending.deadline) pending.expire();
+      else send();
+    });
+    // Settled while entering (the port failed it at once): the place goes back now.
+    if (pending.settled) leave();
+    else pending.leave = leave;
+  }
+
+  /** False (and the call failed) when the port says no server is there, or cannot tell. */
+  #serverAvailable(pending: Pending): boolean {
+    const ask = this.#port.serverAvailable;
+    if (ask === undefined) return true;
+    let available: boolean;
+    try {
+      available = ask.call(this.#port, pending.service);
+    } catch (error) {
+      const detail = (error instanceof Error ? error.message : String(error)).split('\n', 1)[0] ?? '';
+      pending.failed(
+        new RosCallFailedError(pending.service, detail, {
+          cause: error,
+          serviceName: this.serviceName(pending.service),
+        }),
+      );
+      return false;
+    }
+    if (!available) {
+      pending.failed(new RosServiceUnavailableError(pending.service, this.serviceName(pending.service)));
+    }
+    return available;
+  }
+
+  #close(): void {
+    this.#closed = true;
+    // Every entry of this wrapper's deadline lists is one of its calls.
+    this.#deadlines.drain((entry) => {
+      (entry as DeadlineEntry & Pick<Pending, 'portClosed'>).portClosed();
+    });
   }
 
   serviceName(service: RosCallKey): string {
@@ -217,11 +343,24 @@ class RosCallsImpl implements RosCalls {
     pending.settled = true;
     this.inFlight -= 1;
     this.#deadlines.remove(pending);
+    // The place goes to the next waiting call before this one's caller hears its outcome.
+    pending.leave?.();
     // The deadline is the start plus the time-out, on the same clock: no second reading at the start.
     const { clock } = this.#deadlines;
     const seconds =
       outcome === 'ok' ? (clock.now() - (pending.deadline - this.timeoutMs(pending.service))) / 1000 : 0;
     this.#observer.settled(pending.service, outcome, seconds);
+  }
+
+  closedError(service: RosCallKey, sent: boolean): Error {
+    const serviceName = this.#port.serviceName(service);
+    return sent
+      ? new RosCallFailedError(
+          service,
+          `the ROS backend closed before the ${service === 'converse' ? 'result' : 'answer'} arrived`,
+          { serviceName },
+        )
+      : new RosServiceUnavailableError(service, serviceName);
   }
 
   timeoutError(service: RosCallKey): RosTimeoutError {

@@ -145,6 +145,14 @@ export interface RosPort {
   serviceName(service: RosCallKey): string;
 
   /**
+   * Whether a server of `service` (or the Converse action) is on the graph right now, asked without
+   * waiting; throws when the graph cannot tell. The call wrapper asks before a call waits for a place in
+   * the in-flight limit, so a missing server is answered at once, not after the queue (`call` and
+   * `converse` check again when they send). Absent where every call is sent at once (the simulation).
+   */
+  serverAvailable?(service: RosCallKey): boolean;
+
+  /**
    * Calls a ROS service; the handler hears the one outcome: the response, or RosServiceUnavailableError
    * / RosCallFailedError. Callbacks rather than an Observable or a Promise: this runs behind every HTTP
    * request, and each layer of either showed in the request's CPU profile (docs/performance.md). Time-outs
@@ -186,7 +194,10 @@ export interface RosPort {
 
   readiness(): BackendReadiness;
 
-  /** Releases every ROS entity and stops spinning. Idempotent. */
+  /**
+   * Releases every ROS entity and stops spinning. Idempotent. Calls still outstanding are not answered:
+   * the call wrapper fails them when the port closes (RosCallSettings.closing).
+   */
   close(): Promise<void>;
 }
 

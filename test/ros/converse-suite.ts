@@ -85,7 +85,6 @@ export const converseSuite = (graph: () => RosGraph): void => {
         context,
         logger,
         rmw,
-        callsInFlight: 10,
         chatInterface: 'action',
       });
       ports.push(port);

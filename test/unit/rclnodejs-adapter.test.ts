@@ -23,8 +23,6 @@ import {
 import { describeReadiness } from '../../src/ros/rclnodejs/readiness.js';
 import { rmwLabel } from '../../src/rcl/rmw-label.js';
 import { rclInitArgv } from '../../src/rcl/ros-args.js';
-import { OPTION_SPECS } from '../../src/cli/options.js';
-import { createInFlightLimit } from '../../src/ros/rclnodejs/in-flight-limit.js';
 import {
   callRosService,
   type ServiceCallOptions,
@@ -378,20 +376,15 @@ describe('service calls', () => {
     }
   });
 
-  it('fails waiting calls when the backend closes, and refuses new ones', async () => {
+  it('refuses new calls once the backend closed (the wrapper fails those outstanding: ros-calls-limit.test.ts)', async () => {
     const lifetime = new AbortController();
     const client = new FakeClient<{ tour_name: string }, never>();
-    const waiting = firstValueFrom(serviceCall$('tour_get', client, { tour_name: 'x' }, lifetime.signal));
     lifetime.abort();
-    await assert.rejects(
-      waiting,
-      (error: unknown) =>
-        error instanceof RosCallFailedError && /closed before the answer/.test(error.message),
-    );
     await assert.rejects(
       firstValueFrom(serviceCall$('tour_get', client, { tour_name: 'x' }, lifetime.signal)),
       RosServiceUnavailableError,
     );
+    assert.equal(client.sent.length, 0);
   });
 });
 
@@ -434,39 +427,21 @@ describe('service calls over the life of the process', () => {
   });
 
   // Found under load on a robot and in `npm test`: one abort listener per outstanding call on the one
-  // lifetime signal gave `MaxListenersExceededWarning: 11 abort listeners added to [AbortSignal]`.
-  it('puts one listener on the backend lifetime for 100 outstanding calls, warns nothing, and fails them all on close', async () => {
-    const warnings: Error[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning);
-    process.on('warning', onWarning);
-    try {
-      const lifetime = new AbortController();
-      const client = new PendingClient<{ tour_name: string }, never>();
-      const calls = Array.from({ length: 100 }, (_, index) =>
-        firstValueFrom(serviceCall$('tour_get', client, { tour_name: `t${String(index)}` }, lifetime.signal)),
-      );
-      assert.equal(client.sent.length, 100);
-      assert.equal(getEventListeners(lifetime.signal, 'abort').length, 1);
-      lifetime.abort();
-      const results = await Promise.allSettled(calls);
-      assert.ok(
-        results.every(
-          (result) =>
-            result.status === 'rejected' &&
-            result.reason instanceof RosCallFailedError &&
-            /closed before the answer/.test(result.reason.message),
-        ),
-      );
-      assert.ok(client.pending.every((call) => call.signal.aborted));
-      // process 'warning' is emitted on a later tick.
-      await tick();
-      assert.deepEqual(
-        warnings.map((warning) => warning.name),
-        [],
-      );
-    } finally {
-      process.off('warning', onWarning);
-    }
+  // lifetime signal gave `MaxListenersExceededWarning`. The wrapper now fails them on close, with one
+  // listener of its own (ros-calls-limit.test.ts); the adapter puts none.
+  it('puts no listener on the backend lifetime for 100 outstanding calls, and sends them all', () => {
+    const lifetime = new AbortController();
+    const client = new PendingClient<{ tour_name: string }, never>();
+    const tickets = Array.from({ length: 100 }, (_, index) =>
+      callRosService('tour_get', client, { tour_name: `t${String(index)}` }, lifetime.signal, {
+        answered: () => undefined,
+        failed: () => undefined,
+      }),
+    );
+    assert.equal(client.sent.length, 100);
+    assert.equal(getEventListeners(lifetime.signal, 'abort').length, 0);
+    for (const ticket of tickets) ticket.cancel();
+    assert.ok(client.pending.every((call) => call.signal.aborted));
   });
 
   it('keeps no memory per call: 20,000 answered calls, heap after GC grows by far less than 5 KB a call', async () => {
@@ -516,105 +491,6 @@ class PendingClient<Req, Res> implements ServiceClientLike<Req, Res> {
     oldest.resolve(response);
   }
 }
-
-const outcome = (message: string) => ({ success: true, outcome: 0, message });
-
-// Found with `npm run test:ros`: bursts of concurrent calls lost requests or answers in the RMW's
-// keep-last-10 service queues (100 concurrent GET /tour/{name}: 80 answered 504 on a real graph).
-describe('calls outstanding per service', () => {
-  const deleteCall = (
-    client: PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>,
-    name: string,
-    limit: ReturnType<typeof createInFlightLimit>,
-    lifetime = new AbortController().signal,
-  ) => serviceCall$('tour_delete', client, { tour_name: name }, lifetime, { limit });
-
-  it('sends at most the limit at once (default 10, the services QoS depth); the others wait and go in order', async () => {
-    assert.equal(OPTION_SPECS.ros_calls_in_flight.defaultValue, '10');
-    const limit = createInFlightLimit(10);
-    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
-    const names = Array.from({ length: 13 }, (_, index) => `t${index}`);
-    const results = Promise.all(names.map((name) => firstValueFrom(deleteCall(client, name, limit))));
-    assert.deepEqual(
-      client.sent.map((request) => request.tour_name),
-      names.slice(0, 10),
-    );
-    assert.deepEqual([limit.running, limit.waiting], [10, 3]);
-    for (const name of names) {
-      client.answerOldest(outcome(`deleted ${name}`));
-      await tick();
-    }
-    assert.deepEqual(
-      (await results).map((response: { message: string }) => response.message),
-      names.map((name) => `deleted ${name}`),
-    );
-    assert.deepEqual(
-      client.sent.map((request) => request.tour_name),
-      names,
-    );
-    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
-  });
-
-  it('sends nothing for a waiting call that is abandoned; abandoning a running call frees its place', async () => {
-    const limit = createInFlightLimit(1);
-    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
-    const running = deleteCall(client, 'a', limit).subscribe();
-    const waiting = deleteCall(client, 'b', limit).subscribe();
-    const next = firstValueFrom(deleteCall(client, 'c', limit));
-    waiting.unsubscribe();
-    assert.deepEqual([limit.running, limit.waiting], [1, 1]);
-    running.unsubscribe();
-    assert.equal(client.pending[0]?.signal.aborted, true, 'the running call is abandoned');
-    assert.deepEqual(
-      client.sent.map((request) => request.tour_name),
-      ['a', 'c'],
-    );
-    client.pending.shift();
-    client.answerOldest(outcome('deleted c'));
-    assert.equal((await next).message, 'deleted c');
-    await tick();
-    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
-  });
-
-  it('answers a missing server at once, even behind a full queue, and checks again after a wait', async () => {
-    const limit = createInFlightLimit(1);
-    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
-    const first = firstValueFrom(deleteCall(client, 'a', limit));
-    const second = firstValueFrom(deleteCall(client, 'b', limit));
-    client.available = false;
-    await assert.rejects(firstValueFrom(deleteCall(client, 'c', limit)), RosServiceUnavailableError);
-    // The server went away while 'b' waited: 'b' is refused when its turn comes, not sent.
-    client.answerOldest(outcome('deleted a'));
-    assert.equal((await first).message, 'deleted a');
-    await assert.rejects(second, RosServiceUnavailableError);
-    assert.deepEqual(
-      client.sent.map((request) => request.tour_name),
-      ['a'],
-    );
-    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
-  });
-
-  it('fails waiting calls too when the backend closes', async () => {
-    const lifetime = new AbortController();
-    const limit = createInFlightLimit(1);
-    const client = new PendingClient<{ tour_name: string }, ReturnType<typeof outcome>>();
-    const running = firstValueFrom(deleteCall(client, 'a', limit, lifetime.signal));
-    const waiting = firstValueFrom(deleteCall(client, 'b', limit, lifetime.signal));
-    lifetime.abort();
-    await assert.rejects(running, RosCallFailedError);
-    await assert.rejects(waiting, RosServiceUnavailableError);
-    assert.deepEqual(
-      client.sent.map((request) => request.tour_name),
-      ['a'],
-    );
-    assert.deepEqual([limit.running, limit.waiting], [0, 0]);
-  });
-
-  it('refuses a limit that is not a positive whole number', () => {
-    assert.throws(() => createInFlightLimit(0), RangeError);
-    assert.throws(() => createInFlightLimit(1.5), RangeError);
-  });
-});
 
 class FakeResponder {
   readonly sent: SetBoolResponseMsg[] = [];

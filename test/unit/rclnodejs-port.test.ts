@@ -24,7 +24,8 @@ import type { Rclnodejs } from '../../src/rcl/rclnodejs-loader.js';
 import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
 import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
 import { FakeQoS } from '../support/fake-qos.js';
-import { callOnce } from '../support/port-calls.js';
+import { callOnce, callTimeouts } from '../support/port-calls.js';
+import { createRosCalls } from '../../src/ros/ros-calls.js';
 
 const IGNORE = { answered: () => undefined, failed: () => undefined };
 
@@ -39,6 +40,8 @@ type Callback = (...args: unknown[]) => unknown;
 class FakeClient {
   available = false;
   readonly requests: unknown[] = [];
+  /** Each request's abort signal, in order. */
+  readonly signals: AbortSignal[] = [];
   private resolve: ((response: unknown) => void) | undefined;
   constructor(
     readonly type: string,
@@ -56,6 +59,7 @@ class FakeClient {
   }
   sendRequestAsync(request: unknown, options: { signal: AbortSignal }): Promise<unknown> {
     this.requests.push(request);
+    this.signals.push(options.signal);
     return new Promise((resolve, reject) => {
       this.resolve = resolve;
       options.signal.addEventListener('abort', () => {
@@ -241,12 +245,24 @@ const setup = (
       },
     ),
     rmw: 'rmw_zenoh_cpp',
-    callsInFlight,
     ...(converse.chatInterface === undefined ? {} : { chatInterface: converse.chatInterface }),
   });
   const node = context.nodes[0];
   assert.ok(node);
-  return { port, context, node, logs };
+  // The port as the bridge uses it: behind the one call wrapper, which bounds the calls in flight and
+  // fails those outstanding when the port closes (close() below, as the deferred port does it).
+  const closing = new AbortController();
+  const calls = createRosCalls({
+    port,
+    timeoutsMs: callTimeouts(60_000, 60_000),
+    callsInFlight,
+    closing: closing.signal,
+  });
+  const close = (): Promise<void> => {
+    closing.abort();
+    return port.close();
+  };
+  return { port, calls, close, context, node, logs };
 };
 
 class FakeResponse {
@@ -369,17 +385,17 @@ describe('rclnodejs port wiring', () => {
     });
   });
 
-  it('keeps at most 10 calls of one service outstanding, each service on its own', async () => {
-    const { port, node } = setup();
+  it('keeps at most 10 calls of one service outstanding behind the call wrapper, each service on its own', async () => {
+    const { calls: wrapper, close, node } = setup();
     const tourGet = node.clients[3];
     const tourList = node.clients[2];
     assert.ok(tourGet && tourList);
     tourGet.available = true;
     tourList.available = true;
     const calls = Array.from({ length: 11 }, (_, index) =>
-      port.call('tour_get', { tour_name: `t${index}` }, IGNORE),
+      wrapper.call('tour_get', { tour_name: `t${index}` }, IGNORE),
     );
-    const list = port.call('tour_list', {}, IGNORE);
+    const list = wrapper.call('tour_list', {}, IGNORE);
     assert.equal(tourGet.requests.length, 10);
     assert.equal(tourList.requests.length, 1);
     calls[0]?.cancel();
@@ -387,16 +403,16 @@ describe('rclnodejs port wiring', () => {
     assert.equal(tourGet.requests.length, 11, 'the waiting call goes once a place frees');
     for (const call of calls) call.cancel();
     list.cancel();
-    await port.close();
+    await close();
   });
 
   it('keeps as many calls of one service outstanding as configured (--ros_calls_in_flight)', async () => {
-    const { port, node, logs } = setup(undefined, 3);
+    const { calls: wrapper, close, node } = setup(undefined, 3);
     const tourGet = node.clients[3];
     assert.ok(tourGet);
     tourGet.available = true;
     const calls = Array.from({ length: 5 }, (_, index) =>
-      port.call('tour_get', { tour_name: `t${index}` }, IGNORE),
+      wrapper.call('tour_get', { tour_name: `t${index}` }, IGNORE),
     );
     assert.deepEqual(
       tourGet.requests,
@@ -405,9 +421,21 @@ describe('rclnodejs port wiring', () => {
     calls[1]?.cancel();
     assert.deepEqual(tourGet.requests.at(-1), { tour_name: 't3' }, 'the oldest waiting call takes the place');
     assert.equal(tourGet.requests.length, 4);
-    assert.equal(logs.find((line) => line['msg'] === 'ROS node spinning')?.['callsInFlight'], 3);
     for (const call of calls) call.cancel();
-    await port.close();
+    await close();
+  });
+
+  it('tells the call wrapper, without waiting, whether a server is there (no server, or no router: no wait)', async () => {
+    const { port, node, close } = setup();
+    const available = (service: 'tour_get' | 'converse') => port.serverAvailable?.(service);
+    const tourGet = node.clients[3];
+    assert.ok(tourGet);
+    assert.equal(available('tour_get'), false);
+    tourGet.available = true;
+    assert.equal(available('tour_get'), true);
+    assert.equal(available('converse'), false);
+    await close();
+    assert.equal(available('tour_get'), false, 'closed');
   });
 
   // Found on a real graph (npm run test:ros): a bridge started with `--ros-args -r /tour_get:=/x/tour_get`
@@ -444,7 +472,7 @@ describe('rclnodejs port wiring', () => {
   });
 
   it('names remapped services by their names on the graph in call errors and serviceName', async () => {
-    const { port, node } = setup({ '/tour_get': '/robot1/tour_get' });
+    const { port, calls, close, node } = setup({ '/tour_get': '/robot1/tour_get' });
     assert.equal(port.serviceName('tour_get'), '/robot1/tour_get');
     assert.equal(port.serviceName('tour_list'), '/tour_list');
     await assert.rejects(callOnce(port, 'tour_get', { tour_name: 'x' }), {
@@ -454,30 +482,31 @@ describe('rclnodejs port wiring', () => {
     const tourGet = node.clients[3];
     assert.ok(tourGet);
     tourGet.available = true;
-    const waiting = callOnce(port, 'tour_get', { tour_name: 'x' });
-    await port.close();
+    const waiting = callOnce(calls, 'tour_get', { tour_name: 'x' });
+    await close();
     await assert.rejects(waiting, {
       name: 'RosCallFailedError',
       message: 'ROS service /robot1/tour_get failed: the ROS backend closed before the answer arrived',
     });
   });
 
-  it('closes once: fails waiting calls, completes the streams, shuts the context down', async () => {
-    const { port, node, context } = setup();
+  it('closes once: completes the streams, shuts the context down; the wrapper fails the waiting calls', async () => {
+    const { port, calls, close, node, context } = setup();
     const tourGet = node.clients[3];
     assert.ok(tourGet);
     tourGet.available = true;
-    const waiting = callOnce(port, 'tour_get', { tour_name: 'welcome' });
+    const waiting = callOnce(calls, 'tour_get', { tour_name: 'welcome' });
     const playAudio = lastValueFrom(port.playAudio$.pipe(toArray()));
     const microphone = lastValueFrom(port.microphoneRequests$.pipe(toArray()));
 
-    const closing = port.close();
+    const closing = close();
     assert.equal(port.close(), closing, 'idempotent: the same promise');
     await closing;
 
     assert.equal(context.shutdowns, 1);
     assert.equal(node.destroyed, true);
     await assert.rejects(waiting, RosCallFailedError);
+    assert.equal(tourGet.signals[0]?.aborted, true, 'the request was abandoned at rclnodejs');
     assert.deepEqual(await playAudio, []);
     assert.deepEqual(await microphone, []);
     assert.equal(port.readiness().ready, false);
@@ -708,10 +737,10 @@ describe('rclnodejs port: the Converse action', () => {
   }
 
   it('cancel cancels the goal on the ROS side once and drops every later part and the result', async () => {
-    const { port, client } = converseSetup({ callsInFlight: 1 });
+    const { calls, client } = converseSetup({ callsInFlight: 1 });
     client.available = true;
     const turn = recordTurn();
-    const ticket = port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    const ticket = calls.converse({ audio: new Uint8Array([1]) }, turn.handler);
     const sent = client.goals[0];
     assert.ok(sent);
     const handle = sent.respond(true);
@@ -728,7 +757,7 @@ describe('rclnodejs port: the Converse action', () => {
       ['part'],
     );
     // The in-flight place was given back: the next goal is sent at once.
-    port.converse({ audio: new Uint8Array([2]) }, recordTurn().handler);
+    calls.converse({ audio: new Uint8Array([2]) }, recordTurn().handler);
     assert.equal(client.goals.length, 2);
   });
 
@@ -747,12 +776,12 @@ describe('rclnodejs port: the Converse action', () => {
     assert.deepEqual(turn.events, []);
   });
 
-  it('keeps at most --ros_calls_in_flight goals outstanding; the next goes when one ends', async () => {
-    const { port, client } = converseSetup({ callsInFlight: 2 });
+  it('keeps at most --ros_calls_in_flight goals outstanding behind the wrapper; the next goes when one ends', async () => {
+    const { calls, client } = converseSetup({ callsInFlight: 2 });
     client.available = true;
     const turns = [recordTurn(), recordTurn(), recordTurn()];
     for (const [index, turn] of turns.entries()) {
-      port.converse({ audio: new Uint8Array([index]) }, turn.handler);
+      calls.converse({ audio: new Uint8Array([index]) }, turn.handler);
     }
     assert.deepEqual(
       client.goals.map((sent) => [...sent.goal.audio]),
@@ -769,15 +798,15 @@ describe('rclnodejs port: the Converse action', () => {
   });
 
   it('close fails outstanding goals and cancels them on the graph; later goals are unavailable', async () => {
-    const { port, client } = converseSetup();
+    const { port, calls, close, client } = converseSetup();
     client.available = true;
     const running = recordTurn();
-    port.converse({ audio: new Uint8Array([1]) }, running.handler);
+    calls.converse({ audio: new Uint8Array([1]) }, running.handler);
     const handle = client.goals[0]?.respond(true);
     await flush();
     const waiting = recordTurn();
-    port.converse({ audio: new Uint8Array([2]) }, waiting.handler);
-    await port.close();
+    calls.converse({ audio: new Uint8Array([2]) }, waiting.handler);
+    await close();
     assert.equal(handle?.cancels, 1);
     for (const turn of [running, waiting]) {
       await turn.settled;
@@ -822,7 +851,6 @@ describe('createRclnodejsBackend', () => {
         createRclnodejsBackend({
           logger: pino({ level: 'silent' }),
           rosArgs: ['--ros-args'],
-          callsInFlight: 10,
         }),
         RclnodejsUnavailableError,
       );

@@ -9,7 +9,6 @@ import {
 } from '../ros-port.js';
 import { firstLine } from '../../rcl/error-text.js';
 import { serverMatched } from './server-matched.js';
-import type { InFlightLimit } from './in-flight-limit.js';
 import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
 
 /*
@@ -52,7 +51,6 @@ export interface ConverseActionClientLike {
 }
 
 export interface ConverseCallOptions {
-  readonly limit: InFlightLimit;
   /** The action's name on the graph (remapping applied), for error messages. */
   readonly actionName?: string;
   /**
@@ -139,14 +137,14 @@ export const converseResultFromWire = (result: WireConverseResult): ConverseResu
 });
 
 /**
- * Sends one goal. A missing action server is answered at once (RosServiceUnavailableError); otherwise
- * the goal takes its place in the in-flight limit and is sent when its turn comes. Parts go to
- * `handler.part` in arrival order, then the result to `finished` (goal succeeded), or `failed`
- * (RosCallFailedError: rejected, aborted, canceled by the server, lost, or the port closed).
+ * Sends one goal at once. A missing action server is answered at once (RosServiceUnavailableError).
+ * Parts go to `handler.part` in arrival order, then the result to `finished` (goal succeeded), or
+ * `failed` (RosCallFailedError: rejected, aborted, canceled by the server, or lost).
  *
  * `cancel()` drops everything later and cancels the goal on the ROS side (at once if accepted, or as
- * soon as the acceptance arrives). `backendLifetime` aborts when the port closes: outstanding goals are
- * cancelled on the graph (best effort, the node goes right after) and fail.
+ * soon as the acceptance arrives). `backendLifetime` is aborted when the port closes: later goals are
+ * unavailable. Time-outs, the in-flight limit and failing the goals outstanding when the port closes are
+ * the call wrapper's (src/ros/ros-calls.ts), which cancels them here (on the graph too).
  */
 export const callConverse = (
   client: ConverseActionClientLike,
@@ -154,7 +152,6 @@ export const callConverse = (
   backendLifetime: AbortSignal,
   handler: RosConverseHandler,
   {
-    limit,
     actionName = defaultServiceName('converse'),
     resultSettleMs = RESULT_SETTLE.ms,
     resultSettleMaxMs = RESULT_SETTLE.maxMs,
@@ -163,46 +160,32 @@ export const callConverse = (
   const failure = (detail: string, cause?: unknown) =>
     new RosCallFailedError('converse', detail, { cause, serviceName: actionName });
   const unavailable = () => new RosServiceUnavailableError('converse', actionName);
-  const matched = (): boolean =>
-    serverMatched(() => client.isActionServerAvailable(), handler, failure, unavailable);
 
   if (backendLifetime.aborted) {
     handler.failed(unavailable());
     return SETTLED_CALL;
   }
-  if (!matched()) return SETTLED_CALL;
+  if (!serverMatched(() => client.isActionServerAvailable(), handler, failure, unavailable)) {
+    return SETTLED_CALL;
+  }
 
   /** Settled (finished or failed) or cancelled: nothing more reaches the handler. */
   let done = false;
   let cancelRequested = false;
-  // Read through a function: TypeScript narrows a `let` to its initial value across the closures that change it.
-  const isDone = () => done;
   let goalHandle: ConverseGoalHandleLike | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   let settleCap: NodeJS.Timeout | undefined;
-  /** Frees the in-flight place; set once the goal entered the limit (send may run, and end, before). */
-  const place: { leave?: () => void } = {};
-  let waited = false;
-  let sending = false;
 
   const cancelOnGraph = () => {
     if (goalHandle !== undefined) cancelIfAccepted(goalHandle);
   };
-  const onBackendClosed = () => {
-    if (done) return;
-    cancelOnGraph();
-    end();
-    handler.failed(failure('the ROS backend closed before the result arrived'));
-  };
   const link: GoalLink = {};
-  /** Stops listening (rclnodejs's callbacks reach nothing of this goal) and frees the in-flight place. */
+  /** Stops listening: rclnodejs's callbacks reach nothing of this goal. */
   const end = () => {
     done = true;
     link.feedback = link.accepted = link.result = link.lost = undefined;
     clearTimeout(settleTimer);
     clearTimeout(settleCap);
-    backendLifetime.removeEventListener('abort', onBackendClosed);
-    place.leave?.();
   };
   const fail = (error: Error) => {
     if (done) return;
@@ -277,45 +260,26 @@ export const callConverse = (
     fail(failure(firstLine(error), error));
   };
 
-  const send = (): void => {
-    sending = true;
-    if (backendLifetime.aborted) {
-      fail(unavailable());
-      return;
-    }
-    // After a wait in the queue the server may have gone meanwhile.
-    if (waited && !matched()) {
-      end();
-      return;
-    }
-    backendLifetime.addEventListener('abort', onBackendClosed, { once: true });
-    link.feedback = onFeedback;
-    link.accepted = onAccepted;
-    link.result = onResult;
-    link.lost = onLost;
-    try {
-      // rclnodejs serialises the goal here and sends it; a throw is a goal that never left.
-      sendGoalThrough(client, { audio: bytesToWire(goal.audio) }, link);
-    } catch (error) {
-      fail(failure(firstLine(error), error));
-    }
-  };
-
-  const leave = limit.enter(send);
-  place.leave = leave;
-  // Sent and ended at once (sendGoal threw): the place taken is given back now.
-  if (isDone()) leave();
-  waited = !sending;
+  link.feedback = onFeedback;
+  link.accepted = onAccepted;
+  link.result = onResult;
+  link.lost = onLost;
+  try {
+    // rclnodejs serialises the goal here and sends it; a throw is a goal that never left.
+    sendGoalThrough(client, { audio: bytesToWire(goal.audio) }, link);
+  } catch (error) {
+    fail(failure(firstLine(error), error));
+    return SETTLED_CALL;
+  }
   return {
     cancel: () => {
       if (cancelRequested) return;
       cancelRequested = true;
       if (done) return;
-      const sent = sending;
       cancelOnGraph();
       end();
       // Cancelled while the goal request is on its way: cancel it once it has an id on the server.
-      if (sent && goalHandle === undefined) link.accepted = cancelIfAccepted;
+      if (goalHandle === undefined) link.accepted = cancelIfAccepted;
     },
   };
 };

@@ -9,8 +9,6 @@ export { RclnodejsUnavailableError } from '../../rcl/rclnodejs-loader.js';
 export { RclnodejsSetupError } from '../../rcl/ros-init.js';
 
 export interface RclnodejsBackendOptions extends RosInitOptions {
-  /** Calls to one service outstanding at once (`--ros_calls_in_flight`). */
-  readonly callsInFlight: number;
   /** `--chat_interface`; see RclnodejsPortOptions. Default `service`. */
   readonly chatInterface?: 'service' | 'action';
 }
@@ -42,7 +40,6 @@ export async function createRclnodejsBackend(options: RclnodejsBackendOptions): 
       context,
       logger,
       rmw,
-      callsInFlight: options.callsInFlight,
       ...(options.chatInterface === undefined ? {} : { chatInterface: options.chatInterface }),
       ...(routerLink === undefined ? {} : { routerLink }),
       ...(attachMessageLost === undefined ? {} : { attachMessageLost }),

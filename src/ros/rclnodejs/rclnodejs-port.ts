@@ -22,7 +22,6 @@ import {
 } from '../ros-port.js';
 import { callConverse, type ConverseActionClientLike } from './converse-call.js';
 import { firstLine } from '../../rcl/error-text.js';
-import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
 import { ALWAYS_UP, type RouterLink } from '../../zenoh/router-link.js';
@@ -89,8 +88,6 @@ export interface RclnodejsPortOptions {
   readonly context: Context;
   readonly logger: Logger;
   readonly rmw: string;
-  /** Calls to one service outstanding at once (`--ros_calls_in_flight`); more wait in order. */
-  readonly callsInFlight: number;
   /**
    * `--chat_interface`: with `action` the Converse action client is required (its creation failing
    * fails the start, e.g. a tour_guide_interfaces built without the action) and /ready names a missing
@@ -114,7 +111,6 @@ export const createRclnodejsPort = ({
   context,
   logger,
   rmw,
-  callsInFlight,
   chatInterface = 'service',
   routerLink = ALWAYS_UP,
   attachMessageLost,
@@ -128,9 +124,6 @@ export const createRclnodejsPort = ({
   const node = new rcl.Node(ROS_NODE_NAME, '', context);
   const nodeName = node.getFullyQualifiedName();
   const clients = createClients(rcl, node);
-  const limits = Object.fromEntries(
-    ROS_SERVICE_KEYS.map((key) => [key, createInFlightLimit(callsInFlight)]),
-  ) as Record<RosServiceKey, InFlightLimit>;
   // The names on the graph, after remapping: what `ros2 service list` shows and an operator looks for
   // in /ready, the log and error messages.
   const serviceNames = Object.fromEntries(
@@ -149,7 +142,6 @@ export const createRclnodejsPort = ({
     () => node.resolveTopicName(ROS_ACTIONS.converse.name),
     ROS_ACTIONS.converse.name,
   );
-  const converseLimit = createInFlightLimit(callsInFlight);
   let converseClient: ConverseActionClientLike | undefined;
   let converseMissing: unknown;
   try {
@@ -227,7 +219,6 @@ export const createRclnodejsPort = ({
       services: ROS_SERVICE_KEYS.map((key) => serviceNames[key]),
       action: converseName,
       chatInterface,
-      callsInFlight,
       subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
       publishes: resolvedName(() => microphoneState.topic, ROS_MICROPHONE_STATE_TOPIC.name),
@@ -259,7 +250,7 @@ export const createRclnodejsPort = ({
   const closeNow = (): Promise<void> => {
     spinning = false;
     routerLink.close();
-    // First, so calls still waiting fail now instead of waiting for answers that cannot arrive.
+    // First: later calls are refused (calls outstanding are the call wrapper's to fail, RosCallSettings.closing).
     lifetime.abort();
     try {
       // Destroys the node (stopping its executor thread) and shuts rcl down for this context.
@@ -289,7 +280,6 @@ export const createRclnodejsPort = ({
         return SETTLED_CALL;
       }
       return callRosService(service, clients[service], request, lifetime.signal, handler, {
-        limit: limits[service],
         serviceName: serviceNames[service],
       });
     },
@@ -310,10 +300,13 @@ export const createRclnodejsPort = ({
         );
         return SETTLED_CALL;
       }
-      return callConverse(converseClient, goal, lifetime.signal, handler, {
-        limit: converseLimit,
-        actionName: converseName,
-      });
+      return callConverse(converseClient, goal, lifetime.signal, handler, { actionName: converseName });
+    },
+    // Asked by the call wrapper before a call waits for a place: no server, or no router, means no wait.
+    serverAvailable: (service) => {
+      if (lifetime.signal.aborted || routerLink.down() !== undefined) return false;
+      if (service !== 'converse') return clients[service].isServiceServerAvailable();
+      return converseClient?.isActionServerAvailable() ?? false;
     },
     serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
     playAudio$: playAudio.asObservable(),

@@ -1,7 +1,8 @@
 /**
- * Bounds the calls to one ROS service outstanding at once, so a burst cannot overflow the RMW's
- * keep-last service queues, where calls would be lost silently. The bound is `--ros_calls_in_flight`;
- * src/cli/options.ts explains its default, the depth of the services QoS profile.
+ * Bounds the calls to one ROS service (or Converse goals) outstanding at once, so a burst cannot overflow
+ * the RMW's keep-last service queues, where calls would be lost silently. The call wrapper
+ * (./ros-calls.ts) keeps one per service; the bound is `--ros_calls_in_flight`, and src/cli/options.ts
+ * explains its default, the depth of the services QoS profile.
  */
 export interface InFlightLimit {
   /**
@@ -11,6 +12,8 @@ export interface InFlightLimit {
   enter(start: () => void): () => void;
   /** Running now. */
   readonly running: number;
+  /** Whether a call entering now would wait. */
+  readonly full: boolean;
   /** Waiting for a place. */
   readonly waiting: number;
 }
@@ -59,6 +62,9 @@ export const createInFlightLimit = (limit: number): InFlightLimit => {
     },
     get running() {
       return running;
+    },
+    get full() {
+      return running >= limit || queue.size > 0;
     },
     get waiting() {
       return queue.size;
