@@ -459,6 +459,11 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       const kiosks: WebSocket[] = [];
       let received = 0;
       try {
+        const bridgePid = bridge.child.process.pid;
+        assert.ok(bridgePid !== undefined);
+        // Idle: the node spinning on the graph, no kiosk connected (reported, not asserted).
+        await memory.afterGc();
+        const idleRss = rssOf(bridgePid);
         for (let index = 0; index < MEMORY.kiosks; index += 1) {
           const kiosk = new WebSocket(bridge.wsUrl);
           // Counted, not kept: the test process's memory is not under test.
@@ -480,8 +485,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           const settled = received % MEMORY.kiosks === 0;
           return Promise.resolve(settled);
         });
-        const pid = bridge.child.process.pid;
-        assert.ok(pid !== undefined);
+        const pid = bridgePid;
         const samples: { rss: number; heapUsed: number; external: number }[] = [];
         for (let round = 0; round < MEMORY.rounds; round += 1) {
           const expected = received + MEMORY.kiosks * MEMORY.sizes.reduce((sum, [count]) => sum + count, 0);
@@ -499,6 +503,11 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           samples.push({ rss: rssOf(pid), heapUsed: usage.heapUsed, external: usage.external });
         }
         const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+        context.diagnostic(
+          `memory: idle rss ${mib(idleRss)} MiB (no kiosk; MALLOC_ARENA_MAX=${
+            process.env['MALLOC_ARENA_MAX'] ?? 'unset'
+          }); peak rss over the rounds ${mib(Math.max(...samples.map((sample) => sample.rss)))} MiB`,
+        );
         context.diagnostic(
           `memory per round (MiB): ${samples
             .map(
