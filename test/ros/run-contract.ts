@@ -60,9 +60,22 @@ const checkEnvironment = (): void => {
       timeout: LIMITS.loadRclnodejsMs,
     },
   );
-  if (load.error !== undefined) skip(`rclnodejs failed to load: ${load.error.message}`);
-  if (load.status !== 0) {
-    skip(`rclnodejs fails to load: ${firstLine(load.stderr) || `exit status ${String(load.status)}`}`);
+  // ROS 2 is sourced, so a run was meant: rclnodejs failing to load is a broken setup (no native binding
+  // for this ROS, rcl built for another RMW than RMW_IMPLEMENTATION), never a pass. Found on a core whose
+  // rcl was linked to Cyclone DDS: `RMW_IMPLEMENTATION=rmw_zenoh_cpp npm run test:ros` said SKIPPED, exit 0.
+  const loadFailure =
+    load.error !== undefined
+      ? load.error.message
+      : load.status !== 0
+        ? firstLine(load.stderr) || `exit status ${String(load.status)}`
+        : undefined;
+  if (loadFailure !== undefined) {
+    process.stderr.write(
+      `rclnodejs contract suite FAILED: ROS 2 is sourced but rclnodejs fails to load: ${loadFailure}; ` +
+        'rebuild it against this ROS 2 (npm_config_yes=true npm rebuild rclnodejs --ignore-scripts=false) ' +
+        'and check that RMW_IMPLEMENTATION names an RMW this ROS 2 was built with\n',
+    );
+    process.exit(1);
   }
   const interfaces = prefixes
     .split(delimiter)
