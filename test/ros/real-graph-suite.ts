@@ -104,12 +104,13 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
 
     it('delivers /play_audio from a ROS publisher to two kiosks: same ids, same bytes, in order', async () => {
       const { probe, bridge } = graph();
-      await pollUntil("the probe's /play_audio publisher matching the bridge", 30_000, () =>
-        Promise.resolve(probe.playAudioSubscribers() > 0),
-      );
+      // Kiosks first: the bridge subscribes to /play_audio only while a kiosk is connected.
       const first = await openKiosk(bridge.wsUrl);
       const second = await openKiosk(bridge.wsUrl);
       try {
+        await pollUntil("the probe's /play_audio publisher matching the bridge", 30_000, () =>
+          Promise.resolve(probe.playAudioSubscribers() > 0),
+        );
         // Matching is seen from the publisher's side first; publish markers until one arrives, so the
         // burst below is not published while the bridge's side of the match is still pending.
         let markers = 0;

@@ -172,16 +172,18 @@ class FakeNode {
   }
   // rclnodejs returns the entity, whose `topic` / `serviceName` getters read the remapped name from rcl;
   // without remaps the stand-in returns nothing, as an rclnodejs without those getters would.
-  createSubscription(
-    type: string,
-    topic: string,
-    options: { qos: FakeQoS },
-    callback: Callback,
-  ): { topic: string } | undefined {
-    this.subscriptions.push({ type, topic, options, callback });
-    const remapped = this.context.remaps?.[topic];
-    return remapped === undefined ? undefined : { topic: remapped };
+  createSubscription(type: string, topic: string, options: { qos: FakeQoS }, callback: Callback): object {
+    const entity = { type, topic, options, callback };
+    this.subscriptions.push(entity);
+    this.subscriptionsCreated += 1;
+    return entity;
   }
+  destroySubscription(entity: object): void {
+    const index = this.subscriptions.findIndex((subscription) => subscription === entity);
+    assert.ok(index >= 0, 'destroying a subscription that does not exist');
+    this.subscriptions.splice(index, 1);
+  }
+  subscriptionsCreated = 0;
   createService(
     type: string,
     name: string,
@@ -285,7 +287,10 @@ describe('rclnodejs port wiring', () => {
         { qos: 'qos_profile_services_default' },
       ]),
     );
+    assert.equal(node.subscriptions.length, 0, 'no /play_audio subscription while nobody listens');
+    const listening = port.playAudio$.subscribe();
     const [subscription] = node.subscriptions;
+    listening.unsubscribe();
     assert.equal(subscription?.type, 'tour_guide_interfaces/msg/PlayAudio');
     assert.equal(subscription.topic, '/play_audio');
     const { qos } = subscription.options;
@@ -335,6 +340,28 @@ describe('rclnodejs port wiring', () => {
     assert.doesNotThrow(() => deliver({ emotion: 'happy', text: 'broken', audio: undefined }));
     assert.deepEqual(received, [{ emotion: 'happy', text: 'hello', audio: new Uint8Array([1, 2]) }]);
     await port.close();
+  });
+
+  it('subscribes to /play_audio only while someone listens: none with no kiosk, one for many, gone after the last', async () => {
+    const { port, node } = setup();
+    assert.equal(node.subscriptions.length, 0);
+    const first = port.playAudio$.subscribe();
+    const second = port.playAudio$.subscribe();
+    assert.equal(node.subscriptions.length, 1);
+    first.unsubscribe();
+    assert.equal(node.subscriptions.length, 1, 'one listener left');
+    second.unsubscribe();
+    assert.equal(node.subscriptions.length, 0, 'destroyed after the last listener');
+    const again: PlayAudioMsg[] = [];
+    const third = port.playAudio$.subscribe((message) => again.push(message));
+    assert.deepEqual([node.subscriptions.length, node.subscriptionsCreated], [1, 2]);
+    node.subscriptions[0]?.callback({ emotion: 'happy', text: 'again', audio: Buffer.from([3]) });
+    assert.deepEqual(again, [{ emotion: 'happy', text: 'again', audio: new Uint8Array([3]) }]);
+    await port.close();
+    assert.equal(third.closed, true, 'completed by close');
+    let completed = false;
+    port.playAudio$.subscribe({ complete: () => (completed = true) });
+    assert.deepEqual([completed, node.subscriptionsCreated], [true, 2], 'nothing subscribed after close');
   });
 
   it('answers microphone calls itself only while nobody listens', () => {

@@ -25,6 +25,8 @@ type SubscriptionEventCallbacksClass = new () => SubscriptionEventCallbacksLike;
 
 interface NodeWithEvents {
   _events?: unknown;
+  /** rclnodejs's ShadowNode: hands the node's entities (`_events` among them) to the executor's wait set. */
+  syncHandles?: () => void;
 }
 interface SubscriptionWithEvents {
   readonly handle: unknown;
@@ -76,6 +78,9 @@ export const loadMessageLostEvents = async (logger: Logger): Promise<AttachMessa
       const handlers = callbacks.createEventHandlers(target.handle);
       target.events = handlers;
       (owner._events as unknown[]).push(...handlers);
+      // A subscription made while the node spins (the bridge subscribes when a kiosk connects): its
+      // events reach the wait set only with the next sync, which createSubscription ran before they existed.
+      owner.syncHandles?.();
       return true;
     } catch (error) {
       logger.info(

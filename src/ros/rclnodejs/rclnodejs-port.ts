@@ -1,6 +1,6 @@
 import type { Context, Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import { Subject } from 'rxjs';
+import { Observable, Subject } from 'rxjs';
 import type { PlayAudioMsg } from '../ros-messages.js';
 import {
   ROS_ACTIONS,
@@ -155,31 +155,80 @@ export const createRclnodejsPort = ({
     );
   }
 
-  const subscription = node.createSubscription(
-    ROS_PLAY_AUDIO_TOPIC.type,
-    ROS_PLAY_AUDIO_TOPIC.name,
-    { qos: playAudioQos(rcl), enableTypedArray: true },
-    // Annotated: the overload's callback type is a union (typed or raw message) that gives no contextual type.
-    (message: WirePlayAudio) => {
-      // An exception here would escape into rclnodejs's executor callback and end the process.
-      try {
-        const converted = playAudioFromWire(message);
-        logger.debug(
-          { emotion: converted.emotion, audioBytes: converted.audio.byteLength },
-          '/play_audio message',
-        );
-        playAudio.next(converted);
-      } catch (error) {
-        logger.warn({ err: error }, 'dropped a /play_audio message that could not be read');
-      }
-    },
-  );
-
   const playAudioLost = new Subject<number>();
-  const countingLosses =
-    attachMessageLost?.(node, subscription, (count) => {
+  const playAudioTopic = resolvedName(
+    () => node.resolveTopicName(ROS_PLAY_AUDIO_TOPIC.name),
+    ROS_PLAY_AUDIO_TOPIC.name,
+  );
+  /**
+   * The /play_audio subscription exists only while someone (a kiosk's session, through the hub's shared
+   * stream) listens: with no kiosk connected the middleware delivers nothing to this process and no CPU
+   * goes into taking or converting speech nobody hears. Created on the first listener, destroyed after
+   * the last.
+   */
+  let playAudioSubscription: ReturnType<Node['createSubscription']> | undefined;
+  let playAudioListeners = 0;
+  const subscribePlayAudio = (): void => {
+    const created = node.createSubscription(
+      ROS_PLAY_AUDIO_TOPIC.type,
+      ROS_PLAY_AUDIO_TOPIC.name,
+      { qos: playAudioQos(rcl), enableTypedArray: true },
+      // Annotated: the overload's callback type is a union (typed or raw message) that gives no contextual type.
+      (message: WirePlayAudio) => {
+        // An exception here would escape into rclnodejs's executor callback and end the process.
+        try {
+          const converted = playAudioFromWire(message);
+          logger.debug(
+            { emotion: converted.emotion, audioBytes: converted.audio.byteLength },
+            '/play_audio message',
+          );
+          playAudio.next(converted);
+        } catch (error) {
+          logger.warn({ err: error }, 'dropped a /play_audio message that could not be read');
+        }
+      },
+    );
+    playAudioSubscription = created;
+    attachMessageLost?.(node, created, (count) => {
       playAudioLost.next(count);
-    }) ?? false;
+    });
+    logger.info({ topic: playAudioTopic }, 'subscribed to /play_audio: a kiosk is connected');
+  };
+  const unsubscribePlayAudio = (): void => {
+    const subscription = playAudioSubscription;
+    playAudioSubscription = undefined;
+    // After close the node and its entities are gone already.
+    if (subscription === undefined || lifetime.signal.aborted) return;
+    try {
+      node.destroySubscription(subscription);
+      logger.info({ topic: playAudioTopic }, 'unsubscribed from /play_audio: no kiosk is connected');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not destroy the /play_audio subscription');
+    }
+  };
+  const playAudio$ = new Observable<PlayAudioMsg>((subscriber) => {
+    if (lifetime.signal.aborted) {
+      subscriber.complete();
+      return undefined;
+    }
+    const inner = playAudio.subscribe(subscriber);
+    playAudioListeners += 1;
+    if (playAudioListeners === 1) {
+      try {
+        subscribePlayAudio();
+      } catch (error) {
+        playAudioListeners -= 1;
+        inner.unsubscribe();
+        subscriber.error(error);
+        return undefined;
+      }
+    }
+    return () => {
+      inner.unsubscribe();
+      playAudioListeners -= 1;
+      if (playAudioListeners === 0) unsubscribePlayAudio();
+    };
+  });
 
   const handleMicrophone = createMicrophoneHandler({
     hasListeners: () => microphoneRequests.observed,
@@ -219,10 +268,10 @@ export const createRclnodejsPort = ({
       services: ROS_SERVICE_KEYS.map((key) => serviceNames[key]),
       action: converseName,
       chatInterface,
-      subscribes: resolvedName(() => subscription.topic, ROS_PLAY_AUDIO_TOPIC.name),
+      subscribes: playAudioTopic,
       provides: resolvedName(() => microphoneService.serviceName, ROS_MICROPHONE_SERVICE.name),
       publishes: resolvedName(() => microphoneState.topic, ROS_MICROPHONE_STATE_TOPIC.name),
-      countsPlayAudioLost: countingLosses,
+      countsPlayAudioLost: attachMessageLost !== undefined,
     },
     'ROS node spinning',
   );
@@ -309,7 +358,7 @@ export const createRclnodejsPort = ({
       return converseClient?.isActionServerAvailable() ?? false;
     },
     serviceName: (service) => (service === 'converse' ? converseName : serviceNames[service]),
-    playAudio$: playAudio.asObservable(),
+    playAudio$,
     playAudioLost$: playAudioLost.asObservable(),
     microphoneRequests$: microphoneRequests.asObservable(),
     publishMicrophoneEnabled: (enabled) => {
