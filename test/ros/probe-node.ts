@@ -25,6 +25,8 @@ export interface ProbeNode {
   publishSpeech(message: PlayAudioMsg): void;
   /** Subscriptions matched by the /play_audio publisher (the bridge's, once discovered). */
   playAudioSubscribers(): number;
+  /** Subscriptions to `topic` on the graph, as this node sees them (rcl_count_subscribers). */
+  subscribersOf(topic: string): number;
   /** Calls /microphone/set_enabled; rejects when no server appears or no answer comes in time. */
   setMicrophone(enabled: boolean, timeoutMs: number): Promise<SetBoolResponseMsg>;
   /** Calls a /microphone/set_enabled server under another name (a remapped bridge's). */
@@ -121,6 +123,7 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
       chosen.publish({ emotion: message.emotion, text: message.text, audio: message.audio });
     },
     playAudioSubscribers: () => subscriptionCount(publisher),
+    subscribersOf: (topic) => node.countSubscribers(topic),
     setMicrophone: (enabled, timeoutMs) =>
       setBool(microphone, ROS_MICROPHONE_SERVICE.name, enabled, timeoutMs),
     setMicrophoneAt: async (service, enabled, timeoutMs) => {

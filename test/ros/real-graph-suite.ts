@@ -102,6 +102,34 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       second.close();
     });
 
+    it('subscribes to /play_audio only while a kiosk is connected: none before, one with a kiosk, none after', async () => {
+      const current = graph();
+      const { probe } = current;
+      // A bridge of its own on a topic of its own, so no other bridge's kiosks count.
+      const topic = `/${uniqueName('lazy').replace(/-/g, '_')}/play_audio`;
+      const bridge = await current.startBridge(uniqueName('lazy-bridge'), [
+        '--ros-args',
+        '-r',
+        `/play_audio:=${topic}`,
+      ]);
+      try {
+        // Up and serving, with no kiosk: nothing subscribed (a subscription made at start would show
+        // within this second; the kiosk below shows how soon one does).
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        assert.equal(probe.subscribersOf(topic), 0, 'no kiosk, no subscription');
+        const kiosk = await openKiosk(bridge.wsUrl);
+        await pollUntil(`the bridge subscribing to ${topic}`, 30_000, () =>
+          Promise.resolve(probe.subscribersOf(topic) === 1),
+        );
+        kiosk.close();
+        await pollUntil(`the bridge's subscription to ${topic} gone`, 30_000, () =>
+          Promise.resolve(probe.subscribersOf(topic) === 0),
+        );
+      } finally {
+        await bridge.child.stop();
+      }
+    });
+
     it('delivers /play_audio from a ROS publisher to two kiosks: same ids, same bytes, in order', async () => {
       const { probe, bridge } = graph();
       // Kiosks first: the bridge subscribes to /play_audio only while a kiosk is connected.
