@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
+import { VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { createInFlightLimit } from '../../src/ros/in-flight-limit.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
@@ -95,7 +96,7 @@ class PendingPort {
   }
 }
 
-const setup = (callsInFlight: number, timeoutMs = 60_000) => {
+const setup = (callsInFlight: number, timeoutMs = 60_000, scheduler?: SchedulerLike) => {
   const port = new PendingPort();
   const closing = new AbortController();
   const calls = createRosCalls({
@@ -103,6 +104,7 @@ const setup = (callsInFlight: number, timeoutMs = 60_000) => {
     timeoutsMs: callTimeouts(timeoutMs),
     callsInFlight,
     closing: closing.signal,
+    ...(scheduler === undefined ? {} : { scheduler }),
   });
   const outcomes: Record<string, unknown> = {};
   const remove = (name: string): RosCallTicket =>
@@ -186,11 +188,14 @@ describe('the call wrapper: calls outstanding per service', () => {
     );
   });
 
-  it('a waiting call that times out gives up its place in the queue and is never sent', async () => {
-    const { port, calls, outcomes, remove } = setup(1, 20);
+  it('a waiting call that times out gives up its place in the queue and is never sent', () => {
+    // Virtual time: both calls made at the same instant, so both deadlines pass together. (On the
+    // process clock a millisecond between them leaves the second call 1 ms, and it is sent.)
+    const scheduler = new VirtualTimeScheduler();
+    const { port, calls, outcomes, remove } = setup(1, 20, scheduler);
     remove('a');
     remove('b');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    scheduler.flush();
     assert.ok(outcomes['a'] instanceof RosTimeoutError);
     assert.ok(outcomes['b'] instanceof RosTimeoutError);
     assert.deepEqual(port.names(), ['a']);
