@@ -6,6 +6,7 @@ import {
   type DeadlineEntry,
   type DeadlineList,
 } from './deadlines.js';
+import { firstLine } from '../rcl/error-text.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from './ros-messages.js';
 import {
@@ -306,9 +307,8 @@ class RosCallsImpl implements RosCalls {
     try {
       available = ask.call(this.#port, pending.service);
     } catch (error) {
-      const detail = (error instanceof Error ? error.message : String(error)).split('\n', 1)[0] ?? '';
       pending.failed(
-        new RosCallFailedError(pending.service, detail, {
+        new RosCallFailedError(pending.service, firstLine(error), {
           cause: error,
           serviceName: this.serviceName(pending.service),
         }),

@@ -167,7 +167,6 @@ export const createRclnodejsPort = ({
    * the last.
    */
   let playAudioSubscription: ReturnType<Node['createSubscription']> | undefined;
-  let playAudioListeners = 0;
   const subscribePlayAudio = (): void => {
     const created = node.createSubscription(
       ROS_PLAY_AUDIO_TOPIC.type,
@@ -211,22 +210,19 @@ export const createRclnodejsPort = ({
       subscriber.complete();
       return undefined;
     }
-    const inner = playAudio.subscribe(subscriber);
-    playAudioListeners += 1;
-    if (playAudioListeners === 1) {
+    // The first listener makes the subscription; whether anyone listens is the Subject's own count.
+    if (!playAudio.observed) {
       try {
         subscribePlayAudio();
       } catch (error) {
-        playAudioListeners -= 1;
-        inner.unsubscribe();
         subscriber.error(error);
         return undefined;
       }
     }
+    const inner = playAudio.subscribe(subscriber);
     return () => {
       inner.unsubscribe();
-      playAudioListeners -= 1;
-      if (playAudioListeners === 0) unsubscribePlayAudio();
+      if (!playAudio.observed) unsubscribePlayAudio();
     };
   });
 
