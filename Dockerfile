@@ -132,6 +132,11 @@ ENV RMW_IMPLEMENTATION=rmw_zenoh_cpp \
     ZENOH_CONFIG_OVERRIDE='mode="client";connect/endpoints=["tcp/host.docker.internal:7447"]' \
     TOUR_STORE_FILE=/var/lib/tour-bridge/tours.json \
     TOUR_BRIDGE_STATE_DIR=/var/lib/tour-bridge
+# glibc's allocator keeps freed blocks of 128 KiB and more for reuse once a large one was freed (it raises
+# its mmap threshold on every such free), so a /play_audio burst's buffers stayed resident. A fixed
+# threshold returns them to the system when freed: on a real graph the bridge's peak RSS over the
+# fan-out rounds went 103 → 91 MiB (docs/performance.md, "Memory on a real graph").
+ENV MALLOC_MMAP_THRESHOLD_=131072
 
 WORKDIR /app
 USER tourbridge

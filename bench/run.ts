@@ -457,6 +457,7 @@ const main = async (): Promise<number> => {
       }),
       port,
       readyPath: '/health',
+      ...(role === 'bridge' ? { env: args.serviceEnv } : {}),
     });
     servers.push(server);
     log(`${role} pid ${server.pid} on ${server.baseUrl}`);
@@ -577,6 +578,7 @@ const main = async (): Promise<number> => {
         service: `${args.service ?? (args.fromSource ? 'src/server.ts (tsx)' : 'dist/src/server.js')} --backend sim --log_level error --sim_latency_ms 0 --max_sessions ${maxSessions}`,
         cpuProf: args.cpuProfDir ?? null,
         compare: args.compare ?? null,
+        serviceEnv: args.serviceEnv,
       },
       scenarios,
     };

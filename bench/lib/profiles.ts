@@ -165,11 +165,16 @@ export interface BenchArgs {
   readonly service: string | undefined;
   /** A second build measured alongside (interleaved) as the baseline of a before/after comparison. */
   readonly compare: string | undefined;
+  /**
+   * Environment given to the measured bridge only (`--env NAME=VALUE`, repeatable), e.g. an allocator
+   * setting: with `--compare` naming the same build, its cost side by side.
+   */
+  readonly serviceEnv: Readonly<Record<string, string>>;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
-                      [--compare <file>]
+                      [--compare <file>] [--env NAME=VALUE]...
   (default)       full run, about 4 minutes; writes bench/results.json
   --quick         short run, under a minute; writes bench/results-quick.json
   --smoke         seconds; proves the harness works (the smoke test runs it); writes bench/results-smoke.json
@@ -179,7 +184,8 @@ export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>]
   --require-wrk   fail when wrk is missing instead of skipping the HTTP scenarios
   --cpu-prof DIR  run the bridge under node --cpu-prof, profile written to DIR when it stops
   --service FILE  measure this build of the service (its dist/src/server.js) instead of building this tree
-  --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline`;
+  --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline
+  --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)`;
 
 export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv): BenchArgs | string => {
   let mode: BenchProfile['mode'] = 'full';
@@ -191,6 +197,7 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
   let cpuProfDir: string | undefined;
   let service: string | undefined;
   let compare: string | undefined;
+  const serviceEnv: Record<string, string> = {};
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     const value = () => {
@@ -231,6 +238,12 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
         case '--compare':
           compare = value();
           break;
+        case '--env': {
+          const setting = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(value());
+          if (setting === null) return `--env needs NAME=VALUE\n${USAGE}`;
+          serviceEnv[setting[1] ?? ''] = setting[2] ?? '';
+          break;
+        }
         case '--only': {
           const names = value().split(',');
           const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
@@ -264,5 +277,6 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
     cpuProfDir,
     service,
     compare,
+    serviceEnv,
   };
 };

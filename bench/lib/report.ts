@@ -365,8 +365,11 @@ const renderComparison = (results: BenchResults): string => {
     );
   }
   if (rows.length === 0) return '';
+  const env = Object.entries((results.settings['serviceEnv'] ?? {}) as Record<string, string>);
+  const withEnv =
+    env.length === 0 ? '' : ` (this one with ${env.map(([name, value]) => `${name}=${value}`).join(' ')})`;
   return [
-    `Before → after: the --compare build (${String(results.settings['compare'])}) and this one, same run, interleaved`,
+    `Before → after: the --compare build (${String(results.settings['compare'])}) and this one${withEnv}, same run, interleaved`,
     '',
     table(['figure', 'before', 'after', 'change'], rows),
   ].join('\n');

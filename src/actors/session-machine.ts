@@ -68,11 +68,14 @@ export const sessionMachine = setup({
       const pair = encodeAudioPair(context.input.messageIds.next(), event.part, event.request.turn);
       if (!context.outbox.send(pair)) self.send({ type: 'session.sendFailed' });
     },
-    /** Sends the last call's answer (or failure). A broken outbox is seen by `answering` at once. */
-    deliverOutcome: ({ context }) => {
-      const { outcome, input, outbox } = context;
-      if (outcome === undefined) return;
-      outbox.batch(() => sendOutcome(outcome, input.messageIds, outbox));
+    /**
+     * Sends how the call ended (`answering` is entered by `call.settled`, its entry reads that event). A
+     * broken outbox is seen by `answering` at once.
+     */
+    deliverOutcome: ({ context, event }) => {
+      if (event.type !== 'call.settled') return;
+      const { input, outbox } = context;
+      outbox.batch(() => sendOutcome(event.outcome, input.messageIds, outbox));
     },
     /** `turn_end` cancelled for each stopped or dropped turn, in turn order, then the ack. */
     deliverCancelled: ({ context, self }) => {
@@ -104,7 +107,7 @@ export const sessionMachine = setup({
     /** Runs the request now when nothing runs or waits, else queues it. */
     admit: assign(({ context, event }) => {
       if (event.type !== 'request') return {};
-      return context.running === undefined && context.waiting.length === 0 && context.outcome === undefined
+      return context.running === undefined && context.waiting.length === 0
         ? { running: event.request }
         : { waiting: [...context.waiting, event.request] };
     }),
@@ -112,16 +115,11 @@ export const sessionMachine = setup({
     releaseAudio: ({ context }) => {
       if (context.running !== undefined) context.holdings.release(context.running);
     },
-    settle: assign(({ event }) => ({
-      running: undefined,
-      outcome: event.type === 'call.settled' ? event.outcome : undefined,
-    })),
+    settle: assign({ running: undefined }),
     startNext: assign(({ context }) => ({
       running: context.waiting[0],
       waiting: context.waiting.slice(1),
-      outcome: undefined,
     })),
-    clearOutcome: assign({ outcome: undefined }),
     /** Cancel, the effect: the audio of the running turn and of every queued turn goes back to the budget. */
     releaseCancelledAudio: ({ context }) => {
       const { running, waiting, holdings } = context;
@@ -182,7 +180,6 @@ export const sessionMachine = setup({
     microphoneEnabled: input.microphone.isEnabled(),
     running: undefined,
     waiting: [],
-    outcome: undefined,
     turns: 0,
     cancelledTurns: [],
   }),
@@ -288,7 +285,7 @@ export const sessionMachine = setup({
           always: [
             { guard: 'outboxBroken', target: '#session.closed' },
             { guard: 'hasWaiting', target: 'calling', actions: 'startNext' },
-            { target: 'idle', actions: 'clearOutcome' },
+            { target: 'idle' },
           ],
         },
       },

@@ -107,8 +107,6 @@ export interface SessionContext {
   readonly running: ConversationRequest | undefined;
   /** Requests waiting behind it, oldest first. */
   readonly waiting: readonly ConversationRequest[];
-  /** How the last call ended, for `answering`. */
-  readonly outcome: CallOutcome | undefined;
   /** Binary frames received so far: the number of the last turn. */
   readonly turns: number;
   /** Turns a `cancel` stopped or dropped, in turn order, for `cancelled` (and the ack after them). */

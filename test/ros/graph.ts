@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { KioskClient } from '../support/ws-client.js';
 import { startProbeNode, type ProbeNode } from './probe-node.js';
 import { startChild, type Child } from './processes.js';
+import { imageAllocatorEnv, SHIPPED_SERVER } from './shipped-bridge.js';
 
 /**
  * The ROS 2 graph of a contract run, every part a real ROS node in its own process except the probe
@@ -47,8 +48,16 @@ export const ACTION_SILENT_TIMEOUT_MS = 1_500;
 /** The silent bridge's time-outs: short, so a test waits for them, not for the defaults. */
 export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
 
+export interface BridgeLaunch {
+  readonly nodeFlags?: readonly string[];
+  /** The compiled service with the image's allocator settings, instead of src/ through tsx. */
+  readonly shipped?: boolean;
+}
+
 export interface Bridge {
   readonly child: Child;
+  /** The `MALLOC_*` variables the bridge's process was started with. */
+  readonly allocatorEnv: Readonly<Record<string, string>>;
   readonly baseUrl: string;
   readonly wsUrl: string;
 }
@@ -78,10 +87,11 @@ export interface RosGraph {
   restartStore(): Child;
   readonly storeFile: string;
   /**
-   * Starts one more bridge (`--backend ros`, default options plus `extra`; `nodeFlags` go to Node.js),
-   * stopped with the graph.
+   * Starts one more bridge (`--backend ros`, default options plus `extra`), stopped with the graph. From
+   * src/ through tsx, or with `shipped` as the image runs it (test/ros/shipped-bridge.ts); `nodeFlags` go
+   * to Node.js.
    */
-  startBridge(name: string, extra: readonly string[], nodeFlags?: readonly string[]): Promise<Bridge>;
+  startBridge(name: string, extra: readonly string[], how?: BridgeLaunch): Promise<Bridge>;
   /** A scratch directory of the run's own, removed with the graph. */
   readonly scratch: string;
   /**
@@ -143,8 +153,12 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
   let probe: ProbeNode | undefined;
   let storeRuns = 0;
 
-  const start = (name: string, argv: readonly string[]): Child => {
-    const child = startChild(name, argv, { cwd: REPO, env, logFile: join(logDir, `${name}.log`) });
+  const start = (name: string, argv: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Child => {
+    const child = startChild(name, argv, {
+      cwd: REPO,
+      env: { ...env, ...extraEnv },
+      logFile: join(logDir, `${name}.log`),
+    });
     children.push(child);
     return child;
   };
@@ -163,14 +177,14 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
   const startBridge = async (
     name: string,
     extra: readonly string[],
-    nodeFlags: readonly string[] = [],
+    { nodeFlags = [], shipped = false }: BridgeLaunch = {},
   ): Promise<Bridge> => {
     const [node, ...tsx] = TSX;
-    const child = start(name, [
+    const entry = shipped ? [SHIPPED_SERVER] : [...tsx, 'src/server.ts'];
+    const argv = [
       node ?? process.execPath,
       ...nodeFlags,
-      ...tsx,
-      'src/server.ts',
+      ...entry,
       '--backend',
       'ros',
       '--host',
@@ -180,10 +194,17 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       '--log_level',
       'info',
       ...extra,
-    ]);
+    ];
+    const extraEnv = shipped ? imageAllocatorEnv(REPO) : {};
+    const child = start(name, argv, extraEnv);
+    const allocatorEnv = Object.fromEntries(
+      Object.entries({ ...env, ...extraEnv }).flatMap(([key, value]) =>
+        key.startsWith('MALLOC_') && value !== undefined ? [[key, value] as const] : [],
+      ),
+    );
     const listening = await child.waitFor(/"port":(\d+)/, 'listening line', GRAPH_LIMITS.listeningMs);
     const baseUrl = `http://127.0.0.1:${listening[1] ?? ''}`;
-    return { child, baseUrl, wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws` };
+    return { child, allocatorEnv, baseUrl, wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws` };
   };
 
   let stopping: Promise<Record<string, number | null>> | undefined;

@@ -479,7 +479,11 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
     it('keeps memory flat over repeated rounds of /play_audio fan-out to 20 kiosks (heap after GC, external, RSS)', async (context) => {
       const current = graph();
       const { probe } = current;
-      const bridge = await current.startBridge(uniqueName('memory-bridge'), [], ['--inspect=127.0.0.1:0']);
+      // As the image runs it: compiled, with its allocator settings (test/ros/shipped-bridge.ts).
+      const bridge = await current.startBridge(uniqueName('memory-bridge'), [], {
+        nodeFlags: ['--inspect=127.0.0.1:0'],
+        shipped: true,
+      });
       const inspectorUrl = (
         await bridge.child.waitFor(/Debugger listening on (ws:\/\/\S+)/, 'the inspector', FRAME_TIMEOUT_MS)
       )[1];
@@ -515,7 +519,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           return Promise.resolve(settled);
         });
         const pid = bridgePid;
-        const samples: { rss: number; heapUsed: number; external: number }[] = [];
+        const samples: { rss: number; heapUsed: number; heapTotal: number; external: number }[] = [];
         for (let round = 0; round < MEMORY.rounds; round += 1) {
           const expected = received + MEMORY.kiosks * MEMORY.sizes.reduce((sum, [count]) => sum + count, 0);
           for (const [count, bytes] of MEMORY.sizes) {
@@ -529,19 +533,26 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
             Promise.resolve(received >= expected),
           );
           const usage = await memory.afterGc();
-          samples.push({ rss: rssOf(pid), heapUsed: usage.heapUsed, external: usage.external });
+          samples.push({
+            rss: rssOf(pid),
+            heapUsed: usage.heapUsed,
+            heapTotal: usage.heapTotal,
+            external: usage.external,
+          });
         }
         const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+        const allocatorSettings =
+          Object.entries(bridge.allocatorEnv)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(' ') || 'no MALLOC_* setting';
         context.diagnostic(
-          `memory: idle rss ${mib(idleRss)} MiB (no kiosk; MALLOC_ARENA_MAX=${
-            process.env['MALLOC_ARENA_MAX'] ?? 'unset'
-          }); peak rss over the rounds ${mib(Math.max(...samples.map((sample) => sample.rss)))} MiB`,
+          `memory: idle rss ${mib(idleRss)} MiB (no kiosk; the shipped build, ${allocatorSettings}); peak rss over the rounds ${mib(Math.max(...samples.map((sample) => sample.rss)))} MiB`,
         );
         context.diagnostic(
           `memory per round (MiB): ${samples
             .map(
               (sample) =>
-                `rss ${mib(sample.rss)} heap ${mib(sample.heapUsed)} external ${mib(sample.external)}`,
+                `rss ${mib(sample.rss)} heap ${mib(sample.heapUsed)} of ${mib(sample.heapTotal)} external ${mib(sample.external)}`,
             )
             .join('; ')}`,
         );

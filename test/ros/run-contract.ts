@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeRosEnvironment, rosRunEnvironment } from './ros-env.js';
+import { ensureShippedBuild } from './shipped-bridge.js';
 import { runOutcome } from './tap-summary.js';
 import { prepareZenoh, type RunningRouter } from './zenoh-router.js';
 
@@ -25,6 +26,8 @@ const LIMITS = {
   loadRclnodejsMs: 120_000,
   /** Generating rclnodejs's message classes (every package on AMENT_PREFIX_PATH) on a first run. */
   generateMessagesMs: 600_000,
+  /** Compiling the service into dist/ when it is older than src/. */
+  compileMs: 180_000,
   /** The whole test run, graph start-up included. */
   suiteMs: 15 * 60_000,
   /** After SIGTERM to the test process group, before SIGKILL. */
@@ -205,6 +208,12 @@ const runTests = (
 
 const main = async (): Promise<void> => {
   checkEnvironment();
+  // The memory check measures the service as the image runs it, compiled (test/ros/shipped-bridge.ts).
+  const unbuilt = ensureShippedBuild(REPO, LIMITS.compileMs);
+  if (unbuilt !== undefined) {
+    process.stderr.write(`rclnodejs contract suite FAILED: ${unbuilt}\n`);
+    process.exit(1);
+  }
   const logDir = await mkdtemp(join(tmpdir(), 'tour-bridge-test-ros-logs-'));
   const tapFile = join(logDir, 'results.tap');
   let code = 1;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 import { parse as parseYaml } from 'yaml';
@@ -8,6 +9,7 @@ import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/zenoh/zenoh-config.js';
 import { requestIdOf } from '../../src/transport/http/request-id.js';
+import { imageAllocatorEnv } from '../ros/shipped-bridge.js';
 import { clientOverride, routerOverride } from '../ros/zenoh-router.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import {
@@ -226,6 +228,15 @@ describe('Dockerfile', () => {
     assert.ok(runs.some((run) => /tsc -p tsconfig\.ros\.json/.test(run)));
     const ros = JSON.parse(read('tsconfig.ros.json').replace(/^\s*\/\/.*$/gm, '')) as { exclude: string[] };
     assert.deepEqual(ros.exclude, ['types/rclnodejs-interfaces.d.ts']);
+  });
+
+  it('runtime: the allocator setting the real-graph memory figures were measured with, as test:ros reads it', () => {
+    // docs/performance.md, "Memory on a real graph": a fixed mmap threshold, peak RSS 103 → 91 MiB.
+    assert.equal(finalEnv.get('MALLOC_MMAP_THRESHOLD_'), '131072');
+    // The real-graph memory check starts its bridge with exactly the image's MALLOC_* settings.
+    assert.deepEqual(imageAllocatorEnv(fileURLToPath(new URL('../..', import.meta.url))), {
+      MALLOC_MMAP_THRESHOLD_: '131072',
+    });
   });
 
   it('runtime: rmw_zenoh installed, the spec environment exactly, a non-root user, port 7000', () => {

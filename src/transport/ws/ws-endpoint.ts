@@ -93,8 +93,17 @@ const frameCounters = (metrics: BridgeMetrics) => {
   };
 };
 
-// uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy.
-const copyOf = (message: ArrayBuffer): Uint8Array => new Uint8Array(message.slice(0));
+/**
+ * uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy.
+ * Into memory that is not zeroed first (every byte is overwritten at once): `ArrayBuffer.slice` zero-fills
+ * its new buffer before copying, a second pass over each frame (docs/performance.md). Never pooled, so the
+ * copy owns its whole ArrayBuffer, which the ROS message can take without another copy.
+ */
+const copyOf = (message: ArrayBuffer): Uint8Array => {
+  const copy = new Uint8Array(Buffer.allocUnsafeSlow(message.byteLength).buffer);
+  copy.set(new Uint8Array(message));
+  return copy;
+};
 
 /**
  * The `/ws` endpoint: translates socket events into session events and outbound items into frames.
