@@ -97,13 +97,23 @@ const measureMemoryAndFanout = async (
       await fleet.resize(bridge.wsUrl, profile.memory.sessions);
       await sleep(profile.memory.settleMs);
       const withSessionsRssBytes = readRssBytes(bridge.pid);
+      await fleet.resize(bridge.wsUrl, 2 * profile.memory.sessions);
+      await sleep(profile.memory.settleMs);
+      const nextSessionsRssBytes = readRssBytes(bridge.pid);
       memory = {
         idleRssBytes,
         sessions: profile.memory.sessions,
         withSessionsRssBytes,
         perSessionBytes: Math.round((withSessionsRssBytes - idleRssBytes) / profile.memory.sessions),
+        nextSessionsRssBytes,
+        nextPerSessionBytes: Math.round(
+          (nextSessionsRssBytes - withSessionsRssBytes) / profile.memory.sessions,
+        ),
       };
-      log(`memory: idle ${idleRssBytes} B, ${profile.memory.sessions} sessions ${withSessionsRssBytes} B`);
+      log(
+        `memory: idle ${idleRssBytes} B, ${profile.memory.sessions} sessions ${withSessionsRssBytes} B, ` +
+          `${2 * profile.memory.sessions} sessions ${nextSessionsRssBytes} B`,
+      );
     }
     if (!args.only.has('fanout')) return memory === undefined ? {} : { memory };
 
@@ -437,7 +447,7 @@ const main = async (): Promise<number> => {
   if (!args.fromSource && args.service === undefined) build();
 
   const maxSessions =
-    Math.max(profile.memory.sessions, ...profile.fanout.sessions, ...profile.chat.sessions) + 100;
+    Math.max(2 * profile.memory.sessions, ...profile.fanout.sessions, ...profile.chat.sessions) + 100;
   const nodeFlags = args.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`];
   const servers: ServerProcess[] = [];
   /** A fresh bridge process: this tree's build (or --service), or the --compare build as the baseline. */

@@ -194,12 +194,22 @@ export const renderReport = (results: BenchResults): string => {
     out.push('5. Memory of the bridge (VmRSS)', '');
     out.push(
       table(
-        ['idle', `${memory.sessions} idle sessions`, 'per session', 'after fan-out', 'after scenarios 1–3'],
+        [
+          'idle',
+          `${memory.sessions} idle sessions`,
+          'per session',
+          `${memory.sessions} more`,
+          'per session of those',
+          'after fan-out',
+          'after scenarios 1–3',
+        ],
         [
           [
             formatBytes(memory.idleRssBytes),
             formatBytes(memory.withSessionsRssBytes),
             formatBytes(memory.perSessionBytes),
+            memory.nextSessionsRssBytes === undefined ? 'n/a' : formatBytes(memory.nextSessionsRssBytes),
+            memory.nextPerSessionBytes === undefined ? 'n/a' : formatBytes(memory.nextPerSessionBytes),
             memory.afterFanoutRssBytes === undefined ? 'n/a' : formatBytes(memory.afterFanoutRssBytes),
             memory.afterAllRssBytes === undefined ? 'n/a' : formatBytes(memory.afterAllRssBytes),
           ],
@@ -363,6 +373,14 @@ const renderComparison = (results: BenchResults): string => {
         change(memory.perSessionBytes, memoryBefore.perSessionBytes),
       ],
     );
+    if (memory.nextPerSessionBytes !== undefined && memoryBefore.nextPerSessionBytes !== undefined) {
+      rows.push([
+        'RSS per idle session, the next ones',
+        formatBytes(memoryBefore.nextPerSessionBytes),
+        formatBytes(memory.nextPerSessionBytes),
+        change(memory.nextPerSessionBytes, memoryBefore.nextPerSessionBytes),
+      ]);
+    }
   }
   if (rows.length === 0) return '';
   const env = Object.entries((results.settings['serviceEnv'] ?? {}) as Record<string, string>);
@@ -422,6 +440,13 @@ export const checkTargets = (results: Omit<BenchResults, 'targets'>): TargetChec
       value: formatBytes(memory.perSessionBytes),
       met: memory.perSessionBytes < 30 * KiB,
     });
+    if (memory.nextPerSessionBytes !== undefined) {
+      checks.push({
+        target: 'memory per idle session, 1,000 more on a grown process < 20 KiB',
+        value: formatBytes(memory.nextPerSessionBytes),
+        met: memory.nextPerSessionBytes < 20 * KiB,
+      });
+    }
   }
   return checks;
 };

@@ -83,7 +83,15 @@ export interface MemoryFigures {
   readonly idleRssBytes: number;
   readonly sessions: number;
   readonly withSessionsRssBytes: number;
+  /** (withSessions − idle) / sessions: the first sessions, with the one-time growth they cause. */
   readonly perSessionBytes: number;
+  /**
+   * With as many sessions again on top: (RSS then − withSessions) / sessions, what each further idle
+   * session costs once the process has grown to its working size (V8's young generation grows from 8 to
+   * 32 MiB during the first ones, docs/performance.md). Absent from runs before 2026-11-26.
+   */
+  readonly nextSessionsRssBytes?: number;
+  readonly nextPerSessionBytes?: number;
   /** The same process after the fan-out rounds, its 1,000 sessions still open. */
   readonly afterFanoutRssBytes?: number;
   /** The (other, fresh) process that ran scenarios 1 to 3, at their end. */

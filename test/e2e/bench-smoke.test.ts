@@ -60,6 +60,12 @@ describe('bench harness (--smoke)', () => {
     assert.ok(memory !== undefined);
     assert.ok(memory.idleRssBytes > 10 * 1024 * 1024, 'RSS read from /proc');
     assert.ok(memory.withSessionsRssBytes > 0);
+    // As many sessions again, measured on top of the first ones.
+    assert.ok(memory.nextSessionsRssBytes !== undefined && memory.nextSessionsRssBytes > 0);
+    assert.equal(
+      memory.nextPerSessionBytes,
+      Math.round((memory.nextSessionsRssBytes - memory.withSessionsRssBytes) / memory.sessions),
+    );
     assert.ok(memory.afterFanoutRssBytes !== undefined && memory.afterAllRssBytes !== undefined);
   });
 

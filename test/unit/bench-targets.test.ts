@@ -157,4 +157,25 @@ describe('bench targets', () => {
     assert.equal(verdicts(memory(30 * KiB - 1))[target], true);
     assert.equal(verdicts(memory(30 * KiB))[target], false);
   });
+
+  it('memory: under 20 KiB per idle session for 1,000 more on a grown process, when the run measured them', () => {
+    const memory = (nextPerSessionBytes: number | undefined) => ({
+      memory: {
+        idleRssBytes: 1,
+        sessions: 1000,
+        withSessionsRssBytes: 2,
+        perSessionBytes: 40 * KiB,
+        ...(nextPerSessionBytes === undefined ? {} : { nextSessionsRssBytes: 3, nextPerSessionBytes }),
+      },
+    });
+    const target = 'memory per idle session, 1,000 more on a grown process < 20 KiB';
+    assert.equal(verdicts(memory(20 * KiB - 1))[target], true);
+    assert.equal(verdicts(memory(20 * KiB))[target], false);
+    assert.equal(target in verdicts(memory(undefined)), false, 'a run from before 2026-11-26');
+    assert.equal(
+      verdicts(memory(1))['memory per idle session < 30 KiB'],
+      false,
+      'the first ones still judged',
+    );
+  });
 });
