@@ -49,8 +49,6 @@ export interface MicrophoneChange {
 export type KeepMicrophoneState = (change: MicrophoneChange) => Promise<void>;
 
 interface MicrophoneContext {
-  /** Whether a change is kept before it is answered (false without `--state_dir`: nothing to wait for). */
-  readonly keeps: boolean;
   /** The request being kept, answered once it is. */
   readonly pending: MicrophoneSetEvent | undefined;
 }
@@ -59,10 +57,10 @@ export const microphoneMachine = setup({
   types: {
     context: {} as MicrophoneContext,
     events: {} as MicrophoneEvent,
-    input: {} as { keeps: boolean } | undefined,
   },
   actors: {
-    // Replaced by the process's own keeper (`startMicrophoneActor`); this one keeps nothing.
+    // Replaced by the process's own keeper (`startMicrophoneActor`: the event log, on disk with
+    // `--state_dir`); this one keeps nothing, through the same states.
     keep: fromPromise<unknown, MicrophoneChange>(() => Promise.resolve()),
   },
   actions: {
@@ -87,11 +85,10 @@ export const microphoneMachine = setup({
   guards: {
     asksEnabled: ({ event }) => event.enabled,
     asksDisabled: ({ event }) => !event.enabled,
-    keepsNothing: ({ context }) => !context.keeps,
   },
 }).createMachine({
   id: 'microphone',
-  context: ({ input }) => ({ keeps: input?.keeps ?? false, pending: undefined }),
+  context: { pending: undefined },
   initial: 'enabled',
   states: {
     enabled: {
@@ -100,11 +97,6 @@ export const microphoneMachine = setup({
           {
             guard: 'asksEnabled',
             actions: { type: 'answer', params: MICROPHONE_MESSAGES.alreadyEnabled },
-          },
-          {
-            guard: 'keepsNothing',
-            target: 'disabled',
-            actions: { type: 'answer', params: MICROPHONE_MESSAGES.disabled },
           },
           { target: 'disabling', actions: 'remember' },
         ],
@@ -134,11 +126,6 @@ export const microphoneMachine = setup({
           {
             guard: 'asksDisabled',
             actions: { type: 'answer', params: MICROPHONE_MESSAGES.alreadyDisabled },
-          },
-          {
-            guard: 'keepsNothing',
-            target: 'enabled',
-            actions: { type: 'answer', params: MICROPHONE_MESSAGES.enabled },
           },
           { target: 'enabling', actions: 'remember' },
         ],
@@ -172,8 +159,8 @@ export const isMicrophoneEnabled = (snapshot: MicrophoneSnapshot): boolean =>
 
 /**
  * Starts the microphone in the state kept from the previous run (`--state_dir`), enabled by default as
- * the spec says. With `keep`, every change is kept before its caller is answered; without it, changes
- * are answered at once and forgotten at exit.
+ * the spec says. Every change is kept by `keep` before its caller is answered (the process passes its
+ * event log; without one, the machine's own keeper keeps nothing, through the same states).
  */
 export const startMicrophoneActor = (enabled = true, keep?: KeepMicrophoneState): MicrophoneActor => {
   const machine =
@@ -182,15 +169,9 @@ export const startMicrophoneActor = (enabled = true, keep?: KeepMicrophoneState)
       : microphoneMachine.provide({
           actors: { keep: fromPromise<unknown, MicrophoneChange>(({ input }) => keep(input)) },
         });
-  const input = { keeps: keep !== undefined };
   return createActor(
     machine,
-    enabled
-      ? { input }
-      : {
-          input,
-          snapshot: machine.resolveState({ value: 'disabled', context: { ...input, pending: undefined } }),
-        },
+    enabled ? {} : { snapshot: machine.resolveState({ value: 'disabled', context: { pending: undefined } }) },
   ).start();
 };
 

@@ -109,7 +109,7 @@ describe('conversation hub', () => {
     hub.close();
   });
 
-  it('answers every microphone request of a burst, tells every session each change, and gates audio', () => {
+  it('answers every microphone request of a burst, tells every session each change, and gates audio', async () => {
     const port = new FakeConversationPort();
     const hub = hubOver(port);
     const first = collect();
@@ -118,6 +118,10 @@ describe('conversation hub', () => {
     hub.openSession(second.send);
 
     const answers = [false, true, false, false].map((enabled) => port.requestMicrophone(enabled));
+    // Each change is kept before it is answered (without a log, the microphone's own keeper: a promise).
+    await new Promise<void>((resolve) => {
+      setImmediate(resolve);
+    });
 
     assert.deepEqual(
       answers.map((list) => list.map((answer) => answer.message)),

@@ -216,7 +216,7 @@ describe('the microphone event log under --state_dir', () => {
     assert.equal(parseMicrophoneLog(`${line.replace('"s"', JSON.stringify('s'.repeat(201)))}\n`).damaged, 1);
   });
 
-  it('starts the microphone machine from the restored state; later events fold onto it', () => {
+  it('starts the microphone machine from the restored state; later events fold onto it', async () => {
     const restored = startMicrophoneActor(false);
     assert.equal(isMicrophoneEnabled(restored.getSnapshot()), false);
     const answers: string[] = [];
@@ -225,6 +225,10 @@ describe('the microphone event log under --state_dir', () => {
       enabled: true,
       source: 'test',
       respond: (r) => answers.push(r.message),
+    });
+    // Kept before it is answered (here by the microphone's own keeper, which keeps nothing).
+    await new Promise<void>((resolve) => {
+      setImmediate(resolve);
     });
     assert.equal(isMicrophoneEnabled(restored.getSnapshot()), true);
     assert.deepEqual(answers, ['microphone enabled']);

@@ -12,7 +12,14 @@ import {
 import { driveMicrophone, microphoneView } from '../../src/actors/microphone-machine.js';
 import { FakeConversationPort } from '../support/conversation-fakes.js';
 
-const set = (actor: MicrophoneActor, enabled: boolean): SetBoolResponseMsg[] => {
+/** Lets the keeper run: the machine's own keeps nothing and is done a promise later, like the event log. */
+const keeperTurn = () =>
+  new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });
+
+/** One request, and its answers once the keeper has run. */
+const set = async (actor: MicrophoneActor, enabled: boolean): Promise<SetBoolResponseMsg[]> => {
   const answers: SetBoolResponseMsg[] = [];
   actor.send({
     type: 'microphone.set',
@@ -20,6 +27,7 @@ const set = (actor: MicrophoneActor, enabled: boolean): SetBoolResponseMsg[] => 
     source: 'test',
     respond: (response) => answers.push(response),
   });
+  await keeperTurn();
   return answers;
 };
 
@@ -37,22 +45,23 @@ describe('microphone machine', () => {
     [false, false, false, MICROPHONE_MESSAGES.alreadyDisabled],
   ];
   for (const [from, request, to, message] of transitions) {
-    it(`${from ? 'enabled' : 'disabled'} + set(${request}) → ${to ? 'enabled' : 'disabled'}, "${message}"`, () => {
+    it(`${from ? 'enabled' : 'disabled'} + set(${request}) → ${to ? 'enabled' : 'disabled'}, "${message}"`, async () => {
       const actor = startMicrophoneActor();
-      if (!from) set(actor, false);
-      const answers = set(actor, request);
+      if (!from) await set(actor, false);
+      const answers = await set(actor, request);
       assert.deepEqual(answers, [{ success: true, message }]);
       assert.equal(isMicrophoneEnabled(actor.getSnapshot()), to);
       actor.stop();
     });
   }
 
-  it('answers every request of a burst in order and ends in the state of the last one', () => {
+  it('answers every request of a burst in order and ends in the state of the last one', async () => {
     const port = new FakeConversationPort();
     const actor = startMicrophoneActor();
     const subscription = driveMicrophone(port.microphoneRequests$, actor);
     const burst = [false, false, true, false, true, true, false];
     const answers = burst.map((enabled) => port.requestMicrophone(enabled));
+    await keeperTurn();
     assert.deepEqual(
       answers.map((list) => list.map((answer) => answer.message)),
       [
@@ -71,7 +80,7 @@ describe('microphone machine', () => {
     actor.stop();
   });
 
-  it('keeps a burst consistent when a request arrives while another is being answered', () => {
+  it('keeps a burst consistent when a request arrives while another is being answered', async () => {
     const actor = startMicrophoneActor();
     const messages: string[] = [];
     // The first caller reacts to its answer with a new request: it is queued, not interleaved.
@@ -90,6 +99,7 @@ describe('microphone machine', () => {
         messages.push('first answered');
       },
     });
+    await keeperTurn();
     assert.deepEqual(messages, [MICROPHONE_MESSAGES.disabled, 'first answered', MICROPHONE_MESSAGES.enabled]);
     assert.equal(isMicrophoneEnabled(actor.getSnapshot()), true);
     actor.stop();
@@ -97,23 +107,23 @@ describe('microphone machine', () => {
 });
 
 describe('microphoneView', () => {
-  it('emits the current state on subscribe and then only changes', () => {
+  it('emits the current state on subscribe and then only changes', async () => {
     const actor = startMicrophoneActor();
     const view = microphoneView(actor);
     const seen: boolean[] = [];
     const subscription = view.enabled$.subscribe((enabled) => seen.push(enabled));
-    for (const enabled of [true, false, false, true]) set(actor, enabled);
+    for (const enabled of [true, false, false, true]) await set(actor, enabled);
     assert.deepEqual(seen, [true, false, true]);
     assert.equal(view.isEnabled(), true);
     subscription.unsubscribe();
-    set(actor, false);
+    await set(actor, false);
     assert.deepEqual(seen, [true, false, true]);
     actor.stop();
   });
 });
 
 describe('driveMicrophone', () => {
-  it('reports a caller whose answer throws and keeps serving the next callers', () => {
+  it('reports a caller whose answer throws and keeps serving the next callers', async () => {
     const port = new FakeConversationPort();
     const actor = startMicrophoneActor();
     const reported: unknown[] = [];
@@ -126,6 +136,7 @@ describe('driveMicrophone', () => {
       },
     });
     const answers = port.requestMicrophone(true);
+    await keeperTurn();
     assert.equal(reported.length, 1);
     assert.deepEqual(answers, [{ success: true, message: MICROPHONE_MESSAGES.enabled }]);
     assert.equal(actor.getSnapshot().status, 'active');
