@@ -12,9 +12,14 @@ import { DockerfileParser } from 'dockerfile-ast';
 
 export const SHIPPED_SERVER = 'dist/src/server.js';
 
-/** The `MALLOC_*` variables the Dockerfile's last stage sets. */
+/**
+ * The `MALLOC_*` variables the Dockerfile's last stage sets. None inside the image, which holds no
+ * Dockerfile: there the image's ENV is this process's environment already, and the bridge inherits it.
+ */
 export const imageAllocatorEnv = (repo: string): Record<string, string> => {
-  const dockerfile = DockerfileParser.parse(readFileSync(join(repo, 'Dockerfile'), 'utf8'));
+  const path = join(repo, 'Dockerfile');
+  if (!existsSync(path)) return {};
+  const dockerfile = DockerfileParser.parse(readFileSync(path, 'utf8'));
   const lastStage = dockerfile.getFROMs().at(-1)?.getRange().start.line ?? 0;
   return Object.fromEntries(
     dockerfile

@@ -237,6 +237,8 @@ describe('Dockerfile', () => {
     assert.deepEqual(imageAllocatorEnv(fileURLToPath(new URL('../..', import.meta.url))), {
       MALLOC_MMAP_THRESHOLD_: '131072',
     });
+    // Inside the image there is no Dockerfile: its ENV is the environment the bridge inherits.
+    assert.deepEqual(imageAllocatorEnv(fileURLToPath(new URL('../../docs', import.meta.url))), {});
   });
 
   it('runtime: rmw_zenoh installed, the spec environment exactly, a non-root user, port 7000', () => {
