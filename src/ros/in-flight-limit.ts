@@ -10,12 +10,8 @@ export interface InFlightLimit {
    * Returns `leave`: gives up the place in the queue, or frees the running place. Idempotent.
    */
   enter(start: () => void): () => void;
-  /** Running now. */
-  readonly running: number;
   /** Whether a call entering now would wait. */
   readonly full: boolean;
-  /** Waiting for a place. */
-  readonly waiting: number;
 }
 
 export const createInFlightLimit = (limit: number): InFlightLimit => {
@@ -60,14 +56,8 @@ export const createInFlightLimit = (limit: number): InFlightLimit => {
       }
       return leave;
     },
-    get running() {
-      return running;
-    },
     get full() {
       return running >= limit || queue.size > 0;
-    },
-    get waiting() {
-      return queue.size;
     },
   };
 };
