@@ -8,7 +8,7 @@ import {
 } from '../protocol/ws-frames.js';
 import { busyMessage, type ErrorCode, type Turn } from '../protocol/ws-protocol.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
-import { ConverseOutcomeError, type TurnPart } from '../streams/turn.js';
+import { ConverseOutcomeError, type TurnPart } from '../streams/ros-call.js';
 import { Outbox } from './session-outbox.js';
 import { type ConversationRequest, type CallOutcome, type SessionContext } from './session-types.js';
 

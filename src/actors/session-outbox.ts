@@ -1,6 +1,12 @@
 import { CLOSE_CODES } from '../protocol/ws-protocol.js';
 import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
-import { type SessionInput } from './session-types.js';
+
+/** What the transport gives a session to write with; SessionInput (session-types.ts) documents each. */
+export interface SessionSocket {
+  readonly send: (frame: OutboundFrame) => void;
+  readonly batch?: ((writes: () => void) => void) | undefined;
+  readonly bufferedBytes?: (() => number) | undefined;
+}
 
 /**
  * The session's way out: the transport's `send`, and whether it still works. A send that throws marks the
@@ -13,9 +19,9 @@ import { type SessionInput } from './session-types.js';
 export class Outbox {
   #broken = false;
   constructor(
-    private readonly transportSend: SessionInput['send'],
-    private readonly transportBatch: SessionInput['batch'],
-    private readonly bufferedBytes: SessionInput['bufferedBytes'],
+    private readonly transportSend: SessionSocket['send'],
+    private readonly transportBatch: SessionSocket['batch'],
+    private readonly bufferedBytes: SessionSocket['bufferedBytes'],
     private readonly maxSendBufferBytes: number,
   ) {}
 

@@ -4,8 +4,7 @@ import { textFrame, type AudioPairFrame } from '../protocol/ws-frames.js';
 import type { RosCalls } from '../ros/ros-calls.js';
 import { PlayAudioBacklog } from '../streams/play-audio-backlog.js';
 import type { ChatInterface } from '../cli/options.js';
-import { rosCall$ } from '../streams/ros-call.js';
-import { turn$ } from '../streams/turn.js';
+import { rosCall$, turn$ } from '../streams/ros-call.js';
 import { BudgetHoldings, trackSubscription } from '../streams/resource-gauges.js';
 import { Outbox } from './session-outbox.js';
 import {

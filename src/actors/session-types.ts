@@ -4,10 +4,10 @@ import { type AudioPairFrame, type OutboundFrame } from '../protocol/ws-frames.j
 import { type ConversationLimits, type Turn } from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../ros/ros-calls.js';
 import type { ChatInterface } from '../cli/options.js';
-import { type TurnPart } from '../streams/turn.js';
+import { type TurnPart } from '../streams/ros-call.js';
 import type { BudgetHoldings, ByteBudget, ConversationGauges } from '../streams/resource-gauges.js';
 import type { MicrophoneView } from './microphone-machine.js';
-import { type Outbox } from './session-outbox.js';
+import { type Outbox, type SessionSocket } from './session-outbox.js';
 
 /** The session's requests, events and context: the vocabulary of session-machine.ts and its helpers. */
 
@@ -33,7 +33,7 @@ export interface SessionDeps {
   readonly onPlayAudioDropped?: (count: number) => void;
 }
 
-export interface SessionInput extends SessionDeps {
+export interface SessionInput extends SessionDeps, SessionSocket {
   /**
    * Writes one outbound item to this session's socket: a text frame, an audio pair (both frames in one corked
    * write), or a close. Throwing ends the session.

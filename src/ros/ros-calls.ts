@@ -115,6 +115,9 @@ abstract class Pending implements RosCallTicket, DeadlineEntry {
     private readonly onFailure: { failed(error: Error): void },
   ) {}
 
+  /** Hands the call to the port: a service request, or a Converse goal. */
+  abstract sendTo(port: RosCallSettings['port']): RosCallTicket;
+
   failed(error: Error): void {
     if (this.settled) return;
     this.calls.end(this, error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed');
@@ -148,10 +151,15 @@ abstract class Pending implements RosCallTicket, DeadlineEntry {
 class PendingCall<K extends RosServiceKey> extends Pending implements RosCallHandler<K> {
   constructor(
     calls: RosCallsImpl,
-    service: K,
+    override readonly service: K,
+    private readonly request: RosRequest<K>,
     private readonly handler: RosCallHandler<K>,
   ) {
     super(calls, service, handler);
+  }
+
+  sendTo(port: RosCallSettings['port']): RosCallTicket {
+    return port.call(this.service, this.request, this);
   }
 
   answered(response: RosResponse<K>): void {
@@ -165,9 +173,15 @@ class PendingCall<K extends RosServiceKey> extends Pending implements RosCallHan
 class PendingTurn extends Pending implements RosConverseHandler {
   constructor(
     calls: RosCallsImpl,
+    private readonly goal: ConverseGoalMsg,
     private readonly handler: RosConverseHandler,
   ) {
     super(calls, 'converse', handler);
+  }
+
+  sendTo(port: RosCallSettings['port']): RosCallTicket {
+    if (port.converse === undefined) throw new Error('this ROS port does not offer the Converse action');
+    return port.converse(this.goal, this);
   }
 
   part(feedback: ConverseFeedbackMsg): void {
@@ -181,10 +195,6 @@ class PendingTurn extends Pending implements RosConverseHandler {
     this.handler.finished(result);
   }
 }
-
-const portWithoutConverse = (): never => {
-  throw new Error('this ROS port does not offer the Converse action');
-};
 
 class RosCallsImpl implements RosCalls {
   inFlight = 0;
@@ -232,53 +242,32 @@ class RosCallsImpl implements RosCalls {
     request: RosRequest<K>,
     handler: RosCallHandler<K>,
   ): RosCallTicket {
-    const pending = new PendingCall(this, service, handler);
-    this.inFlight += 1;
-    this.#deadlines.add(pending, this.#timeoutsMs[service]);
-    const limit = this.#limits?.[service];
-    if (limit === undefined) this.#sendCall(pending, service, request);
-    else
-      this.#enter(pending, limit, () => {
-        this.#sendCall(pending, service, request);
-      });
-    return pending;
+    return this.#start(new PendingCall(this, service, request, handler));
   }
 
   converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
-    const pending = new PendingTurn(this, handler);
+    return this.#start(new PendingTurn(this, goal, handler));
+  }
+
+  /** Every call and goal starts here: counted, its deadline set, sent now or queued behind the limit. */
+  #start(pending: Pending): RosCallTicket {
     this.inFlight += 1;
-    this.#deadlines.add(pending, this.timeoutMs('converse'));
-    const limit = this.#limits?.converse;
-    if (limit === undefined) this.#sendGoal(pending, goal);
-    else
-      this.#enter(pending, limit, () => {
-        this.#sendGoal(pending, goal);
-      });
+    this.#deadlines.add(pending, this.timeoutMs(pending.service));
+    const limit = this.#limits?.[pending.service];
+    if (limit === undefined) this.#send(pending);
+    else this.#enter(pending, limit);
     return pending;
   }
 
-  #sendCall<K extends RosServiceKey>(pending: PendingCall<K>, service: K, request: RosRequest<K>): void {
+  #send(pending: Pending): void {
     if (this.#closed) {
       pending.portClosed();
       return;
     }
     try {
-      pending.portCall = this.#port.call(service, request, pending);
+      pending.portCall = pending.sendTo(this.#port);
     } catch (error) {
       // A port that throws fails this call only.
-      pending.failed(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
-
-  #sendGoal(pending: PendingTurn, goal: ConverseGoalMsg): void {
-    if (this.#closed) {
-      pending.portClosed();
-      return;
-    }
-    try {
-      const port = this.#port;
-      pending.portCall = port.converse === undefined ? portWithoutConverse() : port.converse(goal, pending);
-    } catch (error) {
       pending.failed(error instanceof Error ? error : new Error(String(error)));
     }
   }
@@ -287,12 +276,12 @@ class RosCallsImpl implements RosCalls {
    * Sends now if the service has a place, else queues the call, unless the port knows the service has no
    * server: then it fails at once (the port checks again when it sends, after a wait too).
    */
-  #enter(pending: Pending, limit: InFlightLimit, send: () => void): void {
+  #enter(pending: Pending, limit: InFlightLimit): void {
     if (limit.full && !this.#serverAvailable(pending)) return;
     const leave = limit.enter(() => {
       // Its time ran out while it waited (a place freed by an earlier call's time-out): never sent.
       if (this.#deadlines.clock.now() >= pending.deadline) pending.expire();
-      else send();
+      else this.#send(pending);
     });
     // Settled while entering (the port failed it at once): the place goes back now.
     if (pending.settled) leave();

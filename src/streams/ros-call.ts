@@ -1,12 +1,19 @@
 import { Observable } from 'rxjs';
+import type { ChatInterface } from '../cli/options.js';
 import type { RosCalls } from '../ros/ros-calls.js';
+import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../ros/ros-messages.js';
 import type { RosRequest, RosResponse, RosServiceKey } from '../ros/ros-port.js';
 
+/*
+ * The session's ROS calls as cold observables: a service call, a Converse goal, and a turn (whichever
+ * `--chat_interface` says). Subscribing makes the call through the call wrapper; unsubscribing abandons
+ * it. test/unit/ros-call.marble.test.ts and test/unit/turn.marble.test.ts pin the behaviour.
+ */
+
 /**
- * One ROS service call as a cold observable, for the session actors: subscribing makes the call through
- * the call wrapper (which applies the time-out), it emits the one response and completes, or errors with
- * the wrapper's errors. Unsubscribing before that abandons the call: it is cancelled at the port, and the
- * late answer is dropped. test/unit/ros-call.marble.test.ts pins the behaviour.
+ * One ROS service call: it emits the one response and completes, or errors with the wrapper's errors (its
+ * time-out among them). Unsubscribing before that abandons the call: it is cancelled at the port, and the
+ * late answer is dropped.
  */
 export const rosCall$ = <K extends RosServiceKey>(
   calls: Pick<RosCalls, 'call'>,
@@ -31,3 +38,69 @@ export const rosCall$ = <K extends RosServiceKey>(
       ticket.cancel();
     };
   });
+
+/** One part of a turn's answer: what an answer pair carries. */
+export interface TurnPart {
+  readonly emotion: string;
+  readonly text: string;
+  readonly audio: Uint8Array;
+}
+
+/** A Converse goal whose result's outcome is not OK: the turn failed, and the result says why. */
+export class ConverseOutcomeError extends Error {
+  override readonly name = 'ConverseOutcomeError';
+  constructor(readonly result: ConverseResultMsg) {
+    super(
+      result.message === ''
+        ? `the Converse goal ended with outcome ${result.outcome} and no message`
+        : result.message,
+    );
+  }
+}
+
+/**
+ * One Converse goal as a cold observable: subscribing sends the goal through the call wrapper (the chat
+ * time-out bounds the whole turn); each feedback is emitted the moment it arrives; a result with outcome OK
+ * completes, any other outcome errors with ConverseOutcomeError; the port's and the wrapper's errors pass
+ * through. Unsubscribing before the result cancels the goal (on the ROS side too): nothing more is emitted.
+ */
+export const converse$ = (
+  calls: Pick<RosCalls, 'converse'>,
+  audio: Uint8Array,
+): Observable<ConverseFeedbackMsg> =>
+  new Observable<ConverseFeedbackMsg>((subscriber) => {
+    let settled = false;
+    const ticket = calls.converse(
+      { audio },
+      {
+        part: (feedback) => {
+          subscriber.next(feedback);
+        },
+        finished: (result) => {
+          settled = true;
+          if (result.outcome === ConverseOutcome.OK) subscriber.complete();
+          else subscriber.error(new ConverseOutcomeError(result));
+        },
+        failed: (error) => {
+          settled = true;
+          subscriber.error(error);
+        },
+      },
+    );
+    return () => {
+      if (!settled) ticket.cancel();
+    };
+  });
+
+/**
+ * One turn as a stream of its answer's parts, whichever the interface: with `service`, the one `/chat`
+ * response, then complete; with `action`, every Converse feedback as it arrives, then complete. Errors are
+ * the turn's failure; unsubscribing abandons the call or cancels the goal.
+ * test/unit/turn.marble.test.ts pins the behaviour.
+ */
+export const turn$ = (
+  calls: Pick<RosCalls, 'call' | 'converse'>,
+  chatInterface: ChatInterface,
+  audio: Uint8Array,
+): Observable<TurnPart> =>
+  chatInterface === 'action' ? converse$(calls, audio) : rosCall$(calls, 'chat', { audio });

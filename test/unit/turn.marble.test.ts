@@ -14,7 +14,7 @@ import {
   type ConversationGauges,
 } from '../../src/streams/resource-gauges.js';
 import type { ChatInterface } from '../../src/cli/options.js';
-import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/turn.js';
+import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/ros-call.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { callTimeouts } from '../support/port-calls.js';
