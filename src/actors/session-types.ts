@@ -41,8 +41,9 @@ export interface SessionInput extends SessionDeps, SessionSocket {
   readonly send: (frame: OutboundFrame) => void;
   /**
    * Runs `writes` (several `send` calls) as one write to the socket where the transport can (uWebSockets.js
-   * cork): a turn's last pair and its `turn_end`, or a cancel's frames, leave in one syscall. Optional: without
-   * it the frames are sent one by one, in the same order.
+   * cork): a turn's last pair and its `turn_end`, or a cancel's frames, leave in one syscall while they fit the
+   * cork buffer (16 KiB). A larger frame is written at once, with what was corked before it; what follows goes
+   * in a second write. Optional: without it the frames are sent one by one, in the same order.
    */
   readonly batch?: (writes: () => void) => void;
   /**

@@ -193,8 +193,9 @@ export const installConversationEndpoint = (
         writeData(ws, frame);
         counters?.outbound(frame);
       };
-      // Several frames of one decision (a turn's last pair and its turn_end) in one write; a closed socket
-      // cannot be corked, and `send` then drops the frames anyway.
+      // Several frames of one decision (a turn's last pair and its turn_end) in one write while they fit the
+      // cork buffer (16 KiB; a larger pair leaves at once and its turn_end in a second write); a closed
+      // socket cannot be corked, and `send` then drops the frames anyway.
       const batch = (writes: () => void) => {
         if (socket.open) ws.cork(writes);
         else writes();
