@@ -83,6 +83,20 @@ const boundedText = (field: string, maxChars: number) =>
 
 /** A tour name: 1–128 characters, no control characters. */
 export const TourNameSchema = identifier('tour_name', TOUR_LIMITS.nameMaxChars);
+
+// A URL path cannot name these: browsers and fetch read `/tour/..` (and `/tour/%2E%2E`) as `/`, and
+// `/tour/.` as `/tour/`, so a tour called that could be listed but never opened, changed or deleted.
+const DOT_SEGMENTS: readonly string[] = ['.', '..'];
+
+/** A new tour's name: it must show (newIdentifier) and a URL must be able to name it. */
+const NewTourNameSchema = v.pipe(
+  newIdentifier('tour_name', TOUR_LIMITS.nameMaxChars),
+  v.metadata({ not: { enum: DOT_SEGMENTS } }),
+  v.check(
+    (text) => !DOT_SEGMENTS.includes(text),
+    'tour_name must not be "." or ".." (no URL can name such a tour; browsers read /tour/.. as /)',
+  ),
+);
 export type TourName = v.InferOutput<typeof TourNameSchema>;
 
 export const TourStepSchema = v.strictObject(
@@ -117,13 +131,14 @@ export const TourSchema = v.strictObject(
   objectIssue('tour'),
 );
 /**
- * The body of `POST /tour`: a tour whose names also show. Only new tours are held to it: tours stored
- * before (or by other nodes) with a blank name can still be read, updated, deleted and kept in a store file.
+ * The body of `POST /tour`: a tour whose names also show, and whose name a URL can hold. Only new tours
+ * are held to it: tours stored before (or by other nodes) with such a name can still be read, updated,
+ * deleted (by a client that sends the path as it is) and kept in a store file.
  */
 export const NewTourSchema = v.strictObject(
   {
     ...TourSchema.entries,
-    tour_name: newIdentifier('tour_name', TOUR_LIMITS.nameMaxChars),
+    tour_name: NewTourNameSchema,
     map_name: newIdentifier('map_name', TOUR_LIMITS.mapNameMaxChars),
   },
   objectIssue('tour'),

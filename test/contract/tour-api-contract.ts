@@ -199,6 +199,15 @@ export const tourApiContract = (target: () => ContractTarget): void => {
           { tour_name: 'x', map_name: ' ', steps: [] },
           'map_name: map_name must not be blank (only spaces or invisible characters)',
         ],
+        // A dot segment: fetch sends `/tour/..` as `/`, so the tour could be listed and never reached.
+        [
+          { tour_name: '..', map_name: 'm', steps: [] },
+          'tour_name: tour_name must not be "." or ".." (no URL can name such a tour; browsers read /tour/.. as /)',
+        ],
+        [
+          { tour_name: '.', map_name: 'm', steps: [] },
+          'tour_name: tour_name must not be "." or ".." (no URL can name such a tour; browsers read /tour/.. as /)',
+        ],
       ];
       for (const [body, detail] of cases) {
         const result = assertProblem(await sendJson(url(), 'POST', '/tour', body), 422, 'validation-failed');

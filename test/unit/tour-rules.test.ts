@@ -65,6 +65,27 @@ describe('tour rules (shared by the simulation and the reference tour store)', (
     assert.match(invalid.response.message, /tour_name/);
   });
 
+  it('refuses a new tour named "." or "..", which no URL can name, and takes names that only hold dots', () => {
+    for (const name of ['.', '..']) {
+      const refused = decideTourCreate(emptyTourState(), { tour: tourToMsg(tour(name)) });
+      assert.equal(refused.response.outcome, TourOutcome.INVALID, name);
+      assert.match(refused.response.message, /must not be "\." or "\.\."/);
+    }
+    for (const name of ['...', '.hidden', 'a..b']) {
+      assert.equal(
+        decideTourCreate(emptyTourState(), { tour: tourToMsg(tour(name)) }).response.outcome,
+        TourOutcome.OK,
+        name,
+      );
+    }
+    // Stored before the rule (or by another node): still updated by its name.
+    const state = foldTourEvents([{ type: 'tour.created', tour: tour('..') }]);
+    assert.equal(
+      decideTourUpdate(state, { tour: tourToMsg(tour('..', 'new map')) }).response.outcome,
+      TourOutcome.OK,
+    );
+  });
+
   it('refuses a new tour whose name or map name is blank, but updates a stored one that has such a name', () => {
     for (const blank of [tour('   '), tour('\u200b'), tour('ok', ' \u00a0')]) {
       const refused = decideTourCreate(emptyTourState(), { tour: tourToMsg(blank) });
