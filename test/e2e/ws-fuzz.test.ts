@@ -5,15 +5,16 @@ import { parseServerMessage } from '../../src/protocol/ws-frames.js';
 import { CLOSE_CODES } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS, settledGauges } from '../support/conversation-gauges.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
-import { request } from '../support/http.js';
+import { request, sendJson } from '../support/http.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';
 
 /**
  * A kiosk's frames in any order and at any pace, against the real server on the simulation: utterances of
- * any size (up to past the limit), commands valid and not, cancels in the middle of streamed turns. Every
- * session must keep the protocol: each turn ends exactly once, each text frame gets exactly one answer,
- * each pair is whole, and nothing is left behind once the kiosk leaves.
+ * any size (up to past the limit), commands valid and not, cancels in the middle of streamed turns, with
+ * the robot switching the microphone and publishing /play_audio meanwhile. Every session must keep the
+ * protocol: each turn ends exactly once, each text frame gets exactly one answer, each pair is whole, and
+ * nothing is left behind once the kiosk leaves.
  */
 
 const MAX_AUDIO_FRAME_BYTES = 65_536;
@@ -21,7 +22,11 @@ const MAX_AUDIO_FRAME_BYTES = 65_536;
 type Step =
   | { readonly kind: 'audio'; readonly bytes: number }
   | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'pause'; readonly ms: number };
+  | { readonly kind: 'pause'; readonly ms: number }
+  /** The robot switches the microphone (`/microphone/set_enabled`, through the simulation's route). */
+  | { readonly kind: 'microphone'; readonly enabled: boolean }
+  /** The robot publishes on `/play_audio`: a pair with no turn, to every kiosk. */
+  | { readonly kind: 'playAudio'; readonly bytes: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -50,6 +55,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       .map((text) => ({ kind: 'text' as const, text })),
   },
   { weight: 2, arbitrary: fc.integer({ min: 0, max: 6 }).map((ms) => ({ kind: 'pause' as const, ms })) },
+  { weight: 1, arbitrary: fc.boolean().map((enabled) => ({ kind: 'microphone' as const, enabled })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(1, 3_000).map((bytes) => ({ kind: 'playAudio' as const, bytes })),
+  },
 );
 
 /** A session's steps; some end with an utterance past the limit, which must close it with 1009. */
@@ -135,13 +145,28 @@ for (const configuration of configurations) {
     it('keeps the protocol for every sequence, and leaves nothing behind', async () => {
       await fc.assert(
         fc.asyncProperty(session, async ({ steps, oversizedLast }) => {
+          // Each session starts with the microphone on, whatever an earlier (or failed) case left.
+          const enabled = await sendJson(running.baseUrl, 'POST', '/sim/microphone', { enabled: true });
+          assert.equal(enabled.status, 200);
           const kiosk = await KioskClient.connect(running.wsUrl);
           await kiosk.frameCount(1);
           let turns = 0;
           let texts = 0;
           for (const next of steps) {
             if (next.kind === 'pause') await sleep(next.ms);
-            else if (next.kind === 'text') {
+            else if (next.kind === 'microphone') {
+              const switched = await sendJson(running.baseUrl, 'POST', '/sim/microphone', {
+                enabled: next.enabled,
+              });
+              assert.equal(switched.status, 200);
+            } else if (next.kind === 'playAudio') {
+              const published = await sendJson(running.baseUrl, 'POST', '/sim/play_audio', {
+                emotion: 'happy',
+                text: 'Look over there!',
+                audio: Buffer.alloc(next.bytes, 1).toString('base64'),
+              });
+              assert.equal(published.status, 200);
+            } else if (next.kind === 'text') {
               kiosk.socket.send(next.text);
               texts += 1;
             } else {
