@@ -70,17 +70,14 @@ const session = fc.record({
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const textFrames = (frames: readonly ReceivedFrame[]) =>
-  frames.flatMap((frame) => (frame.kind === 'text' ? [frame.json] : []));
-
 /** Acks and errors without a turn: the answers to text frames. */
-const commandAnswers = (frames: readonly ReceivedFrame[]) =>
-  textFrames(frames).filter(
+const commandAnswers = (texts: readonly Record<string, unknown>[]) =>
+  texts.filter(
     (message) => message['type'] === 'ack' || (message['type'] === 'error' && message['turn'] === undefined),
   ).length;
 
-const turnEnds = (frames: readonly ReceivedFrame[]) =>
-  textFrames(frames).filter((message) => message['type'] === 'turn_end').length;
+const turnEnds = (texts: readonly Record<string, unknown>[]) =>
+  texts.filter((message) => message['type'] === 'turn_end').length;
 
 /** The protocol's rules over everything one session received, in order. */
 const assertProtocolKept = (frames: readonly ReceivedFrame[], turns: number, whole: boolean) => {
@@ -181,7 +178,7 @@ for (const configuration of configurations) {
             assertProtocolKept(kiosk.frames, turns, false);
           } else {
             await kiosk.until(
-              (frames) => turnEnds(frames) === turns && commandAnswers(frames) === texts,
+              () => turnEnds(kiosk.texts()) === turns && commandAnswers(kiosk.texts()) === texts,
               `${turns} turn_end and ${texts} answers`,
             );
             assert.equal(kiosk.closeEvent, undefined, 'the server kept the session');

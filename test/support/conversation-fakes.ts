@@ -100,3 +100,12 @@ export const fakeMicrophone = (
 };
 
 export const audioOf = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);
+
+/**
+ * Lets the microphone's keeper run: a change is kept before it is answered, and the machine's own keeper
+ * (no event log) keeps nothing and is done a promise later, like the log.
+ */
+export const keeperTurn = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });

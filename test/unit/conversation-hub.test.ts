@@ -11,7 +11,7 @@ import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
-import { audioOf, FakeConversationPort } from '../support/conversation-fakes.js';
+import { audioOf, FakeConversationPort, keeperTurn } from '../support/conversation-fakes.js';
 
 const collect = () => {
   const frames: OutboundFrame[] = [];
@@ -119,9 +119,7 @@ describe('conversation hub', () => {
 
     const answers = [false, true, false, false].map((enabled) => port.requestMicrophone(enabled));
     // Each change is kept before it is answered (without a log, the microphone's own keeper: a promise).
-    await new Promise<void>((resolve) => {
-      setImmediate(resolve);
-    });
+    await keeperTurn();
 
     assert.deepEqual(
       answers.map((list) => list.map((answer) => answer.message)),

@@ -12,6 +12,7 @@ import {
   openMicrophoneLog,
   parseMicrophoneLog,
 } from '../../src/state/microphone-log.js';
+import { keeperTurn } from '../support/conversation-fakes.js';
 
 const freshDir = scratchDirs('tour-bridge-state-');
 const capture = () => {
@@ -227,9 +228,7 @@ describe('the microphone event log under --state_dir', () => {
       respond: (r) => answers.push(r.message),
     });
     // Kept before it is answered (here by the microphone's own keeper, which keeps nothing).
-    await new Promise<void>((resolve) => {
-      setImmediate(resolve);
-    });
+    await keeperTurn();
     assert.equal(isMicrophoneEnabled(restored.getSnapshot()), true);
     assert.deepEqual(answers, ['microphone enabled']);
     assert.equal(isMicrophoneEnabled(startMicrophoneActor().getSnapshot()), true);

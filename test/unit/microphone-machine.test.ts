@@ -10,13 +10,7 @@ import {
   type MicrophoneActor,
 } from '../../src/actors/microphone-machine.js';
 import { driveMicrophone, microphoneView } from '../../src/actors/microphone-machine.js';
-import { FakeConversationPort } from '../support/conversation-fakes.js';
-
-/** Lets the keeper run: the machine's own keeps nothing and is done a promise later, like the event log. */
-const keeperTurn = () =>
-  new Promise<void>((resolve) => {
-    setImmediate(resolve);
-  });
+import { FakeConversationPort, keeperTurn } from '../support/conversation-fakes.js';
 
 /** One request, and its answers once the keeper has run. */
 const set = async (actor: MicrophoneActor, enabled: boolean): Promise<SetBoolResponseMsg[]> => {
