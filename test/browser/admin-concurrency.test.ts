@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Dialog, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { request, sendJson } from '../support/http.js';
 import { assertNoSeriousViolations } from './axe.js';
-import { launchBrowser, watchPage, type Browser } from './browser.js';
+import { launchBrowser, nextDialog, watchPage, type Browser } from './browser.js';
 import { startKioskService, type KioskService } from './kiosk-harness.js';
 
 /**
@@ -20,22 +20,6 @@ interface StoredTour {
 
 const steps = (...descriptions: string[]) =>
   descriptions.map((description) => ({ description, destination: null, dialogue: null }));
-
-/** The next dialog the page opens, answered with `answer`. Bounded. */
-const nextDialog = (page: Page, answer: 'accept' | 'dismiss'): Promise<Dialog> =>
-  new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      page.off('dialog', onDialog);
-      reject(new Error('no dialog within 5 s'));
-    }, 5_000);
-    const onDialog = (dialog: Dialog) => {
-      clearTimeout(timer);
-      void (answer === 'accept' ? dialog.accept() : dialog.dismiss()).then(() => {
-        resolve(dialog);
-      });
-    };
-    page.once('dialog', onDialog);
-  });
 
 describe('operator page: tours that change under it', () => {
   let service: KioskService;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, watchPage, type Browser } from './browser.js';
+import { tearDownAll } from '../support/tear-down.js';
 import { startKioskService, type KioskService } from './kiosk-harness.js';
 import { homeTrusting, makeCertificates, startProxy, type RunningProxy } from './tls-proxy.js';
 
@@ -41,22 +42,14 @@ describe('operator page through nginx when the service is down', () => {
     await page.getByRole('button', { name: 'welcome', exact: true }).click();
     await page.locator('#editor-heading', { hasText: 'Edit tour “welcome”' }).waitFor();
   });
-  after(async () => {
-    const failures: unknown[] = [];
-    for (const step of [
+  after(() =>
+    tearDownAll([
       () => browser?.close(),
       () => proxy?.stop(),
       () => service?.stop(),
       () => (scratch === '' ? undefined : rm(scratch, { recursive: true, force: true })),
-    ]) {
-      try {
-        await step();
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    if (failures.length > 0) throw failures[0];
-  });
+    ]),
+  );
 
   it('says in a sentence that the service is not reachable, for a save and for the list', async () => {
     await service?.stop();

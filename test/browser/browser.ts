@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Dialog, type Page } from 'playwright-core';
 
 /**
  * A real headless Chromium (Debian's package; test/browser/ensure-chromium.sh installs it) driven by
@@ -81,3 +81,19 @@ export const watchPage = (page: Page, expectedStatuses: readonly number[] = []):
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
   return problems;
 };
+
+/** The next dialog the page opens (confirm, alert), answered with `answer`. Bounded: 5 s. */
+export const nextDialog = (page: Page, answer: 'accept' | 'dismiss'): Promise<Dialog> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      page.off('dialog', onDialog);
+      reject(new Error('no dialog within 5 s'));
+    }, 5_000);
+    const onDialog = (dialog: Dialog) => {
+      clearTimeout(timer);
+      void (answer === 'accept' ? dialog.accept() : dialog.dismiss()).then(() => {
+        resolve(dialog);
+      });
+    };
+    page.once('dialog', onDialog);
+  });

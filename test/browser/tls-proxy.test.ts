@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { CHROMIUM_FLAGS, launchBrowser, watchPage, type Browser } from './browser.js';
+import { tearDownAll } from '../support/tear-down.js';
 import { holdTalkButton, startKioskService, waitForSnapshot, type KioskService } from './kiosk-harness.js';
 import {
   homeTrusting,
@@ -58,23 +59,14 @@ describe('kiosk over https through the shipped nginx configuration', () => {
     await page.goto(`${proxy.origin}/`);
     await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
   });
-  after(async () => {
-    // Every step runs even when one before it fails, so nothing is left running or on disk.
-    const failures: unknown[] = [];
-    for (const step of [
+  after(() =>
+    tearDownAll([
       () => browser?.close(),
       () => proxy?.stop(),
       () => service?.stop(),
       () => (scratch === '' ? undefined : rm(scratch, { recursive: true, force: true })),
-    ]) {
-      try {
-        await step();
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    if (failures.length > 0) throw failures[0];
-  });
+    ]),
+  );
 
   it('is a secure context on https, with the certificate verified and no insecure-origin flag', async () => {
     assert.ok(
