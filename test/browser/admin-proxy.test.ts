@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchBrowser, watchPage, type Browser } from './browser.js';
 import { tearDownAll } from '../support/tear-down.js';
+import { launchBrowser, watchPage, type Browser } from './browser.js';
 import { startKioskService, type KioskService } from './kiosk-harness.js';
 import { homeTrusting, makeCertificates, startProxy, type RunningProxy } from './tls-proxy.js';
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { CHROMIUM_FLAGS, launchBrowser, watchPage, type Browser } from './browser.js';
 import { tearDownAll } from '../support/tear-down.js';
+import { CHROMIUM_FLAGS, launchBrowser, watchPage, type Browser } from './browser.js';
 import { holdTalkButton, startKioskService, waitForSnapshot, type KioskService } from './kiosk-harness.js';
 import {
   homeTrusting,
