@@ -2,7 +2,6 @@ import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import { microphoneView } from '../actors/microphone-machine.js';
 import type { Logger } from '../log/logger.js';
-import { createLossReporter } from '../log/loss-reporter.js';
 import {
   createBridgeMetrics,
   registerBuildInfo,
@@ -25,6 +24,7 @@ import { startUwsApp } from '../transport/uws-app.js';
 import { uwsBuildName, type UwsBuild } from '../transport/uws-build.js';
 import { openMicrophoneLog } from '../state/microphone-log.js';
 import { SERVICE_VERSION } from '../version.js';
+import { createPlayAudioLosses } from './play-audio-losses.js';
 
 /**
  * The composition root: builds the bridge from the options and a ROS port, and nothing else. Every piece
@@ -112,38 +112,19 @@ export const startBridge = async ({
     ...(port.backend === 'ros' ? { callsInFlight: options.ros_calls_in_flight } : {}),
     ...(port.closing === undefined ? {} : { closing: port.closing }),
   });
-  const playAudioDropped = metrics.playAudioDropped.child('buffer_full');
-  const slowKioskDropped = metrics.playAudioDropped.child('slow_kiosk');
-  const middlewareLost = metrics.playAudioDropped.child('middleware_lost');
-  const middlewareLoss = createLossReporter({
+  const losses = createPlayAudioLosses({
+    metrics,
     log,
-    message: '/play_audio messages the ROS middleware lost before the bridge saw them (MESSAGE_LOST)',
-    withBytes: false,
-  });
-  const slowKioskLoss = createLossReporter({
-    log,
-    message: '/play_audio messages dropped for kiosks slower than the burst (oldest first)',
-    fields: { sendBufferBytes: options.send_buffer_bytes },
-    withBytes: false,
-  });
-  const playAudioLoss = createLossReporter({
-    log,
-    message: '/play_audio messages dropped: more audio arrived than --play_audio_buffer_bytes holds',
-    fields: { playAudioBufferBytes: options.play_audio_buffer_bytes },
+    playAudioBufferBytes: options.play_audio_buffer_bytes,
+    sendBufferBytes: options.send_buffer_bytes,
   });
   const microphoneLog = await openMicrophoneLog(options.state_dir, log);
   const hub = createConversationHub({
     microphoneEnabled: microphoneLog.enabled,
     keepMicrophone: microphoneLog.keep,
     playAudioBufferBytes: options.play_audio_buffer_bytes,
-    onPlayAudioDropped: (message) => {
-      playAudioDropped.inc();
-      playAudioLoss.lost(message.audio.byteLength);
-    },
-    onSlowKioskDropped: (count) => {
-      slowKioskDropped.inc(count);
-      slowKioskLoss.lostMany(count);
-    },
+    onPlayAudioDropped: losses.bufferFull,
+    onSlowKioskDropped: losses.slowKiosk,
     calls,
     chatInterface: options.chat_interface,
     port,
@@ -159,10 +140,7 @@ export const startBridge = async ({
   const microphonePublishing = microphoneEnabled$.subscribe((enabled) => {
     port.publishMicrophoneEnabled?.(enabled);
   });
-  const lossCounting = port.playAudioLost$?.subscribe((count) => {
-    middlewareLost.inc(count);
-    middlewareLoss.lostMany(count);
-  });
+  const lossCounting = port.playAudioLost$?.subscribe(losses.middlewareLost);
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
 
@@ -207,9 +185,7 @@ export const startBridge = async ({
     metrics,
     stop: async (drainMs = drainWithin(options.shutdown_timeout_ms)) => {
       const drained = await app.stop(drainMs);
-      playAudioLoss.close();
-      slowKioskLoss.close();
-      middlewareLoss.close();
+      losses.close();
       microphonePublishing.unsubscribe();
       lossCounting?.unsubscribe();
       // A change just made is on disk before the process exits.
