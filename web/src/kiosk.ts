@@ -1,11 +1,11 @@
 import type { PcmChunk } from './capture-format.js';
 import { KioskConnection, type ConnectionStatus } from './connection.js';
-import { byId } from './dom.js';
-import { setSpeaking, showEmotion, type FaceElements } from './face.js';
+import { setSpeaking } from './face.js';
 import { FramePairer, type AudioPair } from './frame-pairer.js';
 import { Microphone, type MicrophoneDevice } from './microphone.js';
 import { Player, type PlayOutcome } from './player.js';
 import type { Slot } from './playback-timeline.js';
+import { clearNotice, drawView, face, fitSpeech, notify, page, showAnswer } from './kiosk-page.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
 import {
@@ -18,17 +18,19 @@ import { PreRoll, UtteranceBuffer } from './utterance.js';
 import { failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';
 import { KioskSettings } from './kiosk-settings.js';
 import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
+import { bindTalkControls } from './talk-controls.js';
 import { encodeWav, maxSamplesFor } from './wav.js';
 
 /**
  * The kiosk page: wires the connection, the microphone and the player to the page. Each part is its own
- * module; this one holds the page state and decides what may happen when.
+ * module (the page's elements and drawing in kiosk-page.ts, the press to talk in talk-controls.ts); this one
+ * holds the page state and decides what may happen when.
  */
 
 /** Shorter presses are taken as accidental taps and not sent. */
 const MIN_UTTERANCE_MS = 250;
 /**
- * One utterance is cut at a minute (1.9 MB), well inside the server's default audio frame limit (8 MiB).
+ * One utterance is cut at a minute (1.9 MB), inside the server's default audio frame limit (2 MiB).
  * A service run with a lower `--max_audio_frame_bytes` needs this lowered too (docs/protocol.md).
  */
 const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAULT_MAX_AUDIO_FRAME_BYTES));
@@ -36,45 +38,11 @@ const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAU
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
 /** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
 const ECHO_TAIL_MS = 600;
-/** Answer text shrinks in these steps before it scrolls in its box. */
-const SPEECH_SCALES = [1, 0.9, 0.8] as const;
 /**
  * Over the robot's voice, voice must be this much louder than the threshold to count: what the browser's
  * echo canceller leaves of the robot must not interrupt it.
  */
 const BARGE_IN_MARGIN_DB = 6;
-
-const page = {
-  body: document.body,
-  connection: byId('connection-status', HTMLElement),
-  retry: byId('connection-retry', HTMLElement),
-  micText: byId('mic-text', HTMLElement),
-  faceWrap: byId('face-wrap', HTMLElement),
-  faceStatus: byId('face-status', HTMLElement),
-  speechBox: byId('speech', HTMLElement),
-  speechIdle: byId('speech-idle', HTMLElement),
-  speech: byId('speech-text', HTMLElement),
-  talk: byId('talk', HTMLButtonElement),
-  talkLabel: byId('talk-label', HTMLElement),
-  hint: byId('talk-hint', HTMLElement),
-  handsFree: byId('hands-free', HTMLInputElement),
-  /** Read out by screen readers when talking starts and stops, whatever has the focus. */
-  talkStatus: byId('talk-status', HTMLElement),
-  faceBadge: byId('face-badge', HTMLElement),
-  notice: byId('notice', HTMLElement),
-  newConversation: byId('new-conversation', HTMLButtonElement),
-  unlock: byId('unlock', HTMLElement),
-};
-const face: FaceElements = {
-  svg: byId('face', SVGSVGElement),
-  label: byId('face-label', SVGTitleElement),
-  mouth: byId('mouth', SVGPathElement),
-  leftBrow: byId('brow-left', SVGPathElement),
-  rightBrow: byId('brow-right', SVGPathElement),
-  leftEye: byId('eye-left', SVGEllipseElement),
-  rightEye: byId('eye-right', SVGEllipseElement),
-  thought: byId('thought', SVGGElement),
-};
 
 const state = {
   connection: 'connecting' as ConnectionStatus,
@@ -114,18 +82,8 @@ const turns = new TurnTracker();
 // ---------------------------------------------------------------------------------------------------------
 // Rendering: the page shows `state`; every change goes through render().
 
-/** Sets an element's text only when it changes (the countdown re-renders often); true if it changed. */
-const setText = (target: HTMLElement, text: string): boolean => {
-  if (target.textContent === text) return false;
-  target.textContent = text;
-  return true;
-};
-
 /** While offline with a retry scheduled, the countdown is redrawn every quarter second. */
 let countdown: ReturnType<typeof setInterval> | undefined;
-
-/** The emotion the face was last drawn with, so it is redrawn only when it changes. */
-let drawnEmotion: string | undefined;
 
 const render = (): void => {
   const now = performance.now();
@@ -133,73 +91,13 @@ const render = (): void => {
   state.speaking = player.busy;
   state.voiceInterrupts = state.voiceInterruptsAllowed && microphone.echoCancellation === true;
   settings.showEchoCancellation(microphone.echoCancellation);
-  const view = kioskView(state, now);
-  const emotion = view.faceOverride ?? state.emotion;
-  if (emotion !== drawnEmotion) {
-    showEmotion(face, emotion);
-    drawnEmotion = emotion;
-  }
-  page.body.dataset['thinking'] = String(view.faceOverride === 'thinking');
-  setText(page.faceStatus, view.faceStatus);
-  page.body.dataset['connection'] = view.connection;
-  setText(page.faceBadge, view.connection === 'refused' ? 'No access' : 'Offline');
-  page.body.dataset['microphone'] = view.microphoneKey;
-  page.body.dataset['recording'] = String(state.recording !== 'none');
-  page.body.dataset['mode'] = state.handsFree ? 'hands-free' : 'push';
-  setText(page.connection, view.connectionText);
-  setText(page.retry, view.retryText);
-  setText(page.micText, view.microphoneText);
-  // aria-disabled rather than disabled: the button stays focusable and a press can say why it refuses.
-  page.talk.setAttribute('aria-disabled', String(!view.talkUsable));
-  page.talk.setAttribute('aria-pressed', String(state.recording === 'push'));
-  page.talk.dataset['look'] = view.talkLook;
-  setText(page.talkLabel, view.talkLabel);
-  setText(page.hint, view.hint);
-  if (setText(page.speechIdle, view.idleText)) fitSpeech();
-  page.newConversation.disabled = state.connection !== 'online';
+  drawView(kioskView(state, now), state);
   const counting = state.connection === 'offline' && state.retryAt !== undefined;
   if (counting && countdown === undefined) countdown = setInterval(render, 250);
   if (!counting && countdown !== undefined) {
     clearInterval(countdown);
     countdown = undefined;
   }
-};
-
-/**
- * Fits the answer box to its share of the screen: the text shrinks in steps (never below a readable size),
- * then scrolls inside the box, which is then focusable so it can be scrolled from the keyboard too.
- */
-const fitSpeech = (): void => {
-  const box = page.speechBox;
-  let overflowing = false;
-  for (const scale of SPEECH_SCALES) {
-    box.style.setProperty('--speech-scale', String(scale));
-    overflowing = box.scrollHeight > box.clientHeight + 1;
-    if (!overflowing) break;
-  }
-  box.dataset['overflowing'] = String(overflowing);
-  if (overflowing) box.tabIndex = 0;
-  else box.removeAttribute('tabindex');
-  box.scrollTop = 0;
-};
-
-/** What the robot says now; empty shows the idle text instead. */
-const showAnswer = (text: string): void => {
-  page.speech.textContent = text;
-  page.speechIdle.hidden = text !== '';
-  fitSpeech();
-};
-
-let noticeTimer: ReturnType<typeof setTimeout> | undefined;
-const clearNotice = (): void => {
-  clearTimeout(noticeTimer);
-  page.notice.textContent = '';
-};
-/** A short message under the button; it goes away by itself. */
-const notify = (text: string): void => {
-  page.notice.textContent = text;
-  clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(clearNotice, 6_000);
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -500,54 +398,8 @@ const connection = new KioskConnection(wsUrl, {
 // ---------------------------------------------------------------------------------------------------------
 // Controls
 
-page.talk.addEventListener('pointerdown', (event) => {
-  if (event.button !== 0) return;
-  event.preventDefault();
-  page.talk.setPointerCapture(event.pointerId);
-  beginPush();
-});
-page.talk.addEventListener('pointerup', () => {
-  endPush(true);
-});
-// The browser took the gesture over (e.g. a scroll): not a deliberate release, so nothing is sent.
-page.talk.addEventListener('pointercancel', () => {
-  endPush(false);
-});
-page.talk.addEventListener('contextmenu', (event) => {
-  event.preventDefault();
-});
-
-/** Space talks unless focus is on a control that Space operates itself. */
-const spaceTalks = (target: EventTarget | null): boolean =>
-  !(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) &&
-  !(target instanceof HTMLButtonElement && target !== page.talk);
-
-// Enter on the talk button talks too, held like Space (a click would start and stop at once).
-page.talk.addEventListener('keydown', (event) => {
-  if (event.key !== 'Enter' || settings.open) return;
-  event.preventDefault();
-  if (!event.repeat) beginPush();
-});
-page.talk.addEventListener('keyup', (event) => {
-  if (event.key !== 'Enter' || settings.open) return;
-  event.preventDefault();
-  endPush(true);
-});
-
-document.addEventListener('keydown', (event) => {
-  if (event.code !== 'Space' || settings.open || !spaceTalks(event.target)) return;
-  event.preventDefault();
-  if (!event.repeat) beginPush();
-});
-document.addEventListener('keyup', (event) => {
-  if (event.code !== 'Space' || settings.open || !spaceTalks(event.target)) return;
-  event.preventDefault();
-  endPush(true);
-});
-// A key released while the window had no focus never reports keyup: end what was said.
-window.addEventListener('blur', () => {
-  endPush(true);
-});
+// The settings dialog, made below, takes the keys while it is open.
+bindTalkControls(page.talk, { begin: beginPush, end: endPush, keysElsewhere: () => settings.open });
 
 page.handsFree.addEventListener('change', () => {
   state.handsFree = page.handsFree.checked;

@@ -1,0 +1,123 @@
+import { byId } from './dom.js';
+import { showEmotion, type FaceElements } from './face.js';
+import type { KioskState, KioskView } from './kiosk-view.js';
+
+/**
+ * The kiosk page's elements, and how they show what kiosk.ts decided: the view of its state
+ * (kiosk-view.ts), the robot's answer in its box, and short notices under the button.
+ */
+
+/** Answer text shrinks in these steps before it scrolls in its box. */
+const SPEECH_SCALES = [1, 0.9, 0.8] as const;
+/** How long a notice under the button stays. */
+const NOTICE_MS = 6_000;
+
+export const page = {
+  body: document.body,
+  connection: byId('connection-status', HTMLElement),
+  retry: byId('connection-retry', HTMLElement),
+  micText: byId('mic-text', HTMLElement),
+  faceWrap: byId('face-wrap', HTMLElement),
+  faceStatus: byId('face-status', HTMLElement),
+  speechBox: byId('speech', HTMLElement),
+  speechIdle: byId('speech-idle', HTMLElement),
+  speech: byId('speech-text', HTMLElement),
+  talk: byId('talk', HTMLButtonElement),
+  talkLabel: byId('talk-label', HTMLElement),
+  hint: byId('talk-hint', HTMLElement),
+  handsFree: byId('hands-free', HTMLInputElement),
+  /** Read out by screen readers when talking starts and stops, whatever has the focus. */
+  talkStatus: byId('talk-status', HTMLElement),
+  faceBadge: byId('face-badge', HTMLElement),
+  notice: byId('notice', HTMLElement),
+  newConversation: byId('new-conversation', HTMLButtonElement),
+  unlock: byId('unlock', HTMLElement),
+};
+
+export const face: FaceElements = {
+  svg: byId('face', SVGSVGElement),
+  label: byId('face-label', SVGTitleElement),
+  mouth: byId('mouth', SVGPathElement),
+  leftBrow: byId('brow-left', SVGPathElement),
+  rightBrow: byId('brow-right', SVGPathElement),
+  leftEye: byId('eye-left', SVGEllipseElement),
+  rightEye: byId('eye-right', SVGEllipseElement),
+  thought: byId('thought', SVGGElement),
+};
+
+/** Sets an element's text only when it changes (the countdown re-renders often); true if it changed. */
+const setText = (target: HTMLElement, text: string): boolean => {
+  if (target.textContent === text) return false;
+  target.textContent = text;
+  return true;
+};
+
+/**
+ * Fits the answer box to its share of the screen: the text shrinks in steps (never below a readable size),
+ * then scrolls inside the box, which is then focusable so it can be scrolled from the keyboard too.
+ */
+export const fitSpeech = (): void => {
+  const box = page.speechBox;
+  let overflowing = false;
+  for (const scale of SPEECH_SCALES) {
+    box.style.setProperty('--speech-scale', String(scale));
+    overflowing = box.scrollHeight > box.clientHeight + 1;
+    if (!overflowing) break;
+  }
+  box.dataset['overflowing'] = String(overflowing);
+  if (overflowing) box.tabIndex = 0;
+  else box.removeAttribute('tabindex');
+  box.scrollTop = 0;
+};
+
+/** What the robot says now; empty shows the idle text instead. */
+export const showAnswer = (text: string): void => {
+  page.speech.textContent = text;
+  page.speechIdle.hidden = text !== '';
+  fitSpeech();
+};
+
+let noticeTimer: ReturnType<typeof setTimeout> | undefined;
+export const clearNotice = (): void => {
+  clearTimeout(noticeTimer);
+  page.notice.textContent = '';
+};
+/** A short message under the button; it goes away by itself. */
+export const notify = (text: string): void => {
+  page.notice.textContent = text;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(clearNotice, NOTICE_MS);
+};
+
+/** The emotion the face was last drawn with, so it is redrawn only when it changes. */
+let drawnEmotion: string | undefined;
+
+/** Draws the view of the kiosk's state; `emotion` is what the robot said last, unless the view overrides it. */
+export const drawView = (
+  view: KioskView,
+  state: Pick<KioskState, 'connection' | 'recording' | 'handsFree'> & { readonly emotion: string },
+): void => {
+  const emotion = view.faceOverride ?? state.emotion;
+  if (emotion !== drawnEmotion) {
+    showEmotion(face, emotion);
+    drawnEmotion = emotion;
+  }
+  page.body.dataset['thinking'] = String(view.faceOverride === 'thinking');
+  setText(page.faceStatus, view.faceStatus);
+  page.body.dataset['connection'] = view.connection;
+  setText(page.faceBadge, view.connection === 'refused' ? 'No access' : 'Offline');
+  page.body.dataset['microphone'] = view.microphoneKey;
+  page.body.dataset['recording'] = String(state.recording !== 'none');
+  page.body.dataset['mode'] = state.handsFree ? 'hands-free' : 'push';
+  setText(page.connection, view.connectionText);
+  setText(page.retry, view.retryText);
+  setText(page.micText, view.microphoneText);
+  // aria-disabled rather than disabled: the button stays focusable and a press can say why it refuses.
+  page.talk.setAttribute('aria-disabled', String(!view.talkUsable));
+  page.talk.setAttribute('aria-pressed', String(state.recording === 'push'));
+  page.talk.dataset['look'] = view.talkLook;
+  setText(page.talkLabel, view.talkLabel);
+  setText(page.hint, view.hint);
+  if (setText(page.speechIdle, view.idleText)) fitSpeech();
+  page.newConversation.disabled = state.connection !== 'online';
+};
