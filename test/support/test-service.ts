@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { parseCommandLine, type Options } from '../../src/cli/options.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RosPort } from '../../src/ros/ros-port.js';
@@ -9,6 +8,7 @@ import {
 } from '../../src/robot/sim/sim-backend.js';
 import { startBridge, type RunningBridge } from '../../src/app/compose.js';
 import { describeUwsBuild } from '../../src/transport/uws-build.js';
+import { logCapture } from './log-capture.js';
 
 /** Options as the CLI would produce them, on loopback and an ephemeral port unless overridden. */
 export const testOptions = (overrides: Record<string, string> = {}): Options => {
@@ -28,17 +28,6 @@ export interface TestService {
   readonly logs: Record<string, unknown>[];
   stop(): Promise<void>;
 }
-
-/** A pino destination that keeps every line, parsed, for tests that assert on logs. */
-const logCapture = (lines: Record<string, unknown>[]) =>
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      done();
-    },
-  });
 
 /** The real server on an ephemeral loopback port over the given port (default: a fresh simulation). */
 export const startTestService = async (

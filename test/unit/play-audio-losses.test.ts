@@ -4,15 +4,13 @@ import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createPlayAudioLosses } from '../../src/app/play-audio-losses.js';
 import { createBridgeMetrics } from '../../src/metrics/bridge-metrics.js';
+import { logCapture } from '../support/log-capture.js';
 
 const OPERATIONS = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
 
 const setUp = () => {
   const lines: Record<string, unknown>[] = [];
-  const log = pino(
-    { level: 'info' },
-    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
+  const log = pino({ level: 'info' }, logCapture(lines));
   const metrics = createBridgeMetrics();
   const losses = createPlayAudioLosses({
     metrics,
