@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
@@ -15,8 +16,6 @@ import { startTestService, type TestService } from '../support/test-service.js';
  * The ROS calls behind HTTP requests: released when the client goes away, counted in the in-flight gauge,
  * and not started once a graceful stop has begun. The port is a test double whose services never answer.
  */
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls (bounded) until `check` holds; returns whether it did. */
 const eventually = async (check: () => boolean, withinMs = 2_000): Promise<boolean> => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { request, sendJson } from '../support/http.js';
@@ -14,8 +15,6 @@ const openKiosk = async (running: Running): Promise<KioskClient> => {
   await kiosk.frameCount(1);
   return kiosk;
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const publish = (running: Running, text: string, audio = Buffer.from(text)) =>
   sendJson(running.baseUrl, 'POST', '/sim/play_audio', {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -67,8 +68,6 @@ const session = fc.record({
   steps: fc.array(step, { minLength: 1, maxLength: 24 }),
   oversizedLast: fc.boolean(),
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Acks and errors without a turn: the answers to text frames. */
 const commandAnswers = (texts: readonly Record<string, unknown>[]) =>

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
@@ -47,8 +48,6 @@ const pairs = (frames: readonly ReceivedFrame[]) =>
   frames.flatMap((frame, index) =>
     frame.kind === 'text' && frame.json['type'] === 'audio' ? [pairAt(frames, index)] : [],
   );
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An utterance whose bytes differ along its length, so a reordered or missing slice shows. */
 const utterance = (bytes: number): Buffer => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { echoChatParts } from '../../src/robot/echo-chat.js';
@@ -12,7 +13,6 @@ import { ACTION_SILENT_TIMEOUT_MS, CONVERSE, type RosGraph } from './graph.js';
  */
 
 const FRAME_TIMEOUT_MS = 20_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Bytes with every value 0–255, in a pattern a shifted or truncated copy would not match. */
 const patternBytes = (length: number, seed: number): Uint8Array =>

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
@@ -60,8 +61,6 @@ const boundedly = <T>(promise: Promise<T>, ms: number, what: string): Promise<T>
       }, ms).unref();
     }),
   ]);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Bytes with every value 0–255, in a pattern a shifted or truncated copy would not match. */
 const patternBytes = (length: number, seed: number): Uint8Array =>

@@ -1,4 +1,12 @@
 import { Writable } from 'node:stream';
+import { pino, type Level, type Logger } from 'pino';
+
+/** One line a logger wrote, parsed: pino's numeric level, the message, and the line's other fields. */
+export interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
 
 /** A pino destination that keeps every line, parsed, for tests that assert on logs. */
 export const logCapture = (lines: Record<string, unknown>[]): Writable =>
@@ -10,3 +18,22 @@ export const logCapture = (lines: Record<string, unknown>[]): Writable =>
       done();
     },
   });
+
+/**
+ * A logger at `level` (debug when not given) that keeps each line it writes, parsed, in `lines`, in the
+ * order written: pino writes to this destination synchronously, so a line is there when the call returns.
+ */
+export const capturingLogger = (
+  level: Level = 'debug',
+): { readonly logger: Logger; readonly lines: LogLine[] } => {
+  const lines: LogLine[] = [];
+  const logger = pino(
+    { level },
+    {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as LogLine);
+      },
+    },
+  );
+  return { logger, lines };
+};

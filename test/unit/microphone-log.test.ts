@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
 import { scratchDirs } from '../support/scratch-dir.js';
 import { isMicrophoneEnabled, startMicrophoneActor } from '../../src/actors/microphone-machine.js';
 import {
@@ -13,12 +12,14 @@ import {
   parseMicrophoneLog,
 } from '../../src/state/microphone-log.js';
 import { keeperTurn } from '../support/conversation-fakes.js';
+import { capturingLogger, type LogLine } from '../support/log-capture.js';
 
 const freshDir = scratchDirs('tour-bridge-state-');
+/** The fields the microphone log adds to its error lines. */
+type MicrophoneLogLine = LogLine & { file?: string; reason?: string; damagedLines?: number };
 const capture = () => {
-  const lines: { level: number; msg: string; file?: string; reason?: string; damagedLines?: number }[] = [];
-  const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as never) });
-  return { log, lines, errors: () => lines.filter((line) => line.level >= 50) };
+  const { logger: log, lines } = capturingLogger('info');
+  return { log, errors: () => lines.filter((line) => line.level >= 50) as MicrophoneLogLine[] };
 };
 const AT = new Date('2026-11-26T08:00:00.000Z');
 const now = () => AT;

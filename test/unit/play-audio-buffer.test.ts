@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
 import { Subject } from 'rxjs';
 import { createLossReporter } from '../../src/log/loss-reporter.js';
 import type { PlayAudioMsg } from '../../src/ros/ros-messages.js';
 import { playAudioBuffer } from '../../src/streams/play-audio-buffer.js';
+import { capturingLogger } from '../support/log-capture.js';
 
 const message = (text: string, bytes: number): PlayAudioMsg => ({
   emotion: 'neutral',
@@ -103,12 +103,8 @@ describe('/play_audio buffer between ROS and the kiosks', () => {
 
 describe('loss reporter (rate-limited log of drops)', () => {
   it('logs the first loss at once, then one summary per interval, and again at once after a quiet interval', async () => {
-    const lines: Record<string, unknown>[] = [];
+    const { logger: log, lines } = capturingLogger('info');
     const lineCount = () => lines.length;
-    const log = pino(
-      { level: 'info' },
-      { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-    );
     const reporter = createLossReporter({ log, message: 'dropped', intervalMs: 40 });
     for (let index = 0; index < 1_000; index += 1) reporter.lost(10);
     assert.equal(lines.length, 1);
@@ -130,11 +126,7 @@ describe('loss reporter (rate-limited log of drops)', () => {
   });
 
   it('takes a count lost at once (a middleware reports a million) in one step, and ignores a count that is not one', () => {
-    const lines: Record<string, unknown>[] = [];
-    const log = pino(
-      { level: 'info' },
-      { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-    );
+    const { logger: log, lines } = capturingLogger('info');
     const reporter = createLossReporter({ log, message: 'lost', countField: 'lost', withBytes: false });
     reporter.lostMany(1_000_000);
     for (const bad of [0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) reporter.lostMany(bad);

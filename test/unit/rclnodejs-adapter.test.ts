@@ -3,7 +3,6 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { pino, type Logger } from 'pino';
 import { firstValueFrom, lastValueFrom, Observable, toArray } from 'rxjs';
 import type { SetBoolResponseMsg, TourMsg } from '../../src/ros/ros-messages.js';
 import {
@@ -31,14 +30,9 @@ import {
 import { bytesFromWire, bytesToWire } from '../../src/rcl/wire-bytes.js';
 import type { WireRequest, WireResponse } from '../../src/ros/ros-wire.js';
 import { playAudioFromWire, REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/ros/rclnodejs/wire.js';
+import { capturingLogger } from '../support/log-capture.js';
 
 // The adapter's pieces that do not need ROS: everything but the module that creates the node.
-
-const captureLogger = (): { logger: Logger; lines: () => { level: number; msg: string }[] } => {
-  const written: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => written.push(line) });
-  return { logger, lines: () => written.map((line) => JSON.parse(line) as { level: number; msg: string }) };
-};
 
 const tour: TourMsg = {
   tour_name: 'welcome',
@@ -504,7 +498,7 @@ class FakeResponder {
 describe('/microphone/set_enabled handler', () => {
   const setup = (options: { listeners: boolean; closed?: boolean }) => {
     const emitted: MicrophoneRequest[] = [];
-    const log = captureLogger();
+    const log = capturingLogger();
     const handler = createMicrophoneHandler({
       hasListeners: () => options.listeners,
       emit: (request) => emitted.push(request),
@@ -554,6 +548,6 @@ describe('/microphone/set_enabled handler', () => {
     assert.doesNotThrow(() => {
       handler({ data: true }, broken);
     });
-    assert.ok(log.lines().some((line) => line.level === 40 && /could not answer/.test(line.msg)));
+    assert.ok(log.lines.some((line) => line.level === 40 && /could not answer/.test(line.msg)));
   });
 });

@@ -26,6 +26,7 @@ import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js'
 import { FakeQoS } from '../support/fake-qos.js';
 import { callOnce, callTimeouts } from '../support/port-calls.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
+import { capturingLogger } from '../support/log-capture.js';
 
 const IGNORE = { answered: () => undefined, failed: () => undefined };
 
@@ -234,18 +235,11 @@ const setup = (
     QoS: FakeQoS,
     ActionClient: 'ActionClient' in converse ? converse.ActionClient : FakeActionClient,
   } as unknown as Rclnodejs;
-  const logs: Record<string, unknown>[] = [];
+  const { logger, lines: logs } = capturingLogger('info');
   const port = createRclnodejsPort({
     rcl,
     context: context as unknown as Parameters<typeof createRclnodejsPort>[0]['context'],
-    logger: pino(
-      { level: 'info' },
-      {
-        write: (line: string) => {
-          logs.push(JSON.parse(line) as Record<string, unknown>);
-        },
-      },
-    ),
+    logger,
     rmw: 'rmw_zenoh_cpp',
     ...(converse.chatInterface === undefined ? {} : { chatInterface: converse.chatInterface }),
   });
@@ -865,7 +859,7 @@ describe('rclnodejs port: the Converse action', () => {
     const [event] = turn.events;
     assert.ok(event?.kind === 'failed' && event.error instanceof RosCallFailedError);
     assert.match(event.error.message, /no action client: tour_guide_interfaces\/action\/Converse not found/);
-    assert.ok(logs.some((line) => line['level'] === 40 && String(line['msg']).includes('Converse')));
+    assert.ok(logs.some((line) => line['level'] === 40 && line['msg'].includes('Converse')));
   });
 });
 

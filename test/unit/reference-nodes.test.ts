@@ -18,6 +18,7 @@ import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/ros-port.js';
 import { openDurableTourStore } from '../../src/robot/tours/durable-tour-store.js';
 import { TOUR_SERVICE_KEYS } from '../../src/robot/tours/tour-rules.js';
 import { FakeQoS } from '../support/fake-qos.js';
+import { capturingLogger } from '../support/log-capture.js';
 
 /*
  * The reference nodes' wiring against a stand-in for the few rclnodejs calls they make (rclnodejs
@@ -205,8 +206,7 @@ describe('the reference demo chat node', () => {
 
   it('survives a publisher and a responder that throw (a node shutting down under it)', async () => {
     const node = new FakeNode();
-    const warnings: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+    const { logger, lines: warnings } = capturingLogger('warn');
     const chat = serveDemoChatOn(node, logger);
     const publisher = node.publishers[0]!;
     publisher.subscribers = 1;
@@ -226,8 +226,8 @@ describe('the reference demo chat node', () => {
     );
     assert.equal(chat.historyClears, 1);
     assert.equal(warnings.length, 2);
-    assert.match(warnings[0]!, /could not publish the greeting/);
-    assert.match(warnings[1]!, /could not answer a \/clear_history call/);
+    assert.match(warnings[0]?.msg ?? '', /could not publish the greeting/);
+    assert.match(warnings[1]?.msg ?? '', /could not answer a \/clear_history call/);
   });
 
   it('greets with a valid WAV tone: RIFF/WAVE, PCM mono 16 kHz 16-bit, sizes consistent', () => {

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { watchRouterLink } from '../../src/zenoh/router-link.js';
+import { capturingLogger } from '../support/log-capture.js';
 
 const listen = async (port = 0): Promise<Server> => {
   const server = createServer((socket) => socket.destroy());
@@ -33,11 +34,7 @@ describe('watching the Zenoh router after start-up', () => {
   it('says the router is down once it stops answering, and up again once it answers, logging each change once', async () => {
     let router = await listen();
     const port = portOf(router);
-    const lines: { level: number; msg: string }[] = [];
-    const logger = pino(
-      { level: 'debug' },
-      { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) },
-    );
+    const { logger, lines } = capturingLogger();
     const link = watchRouterLink({ env: clientEnv(port), logger, intervalMs: 20 });
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));

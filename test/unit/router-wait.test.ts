@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { describe, it } from 'node:test';
-import { pino, type Logger } from 'pino';
 import {
   probeConnect,
   routerProbePlan,
@@ -9,12 +8,8 @@ import {
   type RouterWaitDeps,
 } from '../../src/zenoh/router-wait.js';
 import type { ProbeTarget } from '../../src/zenoh/zenoh-config.js';
+import { capturingLogger } from '../support/log-capture.js';
 
-const captureLogger = (): { logger: Logger; lines: () => { level: number; msg: string }[] } => {
-  const written: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => written.push(line) });
-  return { logger, lines: () => written.map((line) => JSON.parse(line) as { level: number; msg: string }) };
-};
 const WARN = 40;
 
 /** A router that answers from the `answerAt`-th check on (never when undefined); sleeps take no time. */
@@ -49,7 +44,7 @@ const never = new AbortController().signal;
 describe('waiting for the Zenoh router', () => {
   it('returns at once, logging nothing at warn, when the router answers the first check', async () => {
     const router = scriptedRouter(1);
-    const log = captureLogger();
+    const log = capturingLogger();
     const result = await waitForZenohRouter({
       env: zenohEnv('0'),
       logger: log.logger,
@@ -59,12 +54,12 @@ describe('waiting for the Zenoh router', () => {
     assert.deepEqual(result, { kind: 'answered', locator: 'tcp/zenoh-router:7447', checks: 1, waitedMs: 0 });
     assert.deepEqual(router.probed, ['zenoh-router:7447']);
     assert.deepEqual(router.sleeps, []);
-    assert.equal(log.lines().filter((line) => line.level >= WARN).length, 0);
+    assert.equal(log.lines.filter((line) => line.level >= WARN).length, 0);
   });
 
   it('with 0 checks every second until the router answers, logging one warn line about what it waits for', async () => {
     const router = scriptedRouter(6);
-    const log = captureLogger();
+    const log = capturingLogger();
     const details: string[] = [];
     const result = await waitForZenohRouter({
       env: zenohEnv('0'),
@@ -80,7 +75,7 @@ describe('waiting for the Zenoh router', () => {
       waitedMs: 5_000,
     });
     assert.deepEqual(router.sleeps, [1_000, 1_000, 1_000, 1_000, 1_000]);
-    const warnings = log.lines().filter((line) => line.level >= WARN);
+    const warnings = log.lines.filter((line) => line.level >= WARN);
     assert.equal(warnings.length, 1);
     assert.match(
       warnings[0]?.msg ?? '',
@@ -93,12 +88,12 @@ describe('waiting for the Zenoh router', () => {
     assert.equal(details.length, 6);
     assert.match(details[0] ?? '', /^looking for the Zenoh router at tcp\/zenoh-router:7447 \(client mode\)/);
     assert.match(details[5] ?? '', /tcp\/zenoh-router:7447 \(client mode\).*5 check\(s\) so far/);
-    assert.ok(log.lines().some((line) => /answered at tcp\/zenoh-router:7447 after 6 checks/.test(line.msg)));
+    assert.ok(log.lines.some((line) => /answered at tcp\/zenoh-router:7447 after 6 checks/.test(line.msg)));
   });
 
   it('with a positive count makes that many checks one second apart, then gives up saying so', async () => {
     const router = scriptedRouter(undefined);
-    const log = captureLogger();
+    const log = capturingLogger();
     const result = await waitForZenohRouter({
       env: zenohEnv('3'),
       logger: log.logger,
@@ -109,8 +104,8 @@ describe('waiting for the Zenoh router', () => {
     assert.equal(router.probed.length, 3);
     assert.deepEqual(router.sleeps, [1_000, 1_000]);
     // A client goes no further (its caller says why, once); a peer goes ahead, as rmw_zenoh does.
-    assert.ok(!log.lines().some((line) => /initialising ROS 2 anyway/.test(line.msg)));
-    const peerLog = captureLogger();
+    assert.ok(!log.lines.some((line) => /initialising ROS 2 anyway/.test(line.msg)));
+    const peerLog = capturingLogger();
     const peer = await waitForZenohRouter({
       env: {
         ...zenohEnv('1'),
@@ -122,9 +117,9 @@ describe('waiting for the Zenoh router', () => {
     });
     assert.deepEqual(peer, { kind: 'gave-up', checks: 1, mode: 'peer', where: 'tcp/zenoh-router:7447' });
     assert.ok(
-      peerLog
-        .lines()
-        .some((line) => /after 1 check\(s\); initialising ROS 2 anyway \(peer mode\)/.test(line.msg)),
+      peerLog.lines.some((line) =>
+        /after 1 check\(s\); initialising ROS 2 anyway \(peer mode\)/.test(line.msg),
+      ),
     );
   });
 
@@ -132,7 +127,7 @@ describe('waiting for the Zenoh router', () => {
     const router = scriptedRouter(undefined);
     const result = await waitForZenohRouter({
       env: zenohEnv(undefined),
-      logger: captureLogger().logger,
+      logger: capturingLogger().logger,
       signal: never,
       deps: router.deps,
     });
@@ -143,21 +138,21 @@ describe('waiting for the Zenoh router', () => {
     const router = scriptedRouter(undefined);
     const skipped = await waitForZenohRouter({
       env: zenohEnv('-1'),
-      logger: captureLogger().logger,
+      logger: capturingLogger().logger,
       signal: never,
       deps: router.deps,
     });
     assert.equal(skipped.kind, 'skipped');
     const fromFile = await waitForZenohRouter({
       env: { ZENOH_ROUTER_CHECK_ATTEMPTS: '0', ZENOH_SESSION_CONFIG_URI: '/etc/session.json5' },
-      logger: captureLogger().logger,
+      logger: capturingLogger().logger,
       signal: never,
       deps: router.deps,
     });
     assert.equal(fromFile.kind, 'skipped');
     const udpOnly = await waitForZenohRouter({
       env: zenohEnv('0', 'udp/r:7447'),
-      logger: captureLogger().logger,
+      logger: capturingLogger().logger,
       signal: never,
       deps: router.deps,
     });
@@ -172,7 +167,7 @@ describe('waiting for the Zenoh router', () => {
         ZENOH_ROUTER_CHECK_ATTEMPTS: '0',
         ZENOH_CONFIG_OVERRIDE: 'connect/endpoints=["tcp/a:1","tcp/b:2","udp/c:3"]',
       },
-      logger: captureLogger().logger,
+      logger: capturingLogger().logger,
       signal: never,
       deps: {
         probe: (target) =>
@@ -186,7 +181,7 @@ describe('waiting for the Zenoh router', () => {
     const controller = new AbortController();
     const waiting = waitForZenohRouter({
       env: zenohEnv('0', 'tcp/127.0.0.1:9'),
-      logger: captureLogger().logger,
+      logger: capturingLogger().logger,
       signal: controller.signal,
       deps: { probe: () => Promise.resolve(false) },
     });
@@ -231,7 +226,7 @@ describe('the TCP probe (real sockets on loopback)', () => {
   it('waits with the real probe until a listener appears on the endpoint', async () => {
     const port = await closedPort();
     const server = createServer((socket) => socket.destroy());
-    const log = captureLogger();
+    const log = capturingLogger();
     const started = Date.now();
     setTimeout(() => void listen(server, port), 1_500);
     try {
