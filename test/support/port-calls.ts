@@ -11,38 +11,47 @@ import {
   type RosServiceKey,
 } from '../../src/ros/ros-port.js';
 
+/** How a scripted call reads its source: which value ends it, where values go, and how it fails. */
+interface ScriptedCall<T> {
+  /** True for the value that ends the call (the source is left at once, before it is delivered). */
+  readonly isLast: (value: T) => boolean;
+  readonly deliver: (value: T) => void;
+  readonly failed: (error: Error) => void;
+  /** The failure when the source completes before its last value. */
+  readonly endedEarly: string;
+}
+
 /**
- * Test doubles of the ROS port script their answers as observables (marbles, subjects). This makes one
- * such observable a port call: subscribed when the call is made, its first value is the answer, its error
- * the failure; cancelling the call unsubscribes.
+ * Test doubles of the ROS port script their answers as observables (marbles, subjects). This runs one
+ * such observable as a port call: subscribed when the call is made, its values delivered until the last
+ * one, its error the failure; cancelling the call unsubscribes, and nothing is heard after it ends.
  */
-export const callFromObservable = <K extends RosServiceKey>(
-  source: Observable<RosResponse<K>>,
-  handler: RosCallHandler<K>,
-): RosCallTicket => {
+const scriptedCall = <T>(source: Observable<T>, call: ScriptedCall<T>): RosCallTicket => {
   let settled = false;
   const isSettled = () => settled;
   let subscription: { unsubscribe(): void } | undefined = undefined;
   subscription = source.subscribe({
-    next: (response) => {
+    next: (value) => {
       if (settled) return;
-      settled = true;
-      // The port's one answer: a source that emits and never completes is left at once.
-      subscription?.unsubscribe();
-      handler.answered(response);
+      if (call.isLast(value)) {
+        settled = true;
+        // A source that emits its last value and never completes is left at once.
+        subscription?.unsubscribe();
+      }
+      call.deliver(value);
     },
     error: (error: unknown) => {
       if (settled) return;
       settled = true;
-      handler.failed(error instanceof Error ? error : new Error(String(error)));
+      call.failed(error instanceof Error ? error : new Error(String(error)));
     },
     complete: () => {
       if (settled) return;
       settled = true;
-      handler.failed(new Error('the ROS call completed without a response'));
+      call.failed(new Error(call.endedEarly));
     },
   });
-  // Answered during subscribe: `next` ran before the subscription existed to be left.
+  // Ended during subscribe: `next` ran before the subscription existed to be left.
   if (isSettled()) subscription.unsubscribe();
   return {
     cancel: () => {
@@ -51,6 +60,22 @@ export const callFromObservable = <K extends RosServiceKey>(
     },
   };
 };
+
+/** A scripted service call: the source's first value is the answer. */
+export const callFromObservable = <K extends RosServiceKey>(
+  source: Observable<RosResponse<K>>,
+  handler: RosCallHandler<K>,
+): RosCallTicket =>
+  scriptedCall(source, {
+    isLast: () => true,
+    deliver: (response) => {
+      handler.answered(response);
+    },
+    failed: (error) => {
+      handler.failed(error);
+    },
+    endedEarly: 'the ROS call completed without a response',
+  });
 
 /** What a scripted Converse goal emits: parts (feedback), and a result (it has `outcome`) that ends it. */
 export type ConverseEmission = ConverseFeedbackMsg | ConverseResultMsg;
@@ -58,48 +83,25 @@ export type ConverseEmission = ConverseFeedbackMsg | ConverseResultMsg;
 const isResult = (value: ConverseEmission): value is ConverseResultMsg => 'outcome' in value;
 
 /**
- * One scripted Converse goal: subscribed when the goal is sent; each feedback value is a part, the first
- * result value ends the goal (`finished`), an error fails it, completing without a result fails it.
- * Cancelling the ticket unsubscribes, as cancelling the goal on the ROS side stops its feedback.
+ * One scripted Converse goal: each feedback value is a part, the first result value ends the goal
+ * (`finished`), an error fails it, completing without a result fails it. Cancelling the ticket
+ * unsubscribes, as cancelling the goal on the ROS side stops its feedback.
  */
 export const converseFromObservable = (
   source: Observable<ConverseEmission>,
   handler: RosConverseHandler,
-): RosCallTicket => {
-  let settled = false;
-  const isSettled = () => settled;
-  let subscription: { unsubscribe(): void } | undefined = undefined;
-  subscription = source.subscribe({
-    next: (value) => {
-      if (settled) return;
-      if (!isResult(value)) {
-        handler.part(value);
-        return;
-      }
-      settled = true;
-      subscription?.unsubscribe();
-      handler.finished(value);
+): RosCallTicket =>
+  scriptedCall(source, {
+    isLast: isResult,
+    deliver: (value) => {
+      if (isResult(value)) handler.finished(value);
+      else handler.part(value);
     },
-    error: (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      handler.failed(error instanceof Error ? error : new Error(String(error)));
+    failed: (error) => {
+      handler.failed(error);
     },
-    complete: () => {
-      if (settled) return;
-      settled = true;
-      handler.failed(new Error('the Converse goal ended without a result'));
-    },
+    endedEarly: 'the Converse goal ended without a result',
   });
-  // Ended during subscribe: leave the source at once.
-  if (isSettled()) subscription.unsubscribe();
-  return {
-    cancel: () => {
-      settled = true;
-      subscription.unsubscribe();
-    },
-  };
-};
 
 /** Makes one call on a port (or the call wrapper) and waits for its outcome. */
 export const callOnce = <K extends RosServiceKey>(
