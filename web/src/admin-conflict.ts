@@ -1,8 +1,9 @@
 import type { Problem } from './tour-model.js';
 
 /**
- * What the operator page says when the tour changed under it: someone else saved it (412), deleted it
- * (404), or changed the old tour during a rename. Headings and sentences only; admin.ts offers the actions.
+ * What the operator page says when someone else got there first: they saved the tour (412), deleted it
+ * (404), changed the old tour during a rename, or hold the name a create or rename asked for (409).
+ * Headings and sentences only; admin.ts offers the actions.
  */
 
 export interface Explained {
@@ -43,3 +44,15 @@ export const explainOldKept = (from: string, to: string, problem: Problem): Expl
         : `The tour was saved under its new name, but “${from}” could not be deleted (${problem.title}): delete it yourself if it is no longer needed.`,
   },
 });
+
+/** A 409 on create is about the name: the name field says so too, not only the banner. */
+export const explainNameTaken = (problem: Problem): Problem =>
+  problem.status === 409 && !problem.errors.some((error) => error.field === 'tour_name')
+    ? {
+        ...problem,
+        errors: [
+          { field: 'tour_name', message: 'A tour with this name already exists: choose another name.' },
+          ...problem.errors,
+        ],
+      }
+    : problem;

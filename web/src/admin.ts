@@ -1,7 +1,7 @@
 import { refreshField } from './admin-counters.js';
 import { createTour, deleteTour, getTour, updateTour, whenAccessRefused } from './admin-api.js';
 import { wireTokenField } from './admin-token.js';
-import { explainConflict, explainGone, explainOldKept } from './admin-conflict.js';
+import { explainConflict, explainGone, explainNameTaken, explainOldKept } from './admin-conflict.js';
 import { createTourList } from './admin-list.js';
 import {
   clearProblem as clearProblemIn,
@@ -175,18 +175,6 @@ const openTour = async (name: string): Promise<void> => {
   await loadList();
 };
 
-/** A 409 on create is about the name: the name field says so too, not only the banner. */
-const withNameTaken = (problem: Problem): Problem =>
-  problem.status === 409 && !problem.errors.some((error) => error.field === 'tour_name')
-    ? {
-        ...problem,
-        errors: [
-          { field: 'tour_name', message: 'A tour with this name already exists: choose another name.' },
-          ...problem.errors,
-        ],
-      }
-    : problem;
-
 const sameTour = (a: Tour, b: Tour): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /**
@@ -238,7 +226,7 @@ const showGone = async (problem: Problem): Promise<void> => {
 const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<void> => {
   const created = await createTour(tour);
   if (!created.ok) {
-    showProblem('Renaming', withNameTaken(created.problem));
+    showProblem('Renaming', explainNameTaken(created.problem));
     page.problem.focus();
     await loadList();
     return;
@@ -257,7 +245,7 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
   if (current === undefined) {
     const result = await createTour(tour);
     if (result.ok) return settleSaved(tour, sent, `Created “${tour.tour_name}”.`);
-    showProblem('Creating', withNameTaken(result.problem));
+    showProblem('Creating', explainNameTaken(result.problem));
     page.problem.focus();
     // The name may be taken by a tour this page does not list yet.
     return loadList();
