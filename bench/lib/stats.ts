@@ -34,3 +34,9 @@ export const round = (value: number, digits = 3): number => {
 
 export const ratio = (value: number, reference: number): number =>
   reference > 0 && Number.isFinite(value) ? round(value / reference, 2) : Number.NaN;
+
+/** The middle value (the lower of the two middles for an even count); NaN for none. */
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+};

@@ -1,0 +1,4 @@
+/** The benchmark's progress lines: on stderr, so the report on stdout stays clean. */
+export const log = (line: string): void => {
+  process.stderr.write(`bench: ${line}\n`);
+};
