@@ -23,8 +23,8 @@ import {
   type KeepMicrophoneState,
   type MicrophoneActor,
 } from './microphone-machine.js';
-import { startSessionActor, type SessionActor } from './session-machine.js';
-import type { SessionInput } from './session-types.js';
+import { startSessionActor, type SessionActor } from './session/session-machine.js';
+import type { SessionInput } from './session/session-types.js';
 
 /**
  * The process-wide part of the conversation endpoint: one microphone actor, one /play_audio fan-out, one

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { ConversationHub } from '../../actors/conversation-hub.js';
-import type { SessionActor } from '../../actors/session-machine.js';
-import type { SessionTransportEvent } from '../../actors/session-types.js';
+import type { SessionActor } from '../../actors/session/session-machine.js';
+import type { SessionTransportEvent } from '../../actors/session/session-types.js';
 import { uWS } from '../uws-build.js';
 import type { Logger } from '../../log/logger.js';
 import { createLossReporter } from '../../log/loss-reporter.js';

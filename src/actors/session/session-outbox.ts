@@ -1,5 +1,5 @@
-import { CLOSE_CODES } from '../protocol/ws-protocol.js';
-import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
+import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
+import { closeFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
 
 /** What the transport gives a session to write with; SessionInput (session-types.ts) documents each. */
 export interface SessionSocket {

@@ -1,11 +1,11 @@
 import { catchError, endWith, map, of, Subscription, type Observable } from 'rxjs';
 import { fromCallback } from 'xstate';
-import { textFrame, type AudioPairFrame } from '../protocol/ws-frames.js';
-import type { RosCalls } from '../ros/ros-calls.js';
-import { PlayAudioBacklog } from '../streams/play-audio-backlog.js';
-import type { ChatInterface } from '../cli/options.js';
-import { rosCall$, turn$ } from '../streams/ros-call.js';
-import { BudgetHoldings, trackSubscription } from '../streams/resource-gauges.js';
+import { textFrame, type AudioPairFrame } from '../../protocol/ws-frames.js';
+import type { RosCalls } from '../../ros/ros-calls.js';
+import { PlayAudioBacklog } from '../../streams/play-audio-backlog.js';
+import type { ChatInterface } from '../../cli/options.js';
+import { rosCall$, turn$ } from '../../streams/ros-call.js';
+import { BudgetHoldings, trackSubscription } from '../../streams/resource-gauges.js';
 import { Outbox } from './session-outbox.js';
 import {
   type ConversationRequest,

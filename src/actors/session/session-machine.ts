@@ -8,9 +8,15 @@ import {
   textFrame,
   turnEndFrame,
   type OutboundFrame,
-} from '../protocol/ws-frames.js';
-import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT, MAX_TURN, type Turn } from '../protocol/ws-protocol.js';
-import { BudgetHoldings } from '../streams/resource-gauges.js';
+} from '../../protocol/ws-frames.js';
+import {
+  CLOSE_CODES,
+  INITIAL_EMOTION,
+  INITIAL_TEXT,
+  MAX_TURN,
+  type Turn,
+} from '../../protocol/ws-protocol.js';
+import { BudgetHoldings } from '../../streams/resource-gauges.js';
 import { sendOutcome, runningRequest, audioBytes, busyRefusal, type Refusal } from './session-frames.js';
 import { Outbox } from './session-outbox.js';
 import { streamsLogic, type StreamsInput, type StreamsEvent } from './session-streams.js';

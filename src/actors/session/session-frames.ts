@@ -1,14 +1,14 @@
-import type { MessageIdAllocator } from '../protocol/message-ids.js';
+import type { MessageIdAllocator } from '../../protocol/message-ids.js';
 import {
   ackFrame,
   encodeAudioPair,
   errorFrame,
   turnEndFrame,
   type OutboundFrame,
-} from '../protocol/ws-frames.js';
-import { busyMessage, type ErrorCode, type Turn } from '../protocol/ws-protocol.js';
-import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../ros/ros-port.js';
-import { ConverseOutcomeError, type TurnPart } from '../streams/ros-call.js';
+} from '../../protocol/ws-frames.js';
+import { busyMessage, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/ros-port.js';
+import { ConverseOutcomeError, type TurnPart } from '../../streams/ros-call.js';
 import { Outbox } from './session-outbox.js';
 import { type ConversationRequest, type CallOutcome, type SessionContext } from './session-types.js';
 

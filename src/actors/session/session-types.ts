@@ -1,12 +1,12 @@
 import type { Observable } from 'rxjs';
-import type { MessageIdAllocator } from '../protocol/message-ids.js';
-import { type AudioPairFrame, type OutboundFrame } from '../protocol/ws-frames.js';
-import { type ConversationLimits, type Turn } from '../protocol/ws-protocol.js';
-import type { RosCalls } from '../ros/ros-calls.js';
-import type { ChatInterface } from '../cli/options.js';
-import { type TurnPart } from '../streams/ros-call.js';
-import type { BudgetHoldings, ByteBudget, ConversationGauges } from '../streams/resource-gauges.js';
-import type { MicrophoneView } from './microphone-machine.js';
+import type { MessageIdAllocator } from '../../protocol/message-ids.js';
+import { type AudioPairFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
+import { type ConversationLimits, type Turn } from '../../protocol/ws-protocol.js';
+import type { RosCalls } from '../../ros/ros-calls.js';
+import type { ChatInterface } from '../../cli/options.js';
+import { type TurnPart } from '../../streams/ros-call.js';
+import type { BudgetHoldings, ByteBudget, ConversationGauges } from '../../streams/resource-gauges.js';
+import type { MicrophoneView } from '../microphone-machine.js';
 import { type Outbox, type SessionSocket } from './session-outbox.js';
 
 /** The session's requests, events and context: the vocabulary of session-machine.ts and its helpers. */
