@@ -56,7 +56,7 @@ export const connectRosBackend = async (
   log: Logger,
   { rosArgs = [], chatInterface = 'service', env = process.env }: RosBackendSettings,
 ): Promise<void> => {
-  const { createRclnodejsBackend } = await import('../ros/rclnodejs/rclnodejs-backend.js');
+  const { createRclnodejsBackend } = await import('../adapters/rclnodejs/rclnodejs-backend.js');
   const backend = await createRclnodejsBackend({
     logger: log,
     rosArgs,

@@ -13,23 +13,26 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../../src/ros/ros-port.js';
-import { createMicrophoneHandler, NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
+import {
+  createMicrophoneHandler,
+  NOT_READY_ANSWER,
+} from '../../src/adapters/rclnodejs/microphone-service.js';
 import {
   loadRclnodejs,
   RclnodejsUnavailableError,
   rosEnvironmentProblem,
 } from '../../src/rcl/rclnodejs-loader.js';
-import { describeReadiness } from '../../src/ros/rclnodejs/readiness.js';
+import { describeReadiness } from '../../src/adapters/rclnodejs/readiness.js';
 import { rmwLabel } from '../../src/rcl/rmw-label.js';
 import { rclInitArgv } from '../../src/rcl/ros-args.js';
 import {
   callRosService,
   type ServiceCallOptions,
   type ServiceClientLike,
-} from '../../src/ros/rclnodejs/service-call.js';
+} from '../../src/adapters/rclnodejs/service-call.js';
 import { bytesFromWire, bytesToWire } from '../../src/rcl/wire-bytes.js';
 import type { WireRequest, WireResponse } from '../../src/ros/ros-wire.js';
-import { playAudioFromWire, REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/ros/rclnodejs/wire.js';
+import { playAudioFromWire, REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/adapters/rclnodejs/wire.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 // The adapter's pieces that do not need ROS: everything but the module that creates the node.

@@ -19,10 +19,10 @@ import {
 import {
   createRclnodejsBackend,
   RclnodejsUnavailableError,
-} from '../../src/ros/rclnodejs/rclnodejs-backend.js';
+} from '../../src/adapters/rclnodejs/rclnodejs-backend.js';
 import type { Rclnodejs } from '../../src/rcl/rclnodejs-loader.js';
-import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
-import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
+import { createRclnodejsPort } from '../../src/adapters/rclnodejs/rclnodejs-port.js';
+import { NOT_READY_ANSWER } from '../../src/adapters/rclnodejs/microphone-service.js';
 import { FakeQoS } from '../support/fake-qos.js';
 import { callOnce, callTimeouts } from '../support/port-calls.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';

@@ -12,7 +12,7 @@ import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
 /*
  * The server side of the port's services, as the reference nodes serve them: what rclnodejs hands a
  * service callback, and what the callback sends back; and the /play_audio the demo chat publishes.
- * The bridge's adapter does the client side (src/ros/rclnodejs/wire.ts) with the same field copies.
+ * The bridge's adapter does the client side (src/adapters/rclnodejs/wire.ts) with the same field copies.
  */
 
 export const REQUEST_FROM_WIRE: {

@@ -8,10 +8,10 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../ros-port.js';
+} from '../../ros/ros-port.js';
 import { firstLine } from '../../rcl/error-text.js';
 import { serverMatched } from './server-matched.js';
-import type { WireRequest, WireResponse } from '../ros-wire.js';
+import type { WireRequest, WireResponse } from '../../ros/ros-wire.js';
 import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from './wire.js';
 
 /** The part of an rclnodejs Client a call needs; tests pass a fake. */

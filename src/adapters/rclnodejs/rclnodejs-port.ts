@@ -1,7 +1,7 @@
 import type { Context, Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { Observable, Subject } from 'rxjs';
-import type { PlayAudioMsg } from '../ros-messages.js';
+import type { PlayAudioMsg } from '../../ros/ros-messages.js';
 import {
   ROS_ACTIONS,
   ROS_MICROPHONE_SERVICE,
@@ -19,7 +19,7 @@ import {
   type RosCallTicket,
   type RosRequest,
   type RosServiceKey,
-} from '../ros-port.js';
+} from '../../ros/ros-port.js';
 import { callConverse, type ConverseActionClientLike } from './converse-call.js';
 import { firstLine } from '../../rcl/error-text.js';
 import { createMicrophoneHandler } from './microphone-service.js';
@@ -29,7 +29,7 @@ import type { AttachMessageLost } from './message-lost.js';
 import { converseFeedbackQos, microphoneStateQos, playAudioQos, serviceQos } from './qos.js';
 import { describeReadiness } from './readiness.js';
 import { callRosService, type RosServiceClients, type ServiceClientLike } from './service-call.js';
-import type { WirePlayAudio, WireRequest, WireResponse, WireServiceType } from '../ros-wire.js';
+import type { WirePlayAudio, WireRequest, WireResponse, WireServiceType } from '../../ros/ros-wire.js';
 import { playAudioFromWire, setBoolRequestFromWire } from './wire.js';
 
 /**

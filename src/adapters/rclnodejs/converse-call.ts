@@ -1,4 +1,4 @@
-import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../ros-messages.js';
+import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../../ros/ros-messages.js';
 import {
   defaultServiceName,
   RosCallFailedError,
@@ -6,7 +6,7 @@ import {
   SETTLED_CALL,
   type RosCallTicket,
   type RosConverseHandler,
-} from '../ros-port.js';
+} from '../../ros/ros-port.js';
 import { firstLine } from '../../rcl/error-text.js';
 import { serverMatched } from './server-matched.js';
 import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';

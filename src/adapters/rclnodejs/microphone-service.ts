@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../ros-messages.js';
-import { ROS_MICROPHONE_SERVICE, type MicrophoneRequest } from '../ros-port.js';
+import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../../ros/ros-messages.js';
+import { ROS_MICROPHONE_SERVICE, type MicrophoneRequest } from '../../ros/ros-port.js';
 
 export const NOT_READY_ANSWER: SetBoolResponseMsg = {
   success: false,

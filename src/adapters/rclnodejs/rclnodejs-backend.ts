@@ -1,4 +1,4 @@
-import type { RosPort } from '../ros-port.js';
+import type { RosPort } from '../../ros/ros-port.js';
 import { firstLine } from '../../rcl/error-text.js';
 import { createRclnodejsPort } from './rclnodejs-port.js';
 import { watchRouterLink } from '../../zenoh/router-link.js';

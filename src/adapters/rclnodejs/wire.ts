@@ -1,5 +1,5 @@
-import type { PlayAudioMsg, SetBoolRequestMsg } from '../ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../ros-port.js';
+import type { PlayAudioMsg, SetBoolRequestMsg } from '../../ros/ros-messages.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
 import {
   requestCopies,
   responseCopies,
@@ -7,7 +7,7 @@ import {
   type WireRequest,
   type WireResponse,
   type WireSetBoolRequest,
-} from '../ros-wire.js';
+} from '../../ros/ros-wire.js';
 import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
 
 /*
