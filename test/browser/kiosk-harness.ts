@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { watchAudio } from './audio-log.js';
 import { watchPage, type Browser } from './browser.js';
 import type { RosPort, RosRequest } from '../../src/ros/ros-port.js';
 import {
@@ -167,13 +168,18 @@ export const openSettings = async (page: Page): Promise<void> => {
   }
 };
 
-/** Opens the kiosk page and waits until it is online with the microphone on. */
+/**
+ * Opens the kiosk page and waits until it is online with the microphone on; with `watchingAudio`, the
+ * page's Web Audio calls are logged from before its own script runs (audio-log.ts).
+ */
 export const openKiosk = async (
   browser: Browser,
   service: KioskService,
+  { watchingAudio = false }: { readonly watchingAudio?: boolean } = {},
 ): Promise<{ page: Page; problems: string[] }> => {
   const page = await browser.newPage();
   const problems = watchPage(page);
+  if (watchingAudio) await watchAudio(page);
   await page.goto(`${service.baseUrl}/`);
   await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
   return { page, problems };

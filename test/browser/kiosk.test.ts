@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { audioLog, gapsBetween } from './audio-log.js';
 import { launchBrowser, type Browser } from './browser.js';
 import {
   holdTalkButton,
@@ -29,7 +30,7 @@ describe('kiosk page', () => {
   before(async () => {
     service = await startKioskService();
     browser = await launchBrowser();
-    ({ page, problems } = await openKiosk(browser, service));
+    ({ page, problems } = await openKiosk(browser, service, { watchingAudio: true }));
   });
   after(async () => {
     await browser.close();
@@ -120,6 +121,7 @@ describe('kiosk page', () => {
 
   it('plays a burst of /play_audio messages in arrival order, one after another', async () => {
     const before = (await snapshot(page)).played.length;
+    const sourcesBefore = (await audioLog(page)).sources.length;
     const messages = ['happy', 'sad', 'surprised', 'thinking', 'angry'].map((emotion, index) => ({
       emotion,
       text: `Message ${index + 1} (${emotion})`,
@@ -142,11 +144,23 @@ describe('kiosk page', () => {
       assert.ok(current.messageId > previous.messageId);
       assert.ok(current.startedAt >= previous.endedAt!, `message ${index + 1} started before ${index} ended`);
     }
-    // Each lasted at least its 300 ms of audio: "ended" is the audio's end, so no two played at once. The
-    // upper bound only catches a stuck queue; `ended` can come late on a loaded machine.
+    // What the page asked Web Audio to play, on the audio clock (audio-log.ts): each message's whole 300 ms,
+    // never stopped, and each started at or after the end of the one before, so no two played at once.
+    // The page's own start and end records above follow that clock by timer ticks, which a loaded machine
+    // delays (a start recorded 52 ms late once made a message look 248 ms long), so they give the order only.
+    const sources = (await audioLog(page)).sources.slice(sourcesBefore);
+    assert.equal(sources.length, messages.length);
+    for (const [index, source] of sources.entries()) {
+      assert.ok(source.duration > 0.299, `message ${index + 1} lasts ${source.duration} s`);
+      assert.equal(source.stoppedAt, null, `message ${index + 1} was stopped`);
+    }
+    for (const [index, gap] of gapsBetween(sources).entries()) {
+      assert.ok(gap > -0.001, `message ${index + 2} started ${-gap} s before message ${index + 1} ended`);
+    }
+    // Only catches a stuck queue: `ended` can come late on a loaded machine.
     for (const [index, played] of burst.entries()) {
       const ms = played.endedAt! - played.startedAt;
-      assert.ok(ms > 250 && ms < 1_200, `message ${index + 1} played for ${ms} ms`);
+      assert.ok(ms < 1_200, `message ${index + 1} played for ${ms} ms`);
     }
     assert.ok(burst.every((p) => p.outcome === 'played'));
     assert.deepEqual(state.dropped, []);
