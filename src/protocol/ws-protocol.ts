@@ -170,8 +170,8 @@ export type BusyCause =
   | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
 
 /**
- * The `message` of a `busy` error. The session machine (src/actors/session/session-machine.ts) and the examples
- * below both build it here, so the documented example is exactly what a kiosk receives.
+ * The `message` of a `busy` error. The session machine (src/actors/session/session-machine.ts) and the
+ * examples below both build it here, so the documented example is exactly what a kiosk receives.
  */
 export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>
   cause.kind === 'queue'

@@ -4,9 +4,9 @@ import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES, type RosServiceKey } from './ros-po
 
 /*
  * The port's messages as rclnodejs types them (type-only: nothing here loads rclnodejs), and the field
- * copies both ends of a service make: the bridge's adapter (src/adapters/rclnodejs/wire.ts) as a client, the
- * reference nodes (src/robot/nodes/node-wire.ts) as servers. A copy takes only the fields the port knows,
- * so an interface that grew a field on the robot does not leak unchecked data into the service.
+ * copies both ends of a service make: the bridge's adapter (src/adapters/rclnodejs/wire.ts) as a client,
+ * the reference nodes (src/robot/nodes/node-wire.ts) as servers. A copy takes only the fields the port
+ * knows, so an interface that grew a field on the robot does not leak unchecked data into the service.
  */
 
 export type WireServiceType<K extends RosServiceKey> = (typeof ROS_SERVICES)[K]['type'];

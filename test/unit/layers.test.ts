@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The layers of docs/architecture.md, held: a folder of src/ (each top-level entry is one) imports only
- * folders below it, so there is no folder cycle, and only the composition root reaches the robot's
- * stand-ins. A new folder fails here until it is given its place.
+ * folders below it, so there is no folder cycle, and only the composition root reaches the port's
+ * adapters and the robot's stand-ins. A new folder fails here until it is given its place.
  */
 
 /** From the top to the bottom. */
