@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { log } from './log.js';
 import { ROOT, trackChild } from './processes.js';
 
 export const WRK_DIR = join(ROOT, 'bench', 'wrk');
@@ -16,7 +17,7 @@ const wrkVersion = (): string | null => {
 const isDebian = (): boolean => existsSync('/etc/debian_version');
 
 const run = (command: string, args: string[], timeoutMs: number): boolean => {
-  process.stderr.write(`bench: ${command} ${args.join(' ')}\n`);
+  log(`${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, {
     stdio: ['ignore', 'inherit', 'inherit'],
     timeout: timeoutMs,

@@ -21,19 +21,11 @@ export const logCapture = (lines: Record<string, unknown>[]): Writable =>
 
 /**
  * A logger at `level` (debug when not given) that keeps each line it writes, parsed, in `lines`, in the
- * order written: pino writes to this destination synchronously, so a line is there when the call returns.
+ * order written (logCapture): the line is there when the logging call returns.
  */
 export const capturingLogger = (
   level: Level = 'debug',
 ): { readonly logger: Logger; readonly lines: LogLine[] } => {
   const lines: LogLine[] = [];
-  const logger = pino(
-    { level },
-    {
-      write: (line: string) => {
-        lines.push(JSON.parse(line) as LogLine);
-      },
-    },
-  );
-  return { logger, lines };
+  return { logger: pino({ level }, logCapture(lines)), lines };
 };
