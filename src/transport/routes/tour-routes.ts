@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { tourMsgToJson, tourToMsg } from '../../interfaces/tour-message.js';
+import { tourToMsg } from '../../interfaces/tour-message.js';
+import { tourRepresentation } from '../../interfaces/tour-representation.js';
 import {
   NewTourSchema,
   StoredTourNameListSchema,
@@ -9,7 +10,7 @@ import {
   TourSchema,
   type Tour,
 } from '../../protocol/tour-schema.js';
-import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
+import { ifMatchHolds, parseIfMatch } from '../../protocol/tour-version.js';
 import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
@@ -89,12 +90,8 @@ const listReply = (response: TourOutcomeFields & { readonly tour_names: string[]
 const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
   const problem = outcomeProblem(response);
   if (problem !== undefined) return problem;
-  const json = tourMsgToJson(response.tour);
-  return {
-    status: 200,
-    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(json) },
-    body: json,
-  };
+  const { json, etag } = tourRepresentation(response.tour);
+  return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
 };
 const createdReply = (response: TourOutcomeFields): HttpReply =>
   outcomeProblem(response) ?? jsonReply(201, SUCCESS);
@@ -128,7 +125,7 @@ const conditionalChange = (
         (response) => {
           const problem = outcomeProblem(response);
           if (problem !== undefined) return problem;
-          const current = tourEntityTag(tourMsgToJson(response.tour));
+          const current = tourRepresentation(response.tour).etag;
           if (ifMatchHolds(condition, current)) return change();
           return problemReply(
             'tour-changed',
