@@ -5,11 +5,11 @@ import { tourMsgToJson } from './tour-message.js';
 /**
  * A tour as HTTP shows it: the body of `GET /tour/{name}` and its entity tag.
  *
- * Writing the JSON and hashing it were a quarter of a GET's CPU (docs/performance.md), and a store answers
- * the same few tours again and again. So the last representation of a few tours is kept by name, with a
- * copy of the message it came from, and reused while a new message holds the same fields: comparing a
- * tour's strings costs far less than writing and hashing them. Small tours only, so what is kept stays
- * under 32 × 8 Ki characters of JSON.
+ * Writing the JSON and hashing it were a fifth of a GET's JavaScript time (docs/performance.md), and a
+ * store answers the same few tours again and again. So the last representation of a few tours is kept by
+ * name, with a copy of the message it came from, and reused while a new message holds the same fields:
+ * comparing a tour's strings costs far less than writing and hashing them. Small tours only, so what is
+ * kept stays under 32 × 8 Ki characters of JSON.
  */
 export interface TourRepresentation {
   readonly json: string;
