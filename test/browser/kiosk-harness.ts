@@ -170,15 +170,20 @@ export const openSettings = async (page: Page): Promise<void> => {
 
 /**
  * Opens the kiosk page and waits until it is online with the microphone on; with `watchingAudio`, the
- * page's Web Audio calls are logged from before its own script runs (audio-log.ts).
+ * page's Web Audio calls are logged from before its own script runs (audio-log.ts). `beforeLoad` runs on
+ * the new page before it loads, for a test's own watchers.
  */
 export const openKiosk = async (
   browser: Browser,
   service: KioskService,
-  { watchingAudio = false }: { readonly watchingAudio?: boolean } = {},
+  {
+    watchingAudio = false,
+    beforeLoad,
+  }: { readonly watchingAudio?: boolean; readonly beforeLoad?: (page: Page) => void } = {},
 ): Promise<{ page: Page; problems: string[] }> => {
   const page = await browser.newPage();
   const problems = watchPage(page);
+  beforeLoad?.(page);
   if (watchingAudio) await watchAudio(page);
   await page.goto(`${service.baseUrl}/`);
   await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { seriousViolations } from './axe.js';
-import { audioLog, gapsBetween, startOf, watchAudio, type AudioLog } from './audio-log.js';
-import { launchBrowser, watchPage, type Browser } from './browser.js';
+import { audioLog, gapsBetween, startOf, type AudioLog } from './audio-log.js';
+import { launchBrowser, type Browser } from './browser.js';
 import {
   holdTalkButton,
+  openKiosk,
   snapshot,
   startKioskService,
   waitForSnapshot,
@@ -18,8 +19,9 @@ import {
  * four. An utterance of about 3 s gives parts of about 0.75 s, so each part arrives while the one before
  * still plays: they must join without a gap. Barge-in talks over a 6 s utterance (parts of 1.5 s): the
  * press comes after part 2 arrived (800 ms) and must reach the bridge before part 4 ends the turn
- * (1,600 ms); with 3 parts 150 ms apart that window was 150 ms, which a loaded CI machine missed. What the page scheduled is read from the Web Audio API
- * itself (audio-log.ts), what went over the socket from the browser's own view of it.
+ * (1,600 ms); with 3 parts 150 ms apart that window was 150 ms, which a loaded CI machine missed. What
+ * the page scheduled is read from the Web Audio API itself (audio-log.ts), what went over the socket from
+ * the browser's own view of it.
  */
 
 const PARTS = 4;
@@ -69,12 +71,12 @@ describe('kiosk: streamed turns', () => {
   before(async () => {
     service = await startKioskService(0, { chat_interface: 'action' }, { chatParts: PARTS, partMs: PART_MS });
     browser = await launchBrowser();
-    page = await browser.newPage();
-    problems = watchPage(page);
-    socket = watchSocket(page);
-    await watchAudio(page);
-    await page.goto(`${service.baseUrl}/`);
-    await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
+    ({ page, problems } = await openKiosk(browser, service, {
+      watchingAudio: true,
+      beforeLoad: (opened) => {
+        socket = watchSocket(opened);
+      },
+    }));
   });
   after(async () => {
     await browser.close();
@@ -223,27 +225,27 @@ describe('kiosk: streamed turns', () => {
 
   it('shows the thinking state visibly and accessibly while an answer is slow to come', async () => {
     const slow = await startKioskService(0, { chat_interface: 'action' }, { chatParts: 1, partMs: 2_500 });
-    const slowPage = await browser.newPage();
-    const slowProblems = watchPage(slowPage);
     try {
-      await slowPage.goto(`${slow.baseUrl}/`);
-      await slowPage.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
-      assert.equal(await slowPage.locator('body').getAttribute('data-thinking'), 'false');
-      await holdTalkButton(slowPage, 600);
-      await slowPage.locator('body[data-thinking="true"]').waitFor({ timeout: 2_000 });
-      const status = slowPage.getByRole('status').filter({ hasText: /^Thinking…$/ });
-      assert.equal(await status.isVisible(), true);
-      assert.equal(await status.getAttribute('id'), 'face-status');
-      assert.equal(await slowPage.locator('#face').getAttribute('data-emotion'), 'thinking');
-      assert.equal(await slowPage.locator('#face-label').textContent(), 'The robot looks thinking');
-      assert.deepEqual(await seriousViolations(slowPage), []);
-      // The answer ends it.
-      await slowPage.locator('body[data-thinking="false"]').waitFor({ timeout: 5_000 });
-      assert.equal(await slowPage.locator('#face-status').textContent(), '');
-      assert.equal((await snapshot(slowPage)).played.at(-1)?.turn, 1);
-      assert.deepEqual(slowProblems, []);
+      const { page: slowPage, problems: slowProblems } = await openKiosk(browser, slow);
+      try {
+        assert.equal(await slowPage.locator('body').getAttribute('data-thinking'), 'false');
+        await holdTalkButton(slowPage, 600);
+        await slowPage.locator('body[data-thinking="true"]').waitFor({ timeout: 2_000 });
+        const status = slowPage.getByRole('status').filter({ hasText: /^Thinking…$/ });
+        assert.equal(await status.isVisible(), true);
+        assert.equal(await status.getAttribute('id'), 'face-status');
+        assert.equal(await slowPage.locator('#face').getAttribute('data-emotion'), 'thinking');
+        assert.equal(await slowPage.locator('#face-label').textContent(), 'The robot looks thinking');
+        assert.deepEqual(await seriousViolations(slowPage), []);
+        // The answer ends it.
+        await slowPage.locator('body[data-thinking="false"]').waitFor({ timeout: 5_000 });
+        assert.equal(await slowPage.locator('#face-status').textContent(), '');
+        assert.equal((await snapshot(slowPage)).played.at(-1)?.turn, 1);
+        assert.deepEqual(slowProblems, []);
+      } finally {
+        await slowPage.close();
+      }
     } finally {
-      await slowPage.close();
       await slow.stop();
     }
   });
