@@ -393,7 +393,7 @@ const renderComparison = (results: BenchResults): string => {
   ].join('\n');
 };
 
-/** The targets (issue 11), checked against this run's numbers (only those this run measured). */
+/** The targets (issues 11 and 22), checked against this run's numbers (only those this run measured). */
 export const checkTargets = (results: Omit<BenchResults, 'targets'>): TargetCheck[] => {
   const checks: TargetCheck[] = [];
   const get = results.scenarios.httpGet;
@@ -412,6 +412,11 @@ export const checkTargets = (results: Omit<BenchResults, 'targets'>): TargetChec
       met: at16.rpsRatio.toBareUws >= 0.5,
     });
     checks.push({
+      target: 'GET at 16 connections ≥ 0.7× bare uWS',
+      value: `${x(at16.rpsRatio.toBareUws)} (${num(at16.bridge.rps)} vs ${num(at16.bareUws.rps)} req/s)`,
+      met: at16.rpsRatio.toBareUws >= 0.7,
+    });
+    checks.push({
       target: 'goal: GET at 16 connections ≥ 1.5× node:http',
       value: vsNode,
       met: at16.rpsRatio.toNodeHttpWs >= 1.5,
@@ -423,6 +428,22 @@ export const checkTargets = (results: Omit<BenchResults, 'targets'>): TargetChec
       target: 'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 0.5 ms',
       value: `${signed(chat1.overhead.p99VsBareUws)} ms (p99 ${ms(chat1.bridge.p99)} vs ${ms(chat1.bareUws.p99)})`,
       met: chat1.overhead.p99VsBareUws < 0.5,
+    });
+    const cpuRatio = chat1.bridge.serverCpuUsPerRoundTrip / chat1.bareUws.serverCpuUsPerRoundTrip;
+    checks.push({
+      target: 'chat 32 KiB, 1 session: server CPU per round trip ≤ 2.5× bare uWS',
+      value: `${x(cpuRatio)} (${chat1.bridge.serverCpuUsPerRoundTrip.toFixed(1)} vs ${chat1.bareUws.serverCpuUsPerRoundTrip.toFixed(1)} µs)`,
+      met: cpuRatio <= 2.5,
+    });
+  }
+  const chat32 = results.scenarios.chat?.rows.find(
+    (row) => row.frameBytes === 32 * KiB && row.sessions === 32,
+  );
+  if (chat32 !== undefined) {
+    checks.push({
+      target: 'chat 32 KiB, 32 sessions: p99 ≤ 2× bare uWS',
+      value: `${x(chat32.p99Ratio.toBareUws)} (p99 ${ms(chat32.bridge.p99)} vs ${ms(chat32.bareUws.p99)})`,
+      met: chat32.p99Ratio.toBareUws <= 2,
     });
   }
   const fanout1000 = results.scenarios.fanout?.rows.find((row) => row.sessions === 1000);

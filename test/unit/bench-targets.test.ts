@@ -43,21 +43,27 @@ const latency = (p50: number, p99: number): LatencySummary => ({
   mean: p50,
 });
 
-const chat = (p99: number): ChatFigures => ({
+const chat = (p99: number, cpuUsPerRoundTrip: number): ChatFigures => ({
   ...latency(0.1, p99),
   roundTripsPerS: 1000,
   serverCpuPercent: 50,
-  serverCpuUsPerRoundTrip: 50,
+  serverCpuUsPerRoundTrip: cpuUsPerRoundTrip,
   clientCpuPercent: [10],
   errors: [],
 });
 
-const chatRow = (frameBytes: number, sessions: number, bridgeP99: number, bareP99: number): ChatRow => ({
+const chatRow = (
+  frameBytes: number,
+  sessions: number,
+  bridgeP99: number,
+  bareP99: number,
+  cpuUs: { bridge: number; bare: number } = { bridge: 50, bare: 50 },
+): ChatRow => ({
   frameBytes,
   sessions,
-  bridge: chat(bridgeP99),
-  bareUws: chat(bareP99),
-  nodeHttpWs: chat(bareP99),
+  bridge: chat(bridgeP99, cpuUs.bridge),
+  bareUws: chat(bareP99, cpuUs.bare),
+  nodeHttpWs: chat(bareP99, cpuUs.bare),
   overhead: {
     p50VsBareUws: 0,
     p99VsBareUws: bridgeP99 - bareP99,
@@ -119,27 +125,49 @@ describe('bench targets', () => {
     );
   });
 
-  it('GET at 16 connections: node:http and half of bare uWS (targets), 1.5× node:http (goal), each at its threshold', () => {
-    assert.deepEqual(verdicts({ httpGet: { rows: [getRow(16, 60_000, 120_000, 40_000)] } }), {
+  it('GET at 16 connections: node:http, half and 0.7× of bare uWS (targets), 1.5× node:http (goal), each at its threshold', () => {
+    assert.deepEqual(verdicts({ httpGet: { rows: [getRow(16, 84_000, 120_000, 56_000)] } }), {
       'GET at 16 connections ≥ node:http': true,
       'GET at 16 connections ≥ 0.5× bare uWS': true,
+      'GET at 16 connections ≥ 0.7× bare uWS': true,
       'goal: GET at 16 connections ≥ 1.5× node:http': true,
+    });
+    assert.deepEqual(verdicts({ httpGet: { rows: [getRow(16, 83_999, 120_000, 56_001)] } }), {
+      'GET at 16 connections ≥ node:http': true,
+      'GET at 16 connections ≥ 0.5× bare uWS': true,
+      'GET at 16 connections ≥ 0.7× bare uWS': false,
+      'goal: GET at 16 connections ≥ 1.5× node:http': false,
     });
     assert.deepEqual(verdicts({ httpGet: { rows: [getRow(16, 59_000, 120_000, 59_001)] } }), {
       'GET at 16 connections ≥ node:http': false,
       'GET at 16 connections ≥ 0.5× bare uWS': false,
+      'GET at 16 connections ≥ 0.7× bare uWS': false,
       'goal: GET at 16 connections ≥ 1.5× node:http': false,
     });
   });
 
-  it('chat 32 KiB with 1 session: p99 overhead over bare uWS under 0.5 ms; other session counts are not judged', () => {
-    assert.deepEqual(
-      verdicts({ chat: { rows: [chatRow(32 * KiB, 1, 1.49, 1), chatRow(32 * KiB, 32, 9, 1)] } }),
-      { 'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 0.5 ms': true },
-    );
-    assert.deepEqual(verdicts({ chat: { rows: [chatRow(32 * KiB, 1, 1.5, 1)] } }), {
-      'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 0.5 ms': false,
+  it('chat 32 KiB with 1 session: p99 overhead over bare uWS under 0.5 ms, server CPU at most 2.5× bare’s', () => {
+    const within = chatRow(32 * KiB, 1, 1.49, 1, { bridge: 125, bare: 50 });
+    assert.deepEqual(verdicts({ chat: { rows: [within] } }), {
+      'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 0.5 ms': true,
+      'chat 32 KiB, 1 session: server CPU per round trip ≤ 2.5× bare uWS': true,
     });
+    const beyond = chatRow(32 * KiB, 1, 1.5, 1, { bridge: 125.1, bare: 50 });
+    assert.deepEqual(verdicts({ chat: { rows: [beyond] } }), {
+      'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 0.5 ms': false,
+      'chat 32 KiB, 1 session: server CPU per round trip ≤ 2.5× bare uWS': false,
+    });
+  });
+
+  it('chat 32 KiB with 32 sessions: p99 at most 2× bare uWS’s; other session counts are not judged', () => {
+    const target = 'chat 32 KiB, 32 sessions: p99 ≤ 2× bare uWS';
+    assert.deepEqual(
+      verdicts({ chat: { rows: [chatRow(32 * KiB, 32, 2, 1), chatRow(32 * KiB, 4, 9, 1)] } }),
+      {
+        [target]: true,
+      },
+    );
+    assert.deepEqual(verdicts({ chat: { rows: [chatRow(32 * KiB, 32, 2.01, 1)] } }), { [target]: false });
   });
 
   it('fan-out to 1,000 sessions: p99 under 40 ms and every round complete', () => {
