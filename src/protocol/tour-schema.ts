@@ -42,6 +42,21 @@ const objectIssue =
         ? `expected ${what} object, got ${jsonTypeOf(issue.input)}`
         : 'missing field';
 
+/**
+ * A JSON object: valibot's object schemas take an array for one (its indices as keys), which a 422 would
+ * then describe as missing and unknown fields; an array is refused first, as any other non-object is.
+ * (The OpenAPI document describes such a pipe by its object schema.)
+ */
+const jsonObject = <const Entries extends v.ObjectEntries>(
+  what: string,
+  object: v.StrictObjectSchema<Entries, (issue: v.StrictObjectIssue) => string>,
+) =>
+  v.pipe(
+    v.unknown(),
+    v.check((input) => !Array.isArray(input), `expected ${what} object, got array`),
+    object,
+  );
+
 // A character that shows: neither white space, nor a control or an invisible format character (a
 // zero-width space, a soft hyphen). A name without one reads as no name in every list.
 const VISIBLE_CHARACTER = /[^\s\p{Cc}\p{Cf}]/u;
@@ -99,7 +114,7 @@ const NewTourNameSchema = v.pipe(
   ),
 );
 
-export const TourStepSchema = v.strictObject(
+const TourStepObject = v.strictObject(
   {
     description: boundedText('description', TOUR_LIMITS.descriptionMaxChars),
     destination: v.optional(v.nullable(boundedText('destination', TOUR_LIMITS.destinationMaxChars)), null),
@@ -107,6 +122,7 @@ export const TourStepSchema = v.strictObject(
   },
   objectIssue('step'),
 );
+export const TourStepSchema = jsonObject('step', TourStepObject);
 export type TourStep = v.InferOutput<typeof TourStepSchema>;
 
 /**
@@ -120,36 +136,38 @@ const StepsSchema = v.pipe(
   v.array(TourStepSchema),
   // What the OpenAPI document states (it documents such a pipe by its last schema and what follows it).
   v.metadata({ maxItems: TOUR_LIMITS.maxSteps }),
-) as unknown as v.GenericSchema<v.InferInput<typeof TourStepSchema>[], TourStep[]>;
+) as unknown as v.GenericSchema<v.InferInput<typeof TourStepObject>[], TourStep[]>;
 
-export const TourSchema = v.strictObject(
-  {
-    tour_name: TourNameSchema,
-    map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
-    steps: StepsSchema,
-  },
-  objectIssue('tour'),
-);
+const TOUR_ENTRIES = {
+  tour_name: TourNameSchema,
+  map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
+  steps: StepsSchema,
+};
+const TourObject = v.strictObject(TOUR_ENTRIES, objectIssue('tour'));
+export const TourSchema = jsonObject('tour', TourObject);
 /**
  * The body of `POST /tour`: a tour whose names also show, and whose name a URL can hold. Only new tours
  * are held to it: tours stored before (or by other nodes) with such a name can still be read, updated,
  * deleted (by a client that sends the path as it is) and kept in a store file.
  */
-export const NewTourSchema = v.strictObject(
-  {
-    ...TourSchema.entries,
-    tour_name: NewTourNameSchema,
-    map_name: newIdentifier('map_name', TOUR_LIMITS.mapNameMaxChars),
-  },
-  objectIssue('tour'),
+export const NewTourSchema = jsonObject(
+  'tour',
+  v.strictObject(
+    {
+      ...TOUR_ENTRIES,
+      tour_name: NewTourNameSchema,
+      map_name: newIdentifier('map_name', TOUR_LIMITS.mapNameMaxChars),
+    },
+    objectIssue('tour'),
+  ),
 );
 /** The body of `PUT /tour/{tour_name}`: a tour that may leave out tour_name, since the path names it. */
-export const TourPathBodySchema = v.strictObject(
-  { ...TourSchema.entries, tour_name: v.optional(TourNameSchema) },
-  objectIssue('tour'),
+export const TourPathBodySchema = jsonObject(
+  'tour',
+  v.strictObject({ ...TOUR_ENTRIES, tour_name: v.optional(TourNameSchema) }, objectIssue('tour')),
 );
 /** A tour as the HTTP API reads it (optional fields may be absent). */
-export type TourInput = v.InferInput<typeof TourSchema>;
+export type TourInput = v.InferInput<typeof TourObject>;
 /** A tour after validation: every field present, absent optionals are null. */
 export type Tour = v.InferOutput<typeof TourSchema>;
 

@@ -155,6 +155,8 @@ export const tourApiContract = (target: () => ContractTarget): void => {
         [{ tour_name: 'x', steps: [] }, 'map_name: missing field'],
         [{ tour_name: 'x', map_name: 'm', steps: [{}] }, 'steps.0.description: missing field'],
         [{ tour_name: 'x', map_name: 'm', steps: [5] }, 'steps.0: expected step object, got number'],
+        // An array is an object to valibot: without its own check its indices read as unknown fields.
+        [{ tour_name: 'x', map_name: 'm', steps: [['d']] }, 'steps.0: expected step object, got array'],
         [{ tour_name: 'x', map_name: 5, steps: [] }, 'map_name: expected string, got number'],
         [
           { tour_name: 'x', map_name: 'm', steps: [{ description: null }] },
@@ -185,7 +187,7 @@ export const tourApiContract = (target: () => ContractTarget): void => {
           { tour_name: 'x', map_name: 'm', steps: [{ description: 'd', extra: 1 }] },
           'steps.0.extra: unknown field in step',
         ],
-        [[1, 2], 'tour_name: missing field'],
+        [[1, 2], '(body): expected tour object, got array'],
         // A new tour's names must show: spaces, a no-break space or a zero-width space alone are no name.
         [
           { tour_name: '   ', map_name: 'm', steps: [] },
