@@ -5,6 +5,12 @@ import { OPTION_SPECS } from '../../src/cli/options.js';
 import { CLOSE_CODES, ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
+import { Registry } from 'prom-client';
+import { microphoneEventsRoute } from '../../src/transport/routes/microphone-routes.js';
+import { operationsRoutes } from '../../src/transport/routes/operations-routes.js';
+import { simRoutes } from '../../src/transport/routes/sim-routes.js';
+import { staticRoutes } from '../../src/transport/routes/static-routes.js';
+import { TOUR_ROUTES } from '../../src/transport/routes/tour-routes.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = markdownTableRows(readme);
@@ -16,6 +22,41 @@ describe('README matches the code', () => {
       assert.ok(cells, `README has no row for --${spec.flag}`);
       assert.equal(cells[1], '`' + spec.env + '`', `README row of --${spec.flag} names its variable`);
       assert.equal(cells[2], '`' + spec.defaultValue + '`', `README row of --${spec.flag} gives its default`);
+    }
+  });
+
+  it('names, under "Access control", every HTTP path the token guards, and no open one', () => {
+    // Every route of the table (the simulation's too); only their patterns and access are read here.
+    const routes = [
+      ...TOUR_ROUTES,
+      microphoneEventsRoute({ isEnabled: () => true, kept: false, entries: () => [] }),
+      ...operationsRoutes(
+        { backend: 'sim', readiness: () => ({ ready: true, detail: '' }) },
+        new Registry(),
+        { packageName: 'uws', version: '0', native: true },
+      ),
+      ...simRoutes({
+        publishPlayAudio: () => undefined,
+        setMicrophone: () => Promise.reject(new Error('unused')),
+      }),
+      ...staticRoutes(undefined),
+    ];
+    const bullet = /^- HTTP: `Authorization: Bearer <token>` on (.+?);\s+otherwise/ms.exec(readme);
+    assert.ok(bullet?.[1] !== undefined, 'README has the HTTP bullet under "Access control"');
+    const named = [...bullet[1].matchAll(/`([^`]+)`/g)].map((match) => (match[1] ?? '').replace(/…$/, ''));
+    const covers = (pattern: string) => named.some((prefix) => pattern.startsWith(prefix));
+    // /ws has a bullet of its own (the upgrade's token), so its plain GET is not listed with the API.
+    const guarded = routes.filter((route) => route.access !== 'public' && route.pattern !== '/ws');
+    assert.ok(guarded.length > 0);
+    for (const route of guarded) assert.ok(covers(route.pattern), `README names ${route.pattern} as guarded`);
+    for (const route of routes.filter((each) => each.access === 'public')) {
+      assert.ok(!covers(route.pattern), `README names the open ${route.pattern} as guarded`);
+    }
+    for (const prefix of named) {
+      assert.ok(
+        guarded.some((route) => route.pattern.startsWith(prefix)),
+        `README names ${prefix}, which no guarded route has`,
+      );
     }
   });
 
