@@ -11,6 +11,7 @@ import { operationsRoutes } from '../../src/transport/routes/operations-routes.j
 import { simRoutes } from '../../src/transport/routes/sim-routes.js';
 import { staticRoutes } from '../../src/transport/routes/static-routes.js';
 import { TOUR_ROUTES } from '../../src/transport/routes/tour-routes.js';
+import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = markdownTableRows(readme);
@@ -101,6 +102,18 @@ describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
   it('shows every example frame', () => {
     for (const example of EXAMPLE_FRAMES) {
       assert.ok(protocol.includes(example.frame), `example ${example.frame} is in the doc`);
+    }
+  });
+});
+
+describe('docs/api.md matches the problem types', () => {
+  it('names every status a problem type answers with', () => {
+    const api = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const statuses = /Statuses: (.+?)\n\n/s.exec(api)?.[1];
+    assert.ok(statuses !== undefined, 'docs/api.md has its "Statuses:" paragraph');
+    const named = new Set(statuses.match(/\b[1-5]\d\d\b/g));
+    for (const [type, { status }] of Object.entries(PROBLEM_TYPES)) {
+      assert.ok(named.has(String(status)), `docs/api.md names ${status} (${type})`);
     }
   });
 });
