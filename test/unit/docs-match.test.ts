@@ -12,6 +12,11 @@ import { simRoutes } from '../../src/transport/routes/sim-routes.js';
 import { staticRoutes } from '../../src/transport/routes/static-routes.js';
 import { TOUR_ROUTES } from '../../src/transport/routes/tour-routes.js';
 import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';
+import {
+  createBridgeMetrics,
+  registerBuildInfo,
+  registerLiveGauges,
+} from '../../src/metrics/bridge-metrics.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = markdownTableRows(readme);
@@ -114,6 +119,41 @@ describe('docs/api.md matches the problem types', () => {
     const named = new Set(statuses.match(/\b[1-5]\d\d\b/g));
     for (const [type, { status }] of Object.entries(PROBLEM_TYPES)) {
       assert.ok(named.has(String(status)), `docs/api.md names ${status} (${type})`);
+    }
+  });
+});
+
+describe('docs/operations.md matches the metrics', () => {
+  it('its table names every metric the bridge exports, and no other', async () => {
+    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const documented = markdownTableRows(operations).flatMap((row) =>
+      [...(row[0] ?? '').matchAll(/`(tour_bridge_[a-z_]+\*?)`/g)].map((match) => match[1] ?? ''),
+    );
+    const families = documented.filter((name) => name.endsWith('*')).map((name) => name.slice(0, -1));
+    const metrics = createBridgeMetrics();
+    registerLiveGauges(metrics.registry, () => ({
+      liveSessions: 0,
+      openSubscriptions: 0,
+      inFlightRosCalls: 0,
+      queuedAudioBytes: 0,
+    }));
+    registerBuildInfo(metrics.registry, { uws: 'uws@0', native: true });
+    const exported = (await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name);
+    for (const name of exported) {
+      const named = documented.includes(name) || families.some((family) => name.startsWith(family));
+      assert.ok(named, `docs/operations.md names ${name}`);
+    }
+    for (const name of documented.filter((each) => !each.endsWith('*'))) {
+      assert.ok(
+        exported.includes(name),
+        `docs/operations.md names ${name}, which the bridge does not export`,
+      );
+    }
+    for (const family of families) {
+      assert.ok(
+        exported.some((name) => name.startsWith(family)),
+        `${family}* matches an exported metric`,
+      );
     }
   });
 });
