@@ -136,12 +136,13 @@ export interface ConversationLimits {
   readonly maxQueuedAudioBytes: number;
 }
 
+/** The service's defaults: the command line's flags default to these (test/unit/cli-options.test.ts). */
 export const DEFAULT_LIMITS: ConversationLimits = {
-  maxTextFrameBytes: 4 * 1024,
+  maxTextFrameBytes: 64 * 1024,
   maxBinaryFrameBytes: DEFAULT_MAX_AUDIO_FRAME_BYTES,
   maxWaitingCalls: 4,
   chatTimeoutMs: 60_000,
-  clearHistoryTimeoutMs: 10_000,
+  clearHistoryTimeoutMs: 5_000,
   maxSessions: 1_000,
   maxSendBufferBytes: 16 * 1024 * 1024,
   maxQueuedAudioBytes: 256 * 1024 * 1024,

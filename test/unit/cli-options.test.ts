@@ -27,6 +27,10 @@ describe('command line', () => {
     assert.equal(options.max_body_bytes, 1024 * 1024);
   });
 
+  it('gives a session the protocol module’s default limits, which docs/protocol.md lists', () => {
+    assert.deepEqual(conversationLimits(run([])), DEFAULT_LIMITS);
+  });
+
   it('reads --flag value and --flag=value', () => {
     const options = run(['--host', '127.0.0.1', '--port=8080', '--log_level', 'critical', '--backend=sim']);
     assert.equal(options.host, '127.0.0.1');
