@@ -104,6 +104,22 @@ describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
     }
   });
 
+  it('gives each limit flag the default the command line has', () => {
+    const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024 };
+    const limitRows = rows.filter((row) => row.length === 3 && /^`--[a-z_]+`$/.test(row[0] ?? ''));
+    assert.ok(limitRows.length >= 8, `${limitRows.length} limit rows`);
+    for (const [flagCell = '', defaultCell = ''] of limitRows) {
+      const flag = flagCell.slice(3, -1);
+      const spec = Object.values(OPTION_SPECS).find((each) => each.flag === flag);
+      assert.ok(spec, `--${flag} is a flag of the command line`);
+      // "2 MiB (65 s of …)", "64 KiB", "60000 (a whole turn)", "4 waiting calls per session".
+      const leading = /^(\d+) ?(KiB|MiB)?/.exec(defaultCell);
+      assert.ok(leading?.[1] !== undefined, `--${flag}: "${defaultCell}" starts with its value`);
+      const value = Number(leading[1]) * (leading[2] === undefined ? 1 : (UNITS[leading[2]] ?? Number.NaN));
+      assert.equal(value, Number(spec.defaultValue), `--${flag}: docs/protocol.md says ${defaultCell}`);
+    }
+  });
+
   it('shows every example frame', () => {
     for (const example of EXAMPLE_FRAMES) {
       assert.ok(protocol.includes(example.frame), `example ${example.frame} is in the doc`);
