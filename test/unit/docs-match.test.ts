@@ -139,6 +139,29 @@ describe('docs/api.md matches the problem types', () => {
   });
 });
 
+describe('docs/operations.md matches the command line', () => {
+  it('gives each limit with a flag that flag’s environment variable and default', () => {
+    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024, s: 1000 };
+    const rows = markdownTableRows(operations).filter((row) =>
+      /^`--[a-z_]+` \/ `[A-Z_]+`$/.test(row[2] ?? ''),
+    );
+    assert.ok(rows.length >= 12, `${rows.length} limits with a flag`);
+    for (const [limit = '', defaultCell = '', flagCell = ''] of rows) {
+      const [flag = '', env = ''] = flagCell.split(' / ').map((cell) => cell.slice(1, -1));
+      const spec = Object.values(OPTION_SPECS).find((each) => `--${each.flag}` === flag);
+      assert.ok(spec, `${limit}: ${flag} is a flag of the command line`);
+      assert.equal(env, spec.env, `${limit}: ${flag}'s variable`);
+      // "1 MiB (413)", "5 s (504)", "1,000 (close 1013)", "10, the services QoS depth; …".
+      const leading = /^([\d,]+) ?(KiB|MiB|s)?\b/.exec(defaultCell);
+      assert.ok(leading?.[1] !== undefined, `${limit}: "${defaultCell}" starts with its value`);
+      const unit = leading[2] === undefined ? 1 : (UNITS[leading[2]] ?? Number.NaN);
+      const value = Number(leading[1].replaceAll(',', '')) * unit;
+      assert.equal(value, Number(spec.defaultValue), `${limit}: docs/operations.md says ${defaultCell}`);
+    }
+  });
+});
+
 describe('docs/operations.md matches the metrics', () => {
   it('its table names every metric the bridge exports, and no other', async () => {
     const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
