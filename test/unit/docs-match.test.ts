@@ -12,6 +12,7 @@ import { simRoutes } from '../../src/transport/routes/sim-routes.js';
 import { staticRoutes } from '../../src/transport/routes/static-routes.js';
 import { TOUR_ROUTES } from '../../src/transport/routes/tour-routes.js';
 import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';
+import { TOUR_LIMITS } from '../../src/protocol/tour-limits.js';
 import {
   createBridgeMetrics,
   registerBuildInfo,
@@ -159,6 +160,30 @@ describe('docs/operations.md matches the command line', () => {
       const value = Number(leading[1].replaceAll(',', '')) * unit;
       assert.equal(value, Number(spec.defaultValue), `${limit}: docs/operations.md says ${defaultCell}`);
     }
+  });
+});
+
+describe('docs/operations.md matches the tour limits', () => {
+  it('gives the limits of a tour as TOUR_LIMITS has them', () => {
+    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const rows = markdownTableRows(operations);
+    const valueOf = (limit: string): string => {
+      const row = rows.find((cells) => cells[0] === limit);
+      assert.ok(row?.[1] !== undefined, `docs/operations.md has the row "${limit}"`);
+      return row[1];
+    };
+    const count = (text: string) => Number(text.replaceAll(',', ''));
+    assert.match(valueOf('Tour name'), new RegExp(`^1–${TOUR_LIMITS.nameMaxChars} characters`));
+    const lengths = /^([\d,]+) \/ ([\d,]+) \/ ([\d,]+) \/ ([\d,]+) characters$/.exec(
+      valueOf('Map name / description / destination / dialogue'),
+    );
+    assert.deepEqual(lengths?.slice(1).map(count), [
+      TOUR_LIMITS.mapNameMaxChars,
+      TOUR_LIMITS.descriptionMaxChars,
+      TOUR_LIMITS.destinationMaxChars,
+      TOUR_LIMITS.dialogueMaxChars,
+    ]);
+    assert.equal(count(valueOf('Steps per tour')), TOUR_LIMITS.maxSteps);
   });
 });
 
