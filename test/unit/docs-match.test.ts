@@ -22,6 +22,22 @@ import {
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = markdownTableRows(readme);
 
+/** Every route of the table (the simulation's too); only their methods, patterns and access are read. */
+const everyRoute = () => [
+  ...TOUR_ROUTES,
+  microphoneEventsRoute({ isEnabled: () => true, kept: false, entries: () => [] }),
+  ...operationsRoutes({ backend: 'sim', readiness: () => ({ ready: true, detail: '' }) }, new Registry(), {
+    packageName: 'uws',
+    version: '0',
+    native: true,
+  }),
+  ...simRoutes({
+    publishPlayAudio: () => undefined,
+    setMicrophone: () => Promise.reject(new Error('unused')),
+  }),
+  ...staticRoutes(undefined),
+];
+
 describe('README matches the code', () => {
   it('lists every option with its environment variable and default', () => {
     for (const spec of Object.values(OPTION_SPECS)) {
@@ -33,21 +49,7 @@ describe('README matches the code', () => {
   });
 
   it('names, under "Access control", every HTTP path the token guards, and no open one', () => {
-    // Every route of the table (the simulation's too); only their patterns and access are read here.
-    const routes = [
-      ...TOUR_ROUTES,
-      microphoneEventsRoute({ isEnabled: () => true, kept: false, entries: () => [] }),
-      ...operationsRoutes(
-        { backend: 'sim', readiness: () => ({ ready: true, detail: '' }) },
-        new Registry(),
-        { packageName: 'uws', version: '0', native: true },
-      ),
-      ...simRoutes({
-        publishPlayAudio: () => undefined,
-        setMicrophone: () => Promise.reject(new Error('unused')),
-      }),
-      ...staticRoutes(undefined),
-    ];
+    const routes = everyRoute();
     const bullet = /^- HTTP: `Authorization: Bearer <token>` on (.+?);\s+otherwise/ms.exec(readme);
     assert.ok(bullet?.[1] !== undefined, 'README has the HTTP bullet under "Access control"');
     const named = [...bullet[1].matchAll(/`([^`]+)`/g)].map((match) => (match[1] ?? '').replace(/…$/, ''));
@@ -64,6 +66,18 @@ describe('README matches the code', () => {
         guarded.some((route) => route.pattern.startsWith(prefix)),
         `README names ${prefix}, which no guarded route has`,
       );
+    }
+  });
+
+  it('lists every route in its table of endpoints', () => {
+    const listed = tableRows.map((row) => row[0] ?? '').join(' ');
+    // The WebSocket and the page assets have their own paragraphs.
+    const described = everyRoute().filter(
+      (route) => route.pattern !== '/ws' && route.pattern !== '/assets/*',
+    );
+    for (const route of described) {
+      const path = route.pattern.replace(/:([a-z_]+)/g, '{$1}');
+      assert.ok(listed.includes(`\`${route.method} ${path}\``), `README lists ${route.method} ${path}`);
     }
   });
 
