@@ -136,7 +136,7 @@ export interface ConversationLimits {
   readonly maxQueuedAudioBytes: number;
 }
 
-/** The service's defaults: the command line's flags default to these (test/unit/cli-options.test.ts). */
+/** The service's default limits: its command line's flags default to the same values (cli-options.test.ts). */
 export const DEFAULT_LIMITS: ConversationLimits = {
   maxTextFrameBytes: 64 * 1024,
   maxBinaryFrameBytes: DEFAULT_MAX_AUDIO_FRAME_BYTES,
