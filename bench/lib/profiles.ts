@@ -175,8 +175,8 @@ export interface BenchArgs {
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
                       [--compare <file>] [--env NAME=VALUE]...
-  (default)       full run, about 4 minutes; writes bench/results.json
-  --quick         short run, under a minute; writes bench/results-quick.json
+  (default)       full run, about 7 minutes (10 with --compare); writes bench/results.json
+  --quick         short run, about 1.5 minutes; writes bench/results-quick.json
   --smoke         seconds; proves the harness works (the smoke test runs it); writes bench/results-smoke.json
   --only          run only these scenarios
   --from-source   run the service from src/ through tsx instead of building dist/
