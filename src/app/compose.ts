@@ -15,8 +15,14 @@ import { createRosCalls, type RosCalls } from '../ros/ros-calls.js';
 import type { RosPort, RosServiceKey } from '../ros/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
 import { openApiRoute } from '../transport/http/openapi.js';
-import { defaultWebRoot, loadStaticSite } from '../transport/http/static-site.js';
-import { MICROPHONE_SCHEMAS, microphoneEventsRoute } from '../transport/routes/microphone-routes.js';
+import type { AnyRoute } from '../transport/http/route.js';
+import type { Registry } from 'prom-client';
+import { defaultWebRoot, loadStaticSite, type StaticSite } from '../transport/http/static-site.js';
+import {
+  MICROPHONE_SCHEMAS,
+  microphoneEventsRoute,
+  type MicrophoneAudit,
+} from '../transport/routes/microphone-routes.js';
 import { HEALTH_SCHEMAS, operationsRoutes } from '../transport/routes/operations-routes.js';
 import { staticRoutes } from '../transport/routes/static-routes.js';
 import { TOUR_ROUTES, TOUR_SCHEMAS } from '../transport/routes/tour-routes.js';
@@ -67,6 +73,40 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxSendBufferBytes: options.send_buffer_bytes,
   maxQueuedAudioBytes: options.queued_audio_bytes,
 });
+
+/** What the HTTP route table is made of: the parts of the running service its routes read. */
+export interface RouteTableParts {
+  readonly port: Pick<RosPort, 'backend' | 'readiness'>;
+  readonly metrics: Registry;
+  readonly uws: UwsBuild;
+  readonly microphone: MicrophoneAudit;
+  /** The simulation's control, whose routes exist only with `--backend sim`. */
+  readonly sim: SimControl | undefined;
+  readonly site: StaticSite | undefined;
+}
+
+/** Every HTTP route the service serves, the OpenAPI document of the API among them. */
+export const routeTable = ({ port, metrics, uws, microphone, sim, site }: RouteTableParts): AnyRoute[] => {
+  const api = [
+    ...operationsRoutes(port, metrics, uws),
+    ...TOUR_ROUTES,
+    microphoneEventsRoute(microphone),
+    ...(sim === undefined ? [] : simRoutes(sim)),
+  ];
+  return [
+    ...api,
+    openApiRoute(api, {
+      version: SERVICE_VERSION,
+      schemas: {
+        ...TOUR_SCHEMAS,
+        ...HEALTH_SCHEMAS,
+        ...MICROPHONE_SCHEMAS,
+        ...(sim === undefined ? {} : SIM_SCHEMAS),
+      },
+    }),
+    ...staticRoutes(site),
+  ];
+};
 
 /** Each service's time-out: /chat its own, everything else `--ros_timeout_ms`. */
 const rosTimeouts = (options: Options): Record<RosServiceKey, number> => ({
@@ -144,29 +184,18 @@ export const startBridge = async ({
   registerLiveGauges(metrics.registry, () => hub.readGauges());
   registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
 
-  const api = [
-    ...operationsRoutes(port, metrics.registry, uws),
-    ...TOUR_ROUTES,
-    microphoneEventsRoute({
+  const routes = routeTable({
+    port,
+    metrics: metrics.registry,
+    uws,
+    microphone: {
       isEnabled: () => microphone.isEnabled(),
       kept: microphoneLog.file !== undefined,
       entries: () => microphoneLog.entries(),
-    }),
-    ...(sim === undefined ? [] : simRoutes(sim)),
-  ];
-  const routes = [
-    ...api,
-    openApiRoute(api, {
-      version: SERVICE_VERSION,
-      schemas: {
-        ...TOUR_SCHEMAS,
-        ...HEALTH_SCHEMAS,
-        ...MICROPHONE_SCHEMAS,
-        ...(sim === undefined ? {} : SIM_SCHEMAS),
-      },
-    }),
-    ...staticRoutes(site),
-  ];
+    },
+    sim,
+    site,
+  });
   const app = await startUwsApp({
     host: options.host,
     port: options.port,

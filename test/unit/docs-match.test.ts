@@ -6,11 +6,7 @@ import { CLOSE_CODES, ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-p
 import { markdownTableRows } from '../support/markdown-table.js';
 import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
 import { Registry } from 'prom-client';
-import { microphoneEventsRoute } from '../../src/transport/routes/microphone-routes.js';
-import { operationsRoutes } from '../../src/transport/routes/operations-routes.js';
-import { simRoutes } from '../../src/transport/routes/sim-routes.js';
-import { staticRoutes } from '../../src/transport/routes/static-routes.js';
-import { TOUR_ROUTES } from '../../src/transport/routes/tour-routes.js';
+import { routeTable } from '../../src/app/compose.js';
 import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';
 import { TOUR_LIMITS } from '../../src/protocol/tour-limits.js';
 import {
@@ -22,21 +18,16 @@ import {
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const tableRows = markdownTableRows(readme);
 
-/** Every route of the table (the simulation's too); only their methods, patterns and access are read. */
-const everyRoute = () => [
-  ...TOUR_ROUTES,
-  microphoneEventsRoute({ isEnabled: () => true, kept: false, entries: () => [] }),
-  ...operationsRoutes({ backend: 'sim', readiness: () => ({ ready: true, detail: '' }) }, new Registry(), {
-    packageName: 'uws',
-    version: '0',
-    native: true,
-  }),
-  ...simRoutes({
-    publishPlayAudio: () => undefined,
-    setMicrophone: () => Promise.reject(new Error('unused')),
-  }),
-  ...staticRoutes(undefined),
-];
+/** Every route the service serves, the simulation's too (its routes only read these parts when called). */
+const everyRoute = () =>
+  routeTable({
+    port: { backend: 'sim', readiness: () => ({ ready: true, detail: '' }) },
+    metrics: new Registry(),
+    uws: { packageName: 'uws', version: '0', native: true },
+    microphone: { isEnabled: () => true, kept: false, entries: () => [] },
+    sim: { publishPlayAudio: () => undefined, setMicrophone: () => Promise.reject(new Error('unused')) },
+    site: undefined,
+  });
 
 describe('README matches the code', () => {
   it('lists every option with its environment variable and default', () => {
