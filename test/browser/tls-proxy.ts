@@ -116,7 +116,11 @@ export interface RunningProxy {
   readonly port: number;
   /** The filled-in shipped configuration nginx runs. */
   readonly config: string;
-  accessLog(): Promise<string>;
+  /**
+   * The access log once a line matches `line`, or as it stands after 5 s. nginx writes a request's
+   * line in its log phase, after the answer's bytes are sent, so a client can hold the answer first.
+   */
+  accessLogWith(line: RegExp): Promise<string>;
   errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -245,7 +249,15 @@ export const startProxy = async (
         origin,
         port,
         config,
-        accessLog: () => readFile(accessLog, 'utf8'),
+        accessLogWith: async (line) => {
+          const deadline = Date.now() + 5_000;
+          let log = await readFile(accessLog, 'utf8');
+          while (!line.test(log) && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            log = await readFile(accessLog, 'utf8');
+          }
+          return log;
+        },
         errorLog: () => readFile(errorLog, 'utf8'),
         stop,
       };
