@@ -9,7 +9,7 @@ import { createLossReporter } from '../../log/loss-reporter.js';
 import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { problemReply, statusLine } from '../http/reply.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
-import type { OutboundFrame } from '../../protocol/ws-frames.js';
+import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 interface SessionSocket {
@@ -42,9 +42,56 @@ export const transportCeilingBytes = (largestFrameLimit: number): number =>
   Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
 
 /**
+ * The largest WebSocket frame the bridge writes. uWebSockets.js assembles a frame over its 16 KiB cork
+ * buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes: one
+ * 512 KiB message left about 1 MiB behind in each kiosk's socket. A binary message past this size goes out
+ * as fragments of at most this many bytes, so each socket keeps at most a fragment's worth (the client
+ * reassembles one message). Measured in docs/performance.md.
+ */
+export const FRAGMENT_BYTES = 64 * 1024;
+
+/** The binary message's parts, each cut into pieces of at most FRAGMENT_BYTES (views, not copies). */
+const fragmentsOf = (parts: readonly Uint8Array[]): Uint8Array[] => {
+  const fragments: Uint8Array[] = [];
+  for (const part of parts) {
+    if (part.byteLength <= FRAGMENT_BYTES) fragments.push(part);
+    else {
+      for (let start = 0; start < part.byteLength; start += FRAGMENT_BYTES) {
+        fragments.push(part.subarray(start, start + FRAGMENT_BYTES));
+      }
+    }
+  }
+  return fragments;
+};
+
+/**
+ * One binary message: as it is (one frame, or the header and the audio as two fragments) while every part
+ * fits a fragment, as most do; else as a run of fragments of at most FRAGMENT_BYTES.
+ */
+const writeBinary = (ws: WebSocket<SessionSocket>, binary: AudioPairFrame['binary']): void => {
+  if (binary.every((part) => part.byteLength <= FRAGMENT_BYTES)) {
+    if (binary.length === 1) {
+      ws.send(binary[0], true);
+    } else {
+      ws.sendFirstFragment(binary[0], true);
+      ws.sendLastFragment(binary[1]);
+    }
+    return;
+  }
+  const fragments = fragmentsOf(binary);
+  const lastIndex = fragments.length - 1;
+  fragments.forEach((fragment, index) => {
+    if (index === 0) ws.sendFirstFragment(fragment, true);
+    else if (index < lastIndex) ws.sendFragment(fragment);
+    else ws.sendLastFragment(fragment);
+  });
+};
+
+/**
  * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
- * binary frame is one WebSocket message, whole or as two fragments (header, then the audio, uncopied).
- * Like `send`, the fragment calls buffer what the socket cannot take; the caller reads getBufferedAmount().
+ * binary frame is one WebSocket message, whole or as fragments (the header, then the audio, uncopied, in
+ * pieces of at most FRAGMENT_BYTES). Like `send`, the fragment calls buffer what the socket cannot take;
+ * the caller reads getBufferedAmount().
  */
 const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
   if (frame.kind === 'text') {
@@ -53,12 +100,7 @@ const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, {
   }
   ws.cork(() => {
     ws.send(frame.meta, false);
-    if (frame.binary.length === 1) {
-      ws.send(frame.binary[0], true);
-    } else {
-      ws.sendFirstFragment(frame.binary[0], true);
-      ws.sendLastFragment(frame.binary[1]);
-    }
+    writeBinary(ws, frame.binary);
   });
 };
 
