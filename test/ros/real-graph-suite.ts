@@ -9,7 +9,14 @@ import { greetingMessage } from '../../src/robot/nodes/greeting.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request, sendJson } from '../support/http.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';
-import { ALL_SERVERS, pollUntil, readyDetail, SILENT_TIMEOUTS, type RosGraph } from './graph.js';
+import {
+  ALL_SERVERS,
+  GRAPH_LIMITS,
+  pollUntil,
+  readyDetail,
+  SILENT_TIMEOUTS,
+  type RosGraph,
+} from './graph.js';
 import { connectInspector } from './inspector.js';
 import { formatLatencies, summarise } from './latency.js';
 
@@ -494,7 +501,12 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       try {
         const bridgePid = bridge.child.process.pid;
         assert.ok(bridgePid !== undefined);
-        // Idle: the node spinning on the graph, no kiosk connected (reported, not asserted).
+        // Idle: the node spinning on the graph, no kiosk connected (reported, not asserted). The listening
+        // line comes before the backend joins the graph (it waits for the router and rcl), so wait for
+        // /ready: read at the listening line, "idle" lacked the RMW's libraries and threads.
+        await pollUntil('the memory bridge spinning its ROS node', GRAPH_LIMITS.graphReadyMs, async () => {
+          return (await readyDetail(bridge.baseUrl)).status === 200;
+        });
         await memory.afterGc();
         const idleRss = rssOf(bridgePid);
         for (let index = 0; index < MEMORY.kiosks; index += 1) {
