@@ -42,10 +42,10 @@ export const transportCeilingBytes = (largestFrameLimit: number): number =>
   Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
 
 /**
- * The largest WebSocket frame the bridge writes. uWebSockets.js assembles a frame over its 16 KiB cork
- * buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes: one
- * 512 KiB message left about 1 MiB behind in each kiosk's socket. A binary message past this size goes out
- * as fragments of at most this many bytes, so each socket keeps at most a fragment's worth (the client
+ * The largest frame of a binary message the bridge writes. uWebSockets.js assembles a frame over its 16 KiB
+ * cork buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes:
+ * 512 KiB messages left about 1 MiB behind in each kiosk's socket. A binary message past this size goes out
+ * as fragments of at most this many bytes, so each socket keeps about a fragment's worth (the client
  * reassembles one message). Measured in docs/performance.md.
  */
 export const FRAGMENT_BYTES = 64 * 1024;
