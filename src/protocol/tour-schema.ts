@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { expected, jsonObject, objectIssue } from './json-body.js';
 import { TOUR_LIMITS } from './tour-limits.js';
 
 export { TOUR_LIMITS };
@@ -19,43 +20,6 @@ const countCodePoints = (text: string): number => {
   for (const _ of text) count += 1;
   return count;
 };
-
-/** A JSON value's type as a 422 names it: `null` and `array` are not lumped in with `object`. */
-const jsonTypeOf = (value: unknown): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-
-const expected =
-  (type: string) =>
-  (issue: v.BaseIssue<unknown>): string =>
-    `expected ${type}, got ${jsonTypeOf(issue.input)}`;
-
-/**
- * A strict object's issues: valibot reports a missing field, an unknown field and a value that is no
- * object at all with the object's one message, so it is told apart here by what the issue expected.
- */
-const objectIssue =
-  (what: string) =>
-  (issue: v.StrictObjectIssue): string =>
-    issue.expected === 'never'
-      ? `unknown field in ${what}`
-      : issue.expected === 'Object'
-        ? `expected ${what} object, got ${jsonTypeOf(issue.input)}`
-        : 'missing field';
-
-/**
- * A JSON object: valibot's object schemas take an array for one (its indices as keys), which a 422 would
- * then describe as missing and unknown fields; an array is refused first, as any other non-object is.
- * (The OpenAPI document describes such a pipe by its object schema.)
- */
-const jsonObject = <const Entries extends v.ObjectEntries>(
-  what: string,
-  object: v.StrictObjectSchema<Entries, (issue: v.StrictObjectIssue) => string>,
-) =>
-  v.pipe(
-    v.unknown(),
-    v.check((input) => !Array.isArray(input), `expected ${what} object, got array`),
-    object,
-  );
 
 // A character that shows: neither white space, nor a control or an invisible format character (a
 // zero-width space, a soft hyphen). A name without one reads as no name in every list.
@@ -188,7 +152,3 @@ export const StoredTourSchema = v.object({
   ),
 });
 export const StoredTourNameListSchema = v.array(v.string());
-
-/** Where in a value a validation issue sits, as a JSON-pointer-like dotted path (`steps.0.description`). */
-export const issuePath = (issue: v.BaseIssue<unknown>): string =>
-  (issue.path ?? []).map((item) => String(item.key)).join('.');

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { SIM_AUDIO_MAX_BYTES, SimPlayAudioSchema } from '../../src/transport/routes/sim-schemas.js';
+import { issuePath } from '../../src/protocol/json-body.js';
+import {
+  SIM_AUDIO_MAX_BYTES,
+  SimMicrophoneSchema,
+  SimPlayAudioSchema,
+} from '../../src/transport/routes/sim-schemas.js';
 
 const audioIssue = (audio: string): string | undefined => {
   const result = v.safeParse(SimPlayAudioSchema, { emotion: '', text: '', audio });
@@ -26,5 +31,30 @@ describe('the /sim/play_audio body', () => {
     const oneMore = Buffer.alloc(SIM_AUDIO_MAX_BYTES + 1, 1).toString('base64');
     assert.equal(oneMore.length, largest.length);
     assert.equal(audioIssue(oneMore), `audio must decode to at most ${SIM_AUDIO_MAX_BYTES} bytes`);
+  });
+});
+
+/** The 422's field/message pairs for `input`, as the router words them. */
+const problems = (schema: typeof SimMicrophoneSchema | typeof SimPlayAudioSchema, input: unknown) => {
+  const result = v.safeParse(schema, input);
+  return result.success
+    ? []
+    : result.issues.map((issue) => `${issuePath(issue) || '(body)'}: ${issue.message}`);
+};
+
+describe('the /sim bodies name what is wrong as the tour bodies do', () => {
+  it('refuses an array, another JSON type, a missing and an unknown field, each in one message', () => {
+    assert.deepEqual(problems(SimMicrophoneSchema, [true]), ['(body): expected request object, got array']);
+    assert.deepEqual(problems(SimMicrophoneSchema, 'on'), ['(body): expected request object, got string']);
+    assert.deepEqual(problems(SimMicrophoneSchema, null), ['(body): expected request object, got null']);
+    assert.deepEqual(problems(SimMicrophoneSchema, {}), ['enabled: missing field']);
+    assert.deepEqual(problems(SimMicrophoneSchema, { enabled: true, on: 1 }), [
+      'on: unknown field in request',
+    ]);
+    assert.deepEqual(problems(SimMicrophoneSchema, { enabled: 'yes' }), [
+      'enabled: enabled must be a boolean',
+    ]);
+    assert.deepEqual(problems(SimPlayAudioSchema, [1, 2]), ['(body): expected request object, got array']);
+    assert.deepEqual(problems(SimPlayAudioSchema, { emotion: 'happy', text: '' }), ['audio: missing field']);
   });
 });

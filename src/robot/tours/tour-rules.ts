@@ -13,7 +13,8 @@ import {
 } from '../../ros/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
 import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../interfaces/tour-message.js';
-import { issuePath, NewTourSchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
+import { issuePath } from '../../protocol/json-body.js';
+import { NewTourSchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
 
 /**
  * The rules of the tour store, shared by the simulated backend and the reference ROS node: one

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { foldTourEvents, type TourState } from './tour-rules.js';
-import { issuePath, TourSchema } from '../../protocol/tour-schema.js';
+import { issuePath } from '../../protocol/json-body.js';
+import { TourSchema } from '../../protocol/tour-schema.js';
 
 /**
  * The tour store's file: the whole state as one JSON document. Tours are validated with the same

@@ -1,6 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import * as v from 'valibot';
-import { issuePath } from '../../protocol/tour-schema.js';
+import { issuePath } from '../../protocol/json-body.js';
 import {
   RosServiceUnavailableError,
   type RosCallHandler,
