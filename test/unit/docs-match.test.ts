@@ -29,6 +29,18 @@ const everyRoute = () =>
     site: undefined,
   });
 
+/**
+ * The quantity a docs cell starts with, in the command line's units (bytes, milliseconds, a count):
+ * "2 MiB (…)" is 2097152, "5 s (504)" 5000, "1,000 (close 1013)" 1000; undefined when it starts with none.
+ */
+const leadingQuantity = (cell: string): number | undefined => {
+  const units: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024, s: 1000 };
+  const leading = /^([\d,]+) ?(KiB|MiB|s)?\b/.exec(cell);
+  if (leading?.[1] === undefined) return undefined;
+  const unit = leading[2] === undefined ? 1 : (units[leading[2]] ?? Number.NaN);
+  return Number(leading[1].replaceAll(',', '')) * unit;
+};
+
 describe('README matches the code', () => {
   it('lists every option with its environment variable and default', () => {
     for (const spec of Object.values(OPTION_SPECS)) {
@@ -111,7 +123,6 @@ describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
   });
 
   it('gives each limit flag the default the command line has', () => {
-    const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024 };
     const limitRows = rows.filter((row) => row.length === 3 && /^`--[a-z_]+`$/.test(row[0] ?? ''));
     assert.ok(limitRows.length >= 8, `${limitRows.length} limit rows`);
     for (const [flagCell = '', defaultCell = ''] of limitRows) {
@@ -119,9 +130,8 @@ describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
       const spec = Object.values(OPTION_SPECS).find((each) => each.flag === flag);
       assert.ok(spec, `--${flag} is a flag of the command line`);
       // "2 MiB (65 s of …)", "64 KiB", "60000 (a whole turn)", "4 waiting calls per session".
-      const leading = /^(\d+) ?(KiB|MiB)?/.exec(defaultCell);
-      assert.ok(leading?.[1] !== undefined, `--${flag}: "${defaultCell}" starts with its value`);
-      const value = Number(leading[1]) * (leading[2] === undefined ? 1 : (UNITS[leading[2]] ?? Number.NaN));
+      const value = leadingQuantity(defaultCell);
+      assert.ok(value !== undefined, `--${flag}: "${defaultCell}" starts with its value`);
       assert.equal(value, Number(spec.defaultValue), `--${flag}: docs/protocol.md says ${defaultCell}`);
     }
   });
@@ -148,7 +158,6 @@ describe('docs/api.md matches the problem types', () => {
 describe('docs/operations.md matches the command line', () => {
   it('gives each limit with a flag that flag’s environment variable and default', () => {
     const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
-    const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024, s: 1000 };
     const rows = markdownTableRows(operations).filter((row) =>
       /^`--[a-z_]+` \/ `[A-Z_]+`$/.test(row[2] ?? ''),
     );
@@ -159,10 +168,8 @@ describe('docs/operations.md matches the command line', () => {
       assert.ok(spec, `${limit}: ${flag} is a flag of the command line`);
       assert.equal(env, spec.env, `${limit}: ${flag}'s variable`);
       // "1 MiB (413)", "5 s (504)", "1,000 (close 1013)", "10, the services QoS depth; …".
-      const leading = /^([\d,]+) ?(KiB|MiB|s)?\b/.exec(defaultCell);
-      assert.ok(leading?.[1] !== undefined, `${limit}: "${defaultCell}" starts with its value`);
-      const unit = leading[2] === undefined ? 1 : (UNITS[leading[2]] ?? Number.NaN);
-      const value = Number(leading[1].replaceAll(',', '')) * unit;
+      const value = leadingQuantity(defaultCell);
+      assert.ok(value !== undefined, `${limit}: "${defaultCell}" starts with its value`);
       assert.equal(value, Number(spec.defaultValue), `${limit}: docs/operations.md says ${defaultCell}`);
     }
   });
