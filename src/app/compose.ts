@@ -25,7 +25,7 @@ import {
 } from '../transport/routes/microphone-routes.js';
 import { HEALTH_SCHEMAS, operationsRoutes } from '../transport/routes/operations-routes.js';
 import { staticRoutes } from '../transport/routes/static-routes.js';
-import { TOUR_ROUTES, TOUR_SCHEMAS } from '../transport/routes/tour-routes.js';
+import { TOUR_SCHEMAS, tourRoutes } from '../transport/routes/tour-routes.js';
 import { startUwsApp } from '../transport/uws-app.js';
 import { uwsBuildName, type UwsBuild } from '../transport/uws-build.js';
 import { openMicrophoneLog } from '../state/microphone-log.js';
@@ -89,7 +89,7 @@ export interface RouteTableParts {
 export const routeTable = ({ port, metrics, uws, microphone, sim, site }: RouteTableParts): AnyRoute[] => {
   const api = [
     ...operationsRoutes(port, metrics, uws),
-    ...TOUR_ROUTES,
+    ...tourRoutes(),
     microphoneEventsRoute(microphone),
     ...(sim === undefined ? [] : simRoutes(sim)),
   ];

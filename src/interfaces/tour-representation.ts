@@ -9,7 +9,8 @@ import { tourMsgToJson } from './tour-message.js';
  * store answers the same few tours again and again. So the last representation of a few tours is kept by
  * name, with a copy of the message it came from, and reused while a new message holds the same fields:
  * comparing a tour's strings costs far less than writing and hashing them. Small tours only, so what is
- * kept stays under 32 × 8 Ki characters of JSON.
+ * kept stays under 32 × 8 Ki characters of JSON. Each service makes its own (`createTourRepresentations`),
+ * so nothing is kept at module level and two services in one process share nothing.
  */
 export interface TourRepresentation {
   readonly json: string;
@@ -23,8 +24,6 @@ interface Remembered {
   readonly tour: TourMsg;
   readonly representation: TourRepresentation;
 }
-const rememberedByName = new Map<string, Remembered>();
-
 const sameOptional = (left: readonly string[], right: readonly string[]): boolean =>
   left.length === right.length && left[0] === right[0];
 
@@ -52,17 +51,24 @@ const copyOf = (tour: TourMsg): TourMsg => ({
   })),
 });
 
-export const tourRepresentation = (tour: TourMsg): TourRepresentation => {
-  const remembered = rememberedByName.get(tour.tour_name);
-  if (remembered !== undefined && sameTour(remembered.tour, tour)) return remembered.representation;
-  const json = tourMsgToJson(tour);
-  const representation = { json, etag: tourEntityTag(json) };
-  rememberedByName.delete(tour.tour_name);
-  if (json.length <= REMEMBERED_JSON_MAX_CHARS) {
-    // The oldest is forgotten first: a Map keeps its keys in insertion order.
-    const oldest = rememberedByName.size >= REMEMBERED_TOURS_MAX ? rememberedByName.keys().next() : undefined;
-    if (oldest?.done === false) rememberedByName.delete(oldest.value);
-    rememberedByName.set(tour.tour_name, { tour: copyOf(tour), representation });
-  }
-  return representation;
+/** The representation of a tour message, as written afresh, whatever was kept. */
+export type TourRepresentations = (tour: TourMsg) => TourRepresentation;
+
+export const createTourRepresentations = (): TourRepresentations => {
+  const rememberedByName = new Map<string, Remembered>();
+  return (tour) => {
+    const remembered = rememberedByName.get(tour.tour_name);
+    if (remembered !== undefined && sameTour(remembered.tour, tour)) return remembered.representation;
+    const json = tourMsgToJson(tour);
+    const representation = { json, etag: tourEntityTag(json) };
+    rememberedByName.delete(tour.tour_name);
+    if (json.length <= REMEMBERED_JSON_MAX_CHARS) {
+      // The oldest is forgotten first: a Map keeps its keys in insertion order.
+      const oldest =
+        rememberedByName.size >= REMEMBERED_TOURS_MAX ? rememberedByName.keys().next() : undefined;
+      if (oldest?.done === false) rememberedByName.delete(oldest.value);
+      rememberedByName.set(tour.tour_name, { tour: copyOf(tour), representation });
+    }
+    return representation;
+  };
 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { tourMsgToJson } from '../../src/interfaces/tour-message.js';
-import { tourRepresentation } from '../../src/interfaces/tour-representation.js';
+import { createTourRepresentations } from '../../src/interfaces/tour-representation.js';
 import { tourEntityTag } from '../../src/protocol/tour-version.js';
 import type { TourMsg } from '../../src/ros/ros-messages.js';
 
@@ -21,6 +21,8 @@ const expected = (tour: TourMsg) => {
 };
 
 describe('a tour representation (the body and ETag of GET /tour/{name})', () => {
+  const tourRepresentation = createTourRepresentations();
+
   it('is the tour JSON and its tag, the first time and again for an equal message', () => {
     assert.deepEqual(tourRepresentation(tourMsg('garden')), expected(tourMsg('garden')));
     assert.deepEqual(tourRepresentation(tourMsg('garden')), expected(tourMsg('garden')));
@@ -70,5 +72,14 @@ describe('a tour representation (the body and ETag of GET /tour/{name})', () => 
     assert.deepEqual(tourRepresentation(long), expected(long));
     long.steps[0]!.description = 'S'.repeat(20_000);
     assert.deepEqual(tourRepresentation(long), expected(long));
+  });
+
+  it('is kept per service: one service reuses what it wrote, another writes its own', () => {
+    const [first, second] = [createTourRepresentations(), createTourRepresentations()];
+    const kept = first(tourMsg('shared'));
+    assert.equal(first(tourMsg('shared')), kept, 'the same object again from the same service');
+    const other = second(tourMsg('shared'));
+    assert.notEqual(other, kept, 'another service does not hand out the first one’s object');
+    assert.deepEqual(other, kept);
   });
 });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { tourToMsg } from '../../interfaces/tour-message.js';
-import { tourRepresentation } from '../../interfaces/tour-representation.js';
+import { createTourRepresentations, type TourRepresentations } from '../../interfaces/tour-representation.js';
 import {
   NewTourSchema,
   StoredTourNameListSchema,
@@ -87,12 +87,14 @@ const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
 
 const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
   outcomeProblem(response) ?? jsonReply(200, response.tour_names);
-const tourReply = (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
-  const problem = outcomeProblem(response);
-  if (problem !== undefined) return problem;
-  const { json, etag } = tourRepresentation(response.tour);
-  return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
-};
+const tourReply =
+  (representationOf: TourRepresentations) =>
+  (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
+    const problem = outcomeProblem(response);
+    if (problem !== undefined) return problem;
+    const { json, etag } = representationOf(response.tour);
+    return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
+  };
 const createdReply = (response: TourOutcomeFields): HttpReply =>
   outcomeProblem(response) ?? jsonReply(201, SUCCESS);
 const doneReply = (response: TourOutcomeFields): HttpReply =>
@@ -107,6 +109,7 @@ const doneReply = (response: TourOutcomeFields): HttpReply =>
  * another's check and its write; a writer that bypasses the bridge still can (docs/operations.md).
  */
 const conditionalChange = (
+  representationOf: TourRepresentations,
   name: string,
   ifMatch: string,
   change: () => RosCallResult<'tour_update'> | RosCallResult<'tour_delete'>,
@@ -125,7 +128,7 @@ const conditionalChange = (
         (response) => {
           const problem = outcomeProblem(response);
           if (problem !== undefined) return problem;
-          const current = tourRepresentation(response.tour).etag;
+          const current = representationOf(response.tour).etag;
           if (ifMatchHolds(condition, current)) return change();
           return problemReply(
             'tour-changed',
@@ -217,25 +220,28 @@ const listTours: Route = {
   handle: () => rosCall('tour_list', {}, listReply),
 };
 
-const getTour: Route<undefined, TourNamePath> = {
-  method: 'GET',
-  pattern: '/tour/:tour_name',
-  params: TOUR_NAME_PATH,
-  docs: docs(
-    'tour_get',
-    'Get a tour',
-    {
-      200: {
-        description: 'The tour, as the tour service holds it',
-        schema: 'StoredTour',
-        headers: ETAG_HEADER,
+const getTour = (representationOf: TourRepresentations): Route<undefined, TourNamePath> => {
+  const reply = tourReply(representationOf);
+  return {
+    method: 'GET',
+    pattern: '/tour/:tour_name',
+    params: TOUR_NAME_PATH,
+    docs: docs(
+      'tour_get',
+      'Get a tour',
+      {
+        200: {
+          description: 'The tour, as the tour service holds it',
+          schema: 'StoredTour',
+          headers: ETAG_HEADER,
+        },
+        ...PATH_NAME_FAILURE,
+        404: 'No tour with this name',
       },
-      ...PATH_NAME_FAILURE,
-      404: 'No tour with this name',
-    },
-    { params: TOUR_NAME_PARAM },
-  ),
-  handle: ({ params }) => rosCall('tour_get', { tour_name: params.tour_name }, tourReply),
+      { params: TOUR_NAME_PARAM },
+    ),
+    handle: ({ params }) => rosCall('tour_get', { tour_name: params.tour_name }, reply),
+  };
 };
 
 const createTour: Route<Tour> = {
@@ -255,7 +261,7 @@ const createTour: Route<Tour> = {
   handle: ({ body }) => rosCall('tour_create', { tour: tourToMsg(body) }, createdReply),
 };
 
-const updateTour: Route<Tour> = {
+const updateTour = (representationOf: TourRepresentations): Route<Tour> => ({
   method: 'PUT',
   pattern: '/tour',
   body: TourSchema,
@@ -267,12 +273,14 @@ const updateTour: Route<Tour> = {
     { bodyName: 'Tour', ...IF_MATCH_DOCS },
   ),
   handle: ({ body, headers }) =>
-    conditionalChange(body.tour_name, headers['if-match'] ?? '', () =>
+    conditionalChange(representationOf, body.tour_name, headers['if-match'] ?? '', () =>
       rosCall('tour_update', { tour: tourToMsg(body) }, doneReply),
     ),
-};
+});
 
-const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>, TourNamePath> = {
+const updateTourByPath = (
+  representationOf: TourRepresentations,
+): Route<v.InferOutput<typeof TourPathBodySchema>, TourNamePath> => ({
   method: 'PUT',
   pattern: '/tour/:tour_name',
   params: TOUR_NAME_PATH,
@@ -300,13 +308,13 @@ const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>, TourName
         },
       );
     }
-    return conditionalChange(name, headers['if-match'] ?? '', () =>
+    return conditionalChange(representationOf, name, headers['if-match'] ?? '', () =>
       rosCall('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) }, doneReply),
     );
   },
-};
+});
 
-const deleteTour: Route<undefined, TourNamePath> = {
+const deleteTour = (representationOf: TourRepresentations): Route<undefined, TourNamePath> => ({
   method: 'DELETE',
   pattern: '/tour/:tour_name',
   params: TOUR_NAME_PATH,
@@ -319,17 +327,21 @@ const deleteTour: Route<undefined, TourNamePath> = {
   ),
   handle: ({ params, headers }) => {
     const name = params.tour_name;
-    return conditionalChange(name, headers['if-match'] ?? '', () =>
+    return conditionalChange(representationOf, name, headers['if-match'] ?? '', () =>
       rosCall('tour_delete', { tour_name: name }, doneReply),
     );
   },
-};
+});
 
-export const TOUR_ROUTES: readonly AnyRoute[] = [
-  listTours,
-  getTour,
-  createTour,
-  updateTour,
-  updateTourByPath,
-  deleteTour,
-];
+/** The `/tour` routes of one service, with the tour representations it keeps (its own, none shared). */
+export const tourRoutes = (): readonly AnyRoute[] => {
+  const representationOf = createTourRepresentations();
+  return [
+    listTours,
+    getTour(representationOf),
+    createTour,
+    updateTour(representationOf),
+    updateTourByPath(representationOf),
+    deleteTour(representationOf),
+  ];
+};
