@@ -14,6 +14,7 @@ import {
   waitForSnapshot,
   type KioskService,
 } from './kiosk-harness.js';
+import { FRAGMENT_BYTES } from '../../src/transport/ws/ws-endpoint.js';
 
 /**
  * The kiosk page in a real headless Chromium against the real service on the simulation (whose /chat
@@ -166,6 +167,27 @@ describe('kiosk page', () => {
     assert.deepEqual(state.dropped, []);
     assert.equal(await page.locator('#speech-text').textContent(), 'Message 5 (angry)');
     assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'angry');
+  });
+
+  it('plays a /play_audio message larger than one WebSocket fragment, joined whole', async () => {
+    const before = (await snapshot(page)).played.length;
+    const sourcesBefore = (await audioLog(page)).sources.length;
+    // 2.5 s of 16 kHz 16-bit mono, 80,044 bytes: the bridge writes its binary frame as two fragments.
+    const audio = toneWav(2_500, 523);
+    assert.ok(4 + audio.byteLength > FRAGMENT_BYTES, `${audio.byteLength} bytes fit one fragment`);
+    await service.playAudio({ emotion: 'happy', text: 'A long message', audio });
+    const state = await waitForSnapshot(
+      page,
+      (s) => s.played.length === before + 1 && s.played.at(-1)?.endedAt !== undefined,
+      'the long message to have played',
+    );
+    const played = state.played.at(-1)!;
+    assert.equal(played.text, 'A long message');
+    assert.equal(played.outcome, 'played');
+    assert.equal(played.audioBytes, audio.byteLength);
+    // Decoded whole: Web Audio was given all 2.5 s, not the first fragment's 2 s.
+    const [source] = (await audioLog(page)).sources.slice(sourcesBefore);
+    assert.ok(source !== undefined && source.duration > 2.499, `played ${source?.duration} s of 2.5 s`);
   });
 
   it('keeps its playback queue bounded: a burst beyond it drops the oldest waiting messages', async () => {
