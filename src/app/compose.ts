@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import { microphoneView } from '../actors/microphone-machine.js';
@@ -16,7 +17,6 @@ import type { RosPort, RosServiceKey } from '../ros/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
 import { openApiRoute } from '../transport/http/openapi.js';
 import type { AnyRoute } from '../transport/http/route.js';
-import type { Registry } from 'prom-client';
 import { defaultWebRoot, loadStaticSite, type StaticSite } from '../transport/http/static-site.js';
 import {
   MICROPHONE_SCHEMAS,

@@ -58,17 +58,17 @@ export class WireWsClient {
 
   /** Sends `payload` as one masked binary frame, as a browser would. */
   sendBinary(payload: Buffer): void {
-    const mask = randomBytes(4);
-    const length = payload.byteLength;
-    const head =
-      length < 126
-        ? Buffer.from([0x82, 0x80 | length])
-        : length < 65_536
-          ? Buffer.from([0x82, 0x80 | 126, length >> 8, length & 0xff])
-          : Buffer.concat([Buffer.from([0x82, 0x80 | 127]), bigEndian64(length)]);
-    const masked = Buffer.from(payload);
-    for (let index = 0; index < masked.byteLength; index += 1) masked[index]! ^= mask[index % 4]!;
-    this.socket.write(Buffer.concat([head, mask, masked]));
+    this.socket.write(clientFrame(0x2, payload));
+  }
+
+  /** Writes bytes as they are (frames built with clientFrame); false when the socket buffers them. */
+  write(bytes: Buffer): boolean {
+    return !this.socket.destroyed && this.socket.write(bytes);
+  }
+
+  /** Reads nothing more: what the server sends stays in its buffers, as with a client that stalls. */
+  stopReading(): void {
+    this.socket.pause();
   }
 
   /** Resolves once `predicate` holds for the frames so far; rejects after `timeoutMs`. */
@@ -114,6 +114,21 @@ export class WireWsClient {
     }
   }
 }
+
+/** One client frame, FIN set and masked as RFC 6455 requires of a client: `opcode` 2 binary, 9 ping. */
+export const clientFrame = (opcode: number, payload: Buffer): Buffer => {
+  const mask = randomBytes(4);
+  const length = payload.byteLength;
+  const head =
+    length < 126
+      ? Buffer.from([0x80 | opcode, 0x80 | length])
+      : length < 65_536
+        ? Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff])
+        : Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | 127]), bigEndian64(length)]);
+  const masked = Buffer.from(payload);
+  for (let index = 0; index < masked.byteLength; index += 1) masked[index]! ^= mask[index % 4]!;
+  return Buffer.concat([head, mask, masked]);
+};
 
 const bigEndian64 = (value: number): Buffer => {
   const bytes = Buffer.alloc(8);

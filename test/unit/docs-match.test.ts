@@ -15,7 +15,11 @@ import {
   registerLiveGauges,
 } from '../../src/metrics/bridge-metrics.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** A file of the repository, by its path from the root. */
+const repositoryFile = (path: string): string =>
+  readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const readme = repositoryFile('README.md');
+const operations = repositoryFile('docs/operations.md');
 const tableRows = markdownTableRows(readme);
 
 /** Every route the service serves, the simulation's too (its routes only read these parts when called). */
@@ -92,7 +96,7 @@ describe('README matches the code', () => {
 });
 
 describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
-  const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
+  const protocol = repositoryFile('docs/protocol.md');
   const rows = markdownTableRows(protocol);
 
   const isOutcome = (name: string): boolean => Object.hasOwn(TURN_OUTCOMES, name);
@@ -145,7 +149,7 @@ describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
 
 describe('docs/api.md matches the problem types', () => {
   it('names every status a problem type answers with', () => {
-    const api = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const api = repositoryFile('docs/api.md');
     const statuses = /Statuses: (.+?)\n\n/s.exec(api)?.[1];
     assert.ok(statuses !== undefined, 'docs/api.md has its "Statuses:" paragraph');
     const named = new Set(statuses.match(/\b[1-5]\d\d\b/g));
@@ -157,7 +161,6 @@ describe('docs/api.md matches the problem types', () => {
 
 describe('docs/operations.md matches the command line', () => {
   it('gives each limit with a flag that flag’s environment variable and default', () => {
-    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
     const rows = markdownTableRows(operations).filter((row) =>
       /^`--[a-z_]+` \/ `[A-Z_]+`$/.test(row[2] ?? ''),
     );
@@ -177,7 +180,6 @@ describe('docs/operations.md matches the command line', () => {
 
 describe('docs/operations.md matches the tour limits', () => {
   it('gives the limits of a tour as TOUR_LIMITS has them', () => {
-    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
     const rows = markdownTableRows(operations);
     const valueOf = (limit: string): string => {
       const row = rows.find((cells) => cells[0] === limit);
@@ -201,7 +203,6 @@ describe('docs/operations.md matches the tour limits', () => {
 
 describe('docs/operations.md matches the metrics', () => {
   it('its table names every metric the bridge exports, and no other', async () => {
-    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
     const documented = markdownTableRows(operations).flatMap((row) =>
       [...(row[0] ?? '').matchAll(/`(tour_bridge_[a-z_]+\*?)`/g)].map((match) => match[1] ?? ''),
     );
