@@ -166,16 +166,17 @@ const main = async (): Promise<number> => {
 
     const needsPeers = (wantsHttp && wrk.available && args.only.has('get')) || args.only.has('chat');
     let peers: { bareUws: ServerProcess; nodeHttpWs: ServerProcess } | undefined;
+    let noSession: ServerProcess | undefined;
     if (needsPeers) {
       // The peers answer the very bytes the bridge answers.
       const body = Buffer.from(await (await fetch(`${bridge.baseUrl}/tour/welcome`)).arrayBuffer()).toString(
         'base64',
       );
-      const start = async (kind: Exclude<ServerKind, 'bridge'>) => {
+      const start = async (kind: Exclude<ServerKind, 'bridge'>, extraArgs: readonly string[] = []) => {
         const port = await freePort();
         const server = await startServer({
           kind,
-          command: peerCommand(kind, port, body),
+          command: peerCommand(kind, port, body, extraArgs),
           port,
           readyPath: '/health',
         });
@@ -183,6 +184,14 @@ const main = async (): Promise<number> => {
         return server;
       };
       peers = { bareUws: await start('bare-uws'), nodeHttpWs: await start('node-http-ws') };
+      // The bridge less its session actor runs the measured bridge's own modules (its build, or src/).
+      if (args.only.has('chat')) {
+        const modules =
+          args.service !== undefined
+            ? dirname(args.service)
+            : join(ROOT, args.fromSource ? 'src' : 'dist/src');
+        noSession = await start('bridge-no-session', ['--modules', modules]);
+      }
     }
 
     if (args.only.has('get')) {
@@ -192,7 +201,7 @@ const main = async (): Promise<number> => {
       scenarios.httpWrite = httpSkipped ?? { rows: await measureWrite({ bridge, baseline }, profile) };
     }
     if (args.only.has('chat')) {
-      scenarios.chat = { rows: await measureChat({ bridge, baseline, ...peers! }, profile) };
+      scenarios.chat = { rows: await measureChat({ bridge, baseline, noSession, ...peers! }, profile) };
     }
     if (scenarios.memory !== undefined) {
       scenarios.memory = { ...scenarios.memory, afterAllRssBytes: readRssBytes(bridge.pid) };

@@ -46,7 +46,7 @@ export const freePort = async (): Promise<number> => {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export type ServerKind = 'bridge' | 'bare-uws' | 'node-http-ws';
+export type ServerKind = 'bridge' | 'bridge-no-session' | 'bare-uws' | 'node-http-ws';
 
 export interface ServerProcess {
   readonly kind: ServerKind;
@@ -171,6 +171,7 @@ export const peerCommand = (
   kind: Exclude<ServerKind, 'bridge'>,
   port: number,
   bodyBase64: string,
+  extraArgs: readonly string[] = [],
 ): string[] => [
   process.execPath,
   '--import',
@@ -180,4 +181,5 @@ export const peerCommand = (
   String(port),
   '--body',
   bodyBase64,
+  ...extraArgs,
 ];

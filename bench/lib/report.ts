@@ -153,6 +153,46 @@ export const renderReport = (results: BenchResults): string => {
       ),
       '',
     );
+    const split = chat.rows.flatMap((row) =>
+      row.noSession === undefined ? [] : [{ row, less: row.noSession }],
+    );
+    if (split.length > 0) {
+      out.push(
+        "Where a round trip's server CPU goes (µs per round trip): bare uWS, the bridge less its session actor",
+        '(bench/peers/bridge-no-session.ts: the same build, its /ws transport, call wrapper and simulation), the',
+        'bridge. The session actor costs the difference of the last two.',
+        '',
+      );
+      out.push(
+        table(
+          [
+            'frame',
+            'sessions',
+            'bare uWS',
+            'less session',
+            '÷bare',
+            'bridge',
+            '÷bare',
+            'session actor',
+            'less session p50',
+            'p99',
+          ],
+          split.map(({ row, less }) => [
+            formatBytes(row.frameBytes),
+            String(row.sessions),
+            row.bareUws.serverCpuUsPerRoundTrip.toFixed(1),
+            less.serverCpuUsPerRoundTrip.toFixed(1),
+            x(less.serverCpuUsPerRoundTrip / row.bareUws.serverCpuUsPerRoundTrip),
+            row.bridge.serverCpuUsPerRoundTrip.toFixed(1),
+            x(row.bridge.serverCpuUsPerRoundTrip / row.bareUws.serverCpuUsPerRoundTrip),
+            signed(row.bridge.serverCpuUsPerRoundTrip - less.serverCpuUsPerRoundTrip),
+            ms(less.p50),
+            ms(less.p99),
+          ]),
+        ),
+        '',
+      );
+    }
   }
 
   const fanout = scenarios.fanout;

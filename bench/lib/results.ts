@@ -52,6 +52,8 @@ export interface ChatRow {
   readonly bareUws: ChatFigures;
   readonly nodeHttpWs: ChatFigures;
   readonly baseline?: ChatFigures;
+  /** The bridge less its session actor, from the same build (bench/peers/bridge-no-session.ts). */
+  readonly noSession?: ChatFigures;
   /** bridge minus peer, p50 and p99 */
   readonly overhead: {
     readonly p50VsBareUws: number;

@@ -8,7 +8,8 @@ import { runChat } from './ws-load.js';
 
 /**
  * Scenario 3: chat round trips, closed loop, for each frame size and session count, on every server in
- * turn; the bridge's overhead is read against the bare peers.
+ * turn; the bridge's overhead is read against the bare peers, and split by the bridge less its session
+ * actor (bench/peers/bridge-no-session.ts).
  */
 export const measureChat = async (servers: Servers, profile: BenchProfile): Promise<ChatRow[]> => {
   const rows: ChatRow[] = [];
@@ -21,7 +22,7 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
             url: server.wsUrl,
             sessions,
             frameBytes,
-            expectGreeting: server.kind === 'bridge',
+            expectGreeting: server.kind === 'bridge' || server.kind === 'bridge-no-session',
             warmupRoundTrips: profile.chat.warmupRoundTrips(frameBytes),
             roundTrips: profile.chat.roundTrips,
             maxMs: profile.chat.maxMs,
@@ -42,7 +43,7 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
           `chat ${frameBytes} B × ${sessions} on ${name}: p50 ${result.latency.p50.toFixed(3)} ms, p99 ${result.latency.p99.toFixed(3)} ms (${result.latency.samples} round trips)`,
         );
       }
-      const { bridge, bareUws, nodeHttpWs, baseline } = figures;
+      const { bridge, bareUws, nodeHttpWs, baseline, noSession } = figures;
       rows.push({
         frameBytes,
         sessions,
@@ -50,6 +51,7 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
         bareUws,
         nodeHttpWs,
         ...(servers.baseline === undefined ? {} : { baseline }),
+        ...(servers.noSession === undefined ? {} : { noSession }),
         overhead: {
           p50VsBareUws: round(bridge.p50 - bareUws.p50),
           p99VsBareUws: round(bridge.p99 - bareUws.p99),

@@ -63,7 +63,13 @@ export const measureGet = async (servers: Servers, profile: BenchProfile): Promi
   }
   const rows: HttpGetRow[] = [];
   for (const connections of profile.http.getConnections) {
-    const runs: Record<ServerName, Measured[]> = { bridge: [], baseline: [], bareUws: [], nodeHttpWs: [] };
+    const runs: Record<ServerName, Measured[]> = {
+      bridge: [],
+      baseline: [],
+      noSession: [],
+      bareUws: [],
+      nodeHttpWs: [],
+    };
     // Servers interleaved, so a disturbance of the machine hits all of them alike.
     for (let repeat = 0; repeat < profile.http.repeats; repeat += 1) {
       for (const [name, server] of order) {

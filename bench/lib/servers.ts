@@ -7,14 +7,19 @@ export interface Servers {
   readonly nodeHttpWs: ServerProcess;
   /** With `--compare`: the other build of the bridge. */
   readonly baseline?: ServerProcess | undefined;
+  /** The chat scenario's: the bridge less its session actor (bench/peers/bridge-no-session.ts). */
+  readonly noSession?: ServerProcess | undefined;
 }
 
-export type ServerName = 'bridge' | 'baseline' | 'bareUws' | 'nodeHttpWs';
+export type ServerName = 'bridge' | 'baseline' | 'noSession' | 'bareUws' | 'nodeHttpWs';
 
 /** Measuring order within a repeat: the two bridge builds side by side, then the peers. */
 export const inOrder = (servers: Servers): [ServerName, ServerProcess][] => [
   ['bridge', servers.bridge],
   ...(servers.baseline === undefined ? [] : [['baseline', servers.baseline] as [ServerName, ServerProcess]]),
+  ...(servers.noSession === undefined
+    ? []
+    : [['noSession', servers.noSession] as [ServerName, ServerProcess]]),
   ['bareUws', servers.bareUws],
   ['nodeHttpWs', servers.nodeHttpWs],
 ];

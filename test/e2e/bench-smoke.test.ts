@@ -81,11 +81,12 @@ describe('bench harness (--smoke)', () => {
     }
   });
 
-  it('times chat round trips on the bridge and both peers', () => {
+  it('times chat round trips on the bridge, the bridge less its session actor, and both peers', () => {
     const rows = results.scenarios.chat?.rows ?? [];
     assert.equal(rows.length, 4);
     for (const row of rows) {
-      for (const figures of [row.bridge, row.bareUws, row.nodeHttpWs]) {
+      assert.ok(row.noSession !== undefined, 'the bridge less its session actor is measured');
+      for (const figures of [row.bridge, row.noSession, row.bareUws, row.nodeHttpWs]) {
         assert.deepEqual(figures.errors, []);
         assert.ok(figures.samples >= row.sessions, `${row.frameBytes} B × ${row.sessions}: some round trips`);
         assert.ok(figures.p50 > 0);

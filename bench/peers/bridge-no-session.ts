@@ -1,0 +1,131 @@
+/**
+ * A measuring peer, not a product: the bridge less its session actor. It runs the bridge's own `/ws`
+ * transport (src/transport/ws/ws-endpoint.ts: the copy of each frame, the frame counters, the corked writes
+ * and fragments), its one call wrapper (src/ros/ros-calls.ts, with the call metrics) and the simulation, from
+ * the same build as the bridge it is measured beside. Each connection is answered by a plain function where
+ * the bridge has its XState session: a binary frame is one `/chat` call, and its answer goes out as the
+ * bridge's pair and `turn_end`. Nothing else of the protocol is served. The chat scenario runs it between
+ * the bridge and bare uWebSockets.js, so a round trip's cost splits into what the session actor adds and
+ * what the rest of the bridge adds over the transport itself (docs/performance.md).
+ *
+ *   node --import tsx bench/peers/bridge-no-session.ts --port N --body <base64> --modules <dir>
+ *
+ * `--modules`: the build's `dist/src` (or `src`, run through tsx, for the smoke test).
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { SessionActor } from '../../src/actors/session/session-machine.js';
+import type { SessionEvent } from '../../src/actors/session/session-types.js';
+import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
+import type { RosCallHandler, RosResponse } from '../../src/ros/ros-port.js';
+import { parsePeerArgs } from './args.js';
+
+type Module<T> = Promise<T>;
+const { port } = parsePeerArgs(process.argv.slice(2));
+const modulesIndex = process.argv.indexOf('--modules');
+const modules = modulesIndex === -1 ? undefined : process.argv[modulesIndex + 1];
+if (modules === undefined) throw new Error('missing --modules');
+const load = <T>(path: string): Module<T> => import(pathToFileURL(join(modules, path)).href) as Module<T>;
+
+const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
+  load<typeof import('../../src/transport/uws-build.js')>('transport/uws-build.js'),
+  load<typeof import('../../src/transport/ws/ws-endpoint.js')>('transport/ws/ws-endpoint.js'),
+  load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
+  load<typeof import('../../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
+  load<typeof import('../../src/ros/ros-calls.js')>('ros/ros-calls.js'),
+  load<typeof import('../../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
+  load<typeof import('../../src/metrics/bridge-metrics.js')>('metrics/bridge-metrics.js'),
+  load<typeof import('../../src/protocol/message-ids.js')>('protocol/message-ids.js'),
+  load<typeof import('../../src/log/logger.js')>('log/logger.js'),
+]);
+
+const metrics = metricsModule.createBridgeMetrics();
+const rosCalls = calls.createRosCalls({
+  port: sim.createSimBackend(),
+  timeoutsMs: {
+    chat: 30_000,
+    clear_history: 5_000,
+    tour_get: 5_000,
+    tour_list: 5_000,
+    tour_create: 5_000,
+    tour_update: 5_000,
+    tour_delete: 5_000,
+  },
+  observer: metrics.rosCalls,
+});
+const messageIds = ids.createMessageIdAllocator();
+
+/** One connection's turns: what the session actor does for a `/chat` round trip, as plain calls. */
+class PlainSession {
+  #turns = 0;
+  constructor(
+    private readonly write: (frame: OutboundFrame) => void,
+    private readonly batch: (writes: () => void) => void,
+  ) {
+    write(
+      frames.textFrame({
+        type: 'state',
+        emotion: protocol.INITIAL_EMOTION,
+        text: protocol.INITIAL_TEXT,
+        microphone: { enabled: true },
+      }),
+    );
+  }
+
+  send(event: SessionEvent): void {
+    if (event.type !== 'ws.binary') return;
+    this.#turns += 1;
+    rosCalls.call('chat', { audio: event.data }, new TurnAnswer(this, this.#turns));
+  }
+
+  answer(turn: number, response: RosResponse<'chat'>): void {
+    this.batch(() => {
+      this.write(frames.encodeAudioPair(messageIds.next(), response, turn));
+      this.write(frames.turnEndFrame(turn, 'answered'));
+    });
+  }
+}
+
+class TurnAnswer implements RosCallHandler<'chat'> {
+  constructor(
+    private readonly session: PlainSession,
+    private readonly turn: number,
+  ) {}
+  answered(response: RosResponse<'chat'>): void {
+    this.session.answer(this.turn, response);
+  }
+  failed(error: Error): void {
+    // The simulation answers every call: a failure is a broken peer, which must not pass for a slow one.
+    process.stderr.write(`bridge-no-session: a /chat call failed: ${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+const app = uwsBuild.uWS.App();
+app.get('/health', (res) => {
+  res.end('{"ok":true}');
+});
+type Hub = Parameters<typeof endpoint.installConversationEndpoint>[1]['hub'];
+// The endpoint only sends a session its events and reads the limits; a PlainSession takes the events.
+const hub: Pick<Hub, 'limits' | 'openSession'> = {
+  limits: protocol.DEFAULT_LIMITS,
+  openSession: (send, hooks) =>
+    new PlainSession(
+      send,
+      hooks?.batch ??
+        ((writes) => {
+          writes();
+        }),
+    ) as unknown as SessionActor,
+};
+endpoint.installConversationEndpoint(app, {
+  hub: hub as Hub,
+  log: logger.createLogger('error'),
+  metrics,
+});
+app.listen('127.0.0.1', port, (socket) => {
+  if (socket === false) {
+    process.stderr.write(`cannot listen on ${port}\n`);
+    process.exit(1);
+  }
+});
