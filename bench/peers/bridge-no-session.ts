@@ -20,12 +20,11 @@ import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import type { RosCallHandler, RosResponse } from '../../src/ros/ros-port.js';
 import { parsePeerArgs } from './args.js';
 
-type Module<T> = Promise<T>;
 const { port } = parsePeerArgs(process.argv.slice(2));
 const modulesIndex = process.argv.indexOf('--modules');
 const modules = modulesIndex === -1 ? undefined : process.argv[modulesIndex + 1];
 if (modules === undefined) throw new Error('missing --modules');
-const load = <T>(path: string): Module<T> => import(pathToFileURL(join(modules, path)).href) as Module<T>;
+const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
 
 const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
   load<typeof import('../../src/transport/uws-build.js')>('transport/uws-build.js'),
@@ -40,6 +39,7 @@ const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, log
 ]);
 
 const metrics = metricsModule.createBridgeMetrics();
+// Each call arms its deadline as in the bridge; the simulation answers long before any of them.
 const rosCalls = calls.createRosCalls({
   port: sim.createSimBackend(),
   timeoutsMs: {
