@@ -19,7 +19,7 @@ export const expected =
  * A strict object's issues: valibot reports a missing field, an unknown field and a value that is no
  * object at all with the object's one message, so it is told apart here by what the issue expected.
  */
-export const objectIssue =
+const objectIssue =
   (what: string) =>
   (issue: v.StrictObjectIssue): string =>
     issue.expected === 'never'
@@ -29,18 +29,15 @@ export const objectIssue =
         : 'missing field';
 
 /**
- * A JSON object: valibot's object schemas take an array for one (its indices as keys), which a 422 would
- * then describe as missing and unknown fields; an array is refused first, as any other non-object is.
- * (The OpenAPI document describes such a pipe by its object schema.)
+ * A JSON object of these fields: valibot's object schemas take an array for one (its indices as keys),
+ * which a 422 would then describe as missing and unknown fields; an array is refused first, as any other
+ * non-object is. (The OpenAPI document describes such a pipe by its object schema.)
  */
-export const jsonObject = <const Entries extends v.ObjectEntries>(
-  what: string,
-  object: v.StrictObjectSchema<Entries, (issue: v.StrictObjectIssue) => string>,
-) =>
+export const jsonObject = <const Entries extends v.ObjectEntries>(what: string, entries: Entries) =>
   v.pipe(
     v.unknown(),
     v.check((input) => !Array.isArray(input), `expected ${what} object, got array`),
-    object,
+    v.strictObject(entries, objectIssue(what)),
   );
 
 /** Where in a value a validation issue sits, as a JSON-pointer-like dotted path (`steps.0.description`). */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { expected, jsonObject, objectIssue } from './json-body.js';
+import { expected, jsonObject } from './json-body.js';
 import { TOUR_LIMITS } from './tour-limits.js';
 
 export { TOUR_LIMITS };
@@ -78,16 +78,14 @@ const NewTourNameSchema = v.pipe(
   ),
 );
 
-const TourStepObject = v.strictObject(
-  {
-    description: boundedText('description', TOUR_LIMITS.descriptionMaxChars),
-    destination: v.optional(v.nullable(boundedText('destination', TOUR_LIMITS.destinationMaxChars)), null),
-    dialogue: v.optional(v.nullable(boundedText('dialogue', TOUR_LIMITS.dialogueMaxChars)), null),
-  },
-  objectIssue('step'),
-);
-export const TourStepSchema = jsonObject('step', TourStepObject);
+export const TourStepSchema = jsonObject('step', {
+  description: boundedText('description', TOUR_LIMITS.descriptionMaxChars),
+  destination: v.optional(v.nullable(boundedText('destination', TOUR_LIMITS.destinationMaxChars)), null),
+  dialogue: v.optional(v.nullable(boundedText('dialogue', TOUR_LIMITS.dialogueMaxChars)), null),
+});
 export type TourStep = v.InferOutput<typeof TourStepSchema>;
+/** A step as the HTTP API reads it: the input of the pipe's object (its first item takes any value). */
+type TourStepInput = v.InferInput<(typeof TourStepSchema)['pipe'][2]>;
 
 /**
  * The steps, their number checked before any step is: a pipe stops before its next schema once an action
@@ -100,38 +98,31 @@ const StepsSchema = v.pipe(
   v.array(TourStepSchema),
   // What the OpenAPI document states (it documents such a pipe by its last schema and what follows it).
   v.metadata({ maxItems: TOUR_LIMITS.maxSteps }),
-) as unknown as v.GenericSchema<v.InferInput<typeof TourStepObject>[], TourStep[]>;
+) as unknown as v.GenericSchema<TourStepInput[], TourStep[]>;
 
 const TOUR_ENTRIES = {
   tour_name: TourNameSchema,
   map_name: identifier('map_name', TOUR_LIMITS.mapNameMaxChars),
   steps: StepsSchema,
 };
-const TourObject = v.strictObject(TOUR_ENTRIES, objectIssue('tour'));
-export const TourSchema = jsonObject('tour', TourObject);
+export const TourSchema = jsonObject('tour', TOUR_ENTRIES);
 /**
  * The body of `POST /tour`: a tour whose names also show, and whose name a URL can hold. Only new tours
  * are held to it: tours stored before (or by other nodes) with such a name can still be read, updated,
  * deleted (by a client that sends the path as it is) and kept in a store file.
  */
-export const NewTourSchema = jsonObject(
-  'tour',
-  v.strictObject(
-    {
-      ...TOUR_ENTRIES,
-      tour_name: NewTourNameSchema,
-      map_name: newIdentifier('map_name', TOUR_LIMITS.mapNameMaxChars),
-    },
-    objectIssue('tour'),
-  ),
-);
+export const NewTourSchema = jsonObject('tour', {
+  ...TOUR_ENTRIES,
+  tour_name: NewTourNameSchema,
+  map_name: newIdentifier('map_name', TOUR_LIMITS.mapNameMaxChars),
+});
 /** The body of `PUT /tour/{tour_name}`: a tour that may leave out tour_name, since the path names it. */
-export const TourPathBodySchema = jsonObject(
-  'tour',
-  v.strictObject({ ...TOUR_ENTRIES, tour_name: v.optional(TourNameSchema) }, objectIssue('tour')),
-);
-/** A tour as the HTTP API reads it (optional fields may be absent). */
-export type TourInput = v.InferInput<typeof TourObject>;
+export const TourPathBodySchema = jsonObject('tour', {
+  ...TOUR_ENTRIES,
+  tour_name: v.optional(TourNameSchema),
+});
+/** A tour as the HTTP API reads it (optional fields may be absent): the input of the pipe's object. */
+export type TourInput = v.InferInput<(typeof TourSchema)['pipe'][2]>;
 /** A tour after validation: every field present, absent optionals are null. */
 export type Tour = v.InferOutput<typeof TourSchema>;
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { jsonObject, objectIssue } from '../../protocol/json-body.js';
+import { jsonObject } from '../../protocol/json-body.js';
 
 /** Most audio bytes one `/sim/play_audio` request may carry (base64 inflates the body by 4/3). */
 export const SIM_AUDIO_MAX_BYTES = 8 * 1024 * 1024;
@@ -21,43 +21,36 @@ const BASE64_MESSAGE = 'audio must be standard base64 (RFC 4648, with padding)';
 const decodedLength = (base64: string): number =>
   (base64.length / 4) * 3 - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
 
-export const SimPlayAudioSchema = jsonObject(
-  'request',
-  v.strictObject(
-    {
-      emotion: v.pipe(
-        v.string('emotion must be a string'),
-        v.maxLength(64, 'emotion must be at most 64 characters'),
-      ),
-      text: v.pipe(
-        v.string('text must be a string'),
-        v.maxLength(16384, 'text must be at most 16384 characters'),
-      ),
-      audio: v.pipe(
-        v.string('audio must be a base64 string'),
-        v.maxLength(
-          Math.ceil(SIM_AUDIO_MAX_BYTES / 3) * 4,
-          `audio must decode to at most ${SIM_AUDIO_MAX_BYTES} bytes`,
-        ),
-        v.regex(BASE64_CHARACTERS, BASE64_MESSAGE),
-        v.check((audio) => audio.length % 4 === 0, BASE64_MESSAGE),
-        // The length bound above rounds up to whole base64 groups; this is the exact one.
-        v.check(
-          (audio) => decodedLength(audio) <= SIM_AUDIO_MAX_BYTES,
-          `audio must decode to at most ${SIM_AUDIO_MAX_BYTES} bytes`,
-        ),
-        v.description('Audio bytes, base64-encoded'),
-      ),
-    },
-    objectIssue('request'),
+export const SimPlayAudioSchema = jsonObject('request', {
+  emotion: v.pipe(
+    v.string('emotion must be a string'),
+    v.maxLength(64, 'emotion must be at most 64 characters'),
   ),
-);
+  text: v.pipe(
+    v.string('text must be a string'),
+    v.maxLength(16384, 'text must be at most 16384 characters'),
+  ),
+  audio: v.pipe(
+    v.string('audio must be a base64 string'),
+    v.maxLength(
+      Math.ceil(SIM_AUDIO_MAX_BYTES / 3) * 4,
+      `audio must decode to at most ${SIM_AUDIO_MAX_BYTES} bytes`,
+    ),
+    v.regex(BASE64_CHARACTERS, BASE64_MESSAGE),
+    v.check((audio) => audio.length % 4 === 0, BASE64_MESSAGE),
+    // The length bound above rounds up to whole base64 groups; this is the exact one.
+    v.check(
+      (audio) => decodedLength(audio) <= SIM_AUDIO_MAX_BYTES,
+      `audio must decode to at most ${SIM_AUDIO_MAX_BYTES} bytes`,
+    ),
+    v.description('Audio bytes, base64-encoded'),
+  ),
+});
 export type SimPlayAudio = v.InferOutput<typeof SimPlayAudioSchema>;
 
-export const SimMicrophoneSchema = jsonObject(
-  'request',
-  v.strictObject({ enabled: v.boolean('enabled must be a boolean') }, objectIssue('request')),
-);
+export const SimMicrophoneSchema = jsonObject('request', {
+  enabled: v.boolean('enabled must be a boolean'),
+});
 
 export const SetBoolResultSchema = v.object({ success: v.boolean(), message: v.string() });
 export type SimMicrophone = v.InferOutput<typeof SimMicrophoneSchema>;
