@@ -17,6 +17,8 @@ export class WireWsClient {
   readonly frames: WireFrame[] = [];
   private pending = Buffer.alloc(0);
   private upgraded = false;
+  /** Why the connection can no longer be read (a refused handshake): every wait rejects with it. */
+  private failure: Error | undefined;
   private readonly waiters = new Set<() => void>();
 
   private constructor(private readonly socket: Socket) {
@@ -78,12 +80,14 @@ export class WireWsClient {
     timeoutMs = 5_000,
   ): Promise<void> {
     if (predicate(this.frames)) return Promise.resolve();
+    if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       const check = () => {
-        if (!predicate(this.frames)) return;
+        if (this.failure === undefined && !predicate(this.frames)) return;
         clearTimeout(timer);
         this.waiters.delete(check);
-        resolve();
+        if (this.failure === undefined) resolve();
+        else reject(this.failure);
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
@@ -102,7 +106,12 @@ export class WireWsClient {
       const end = this.pending.indexOf('\r\n\r\n');
       if (end === -1) return;
       const status = this.pending.subarray(0, this.pending.indexOf('\r\n')).toString('latin1');
-      if (!/^HTTP\/1\.1 101 /.test(status)) throw new Error(`handshake refused: ${status}`);
+      if (!/^HTTP\/1\.1 101 /.test(status)) {
+        // Thrown here, in the socket's data handler, it would end the test process instead of the test.
+        this.failure = new Error(`handshake refused: ${status}`);
+        this.socket.destroy();
+        return;
+      }
       this.upgraded = true;
       this.pending = this.pending.subarray(end + 4);
     }
