@@ -10,7 +10,7 @@ ARG ROS_DISTRO=jazzy
 # Node.js 24 LTS ('Krypton', security fixes until April 2028; Node.js 20 reached its end of life on
 # 2026-04-30). Satisfies package.json "engines" (>=20.20.2). Development and CI run Node.js 20.20.2
 # with the uWebSockets.js build of package-lock.json; README.md, "uWebSockets.js build", says why.
-ARG NODE_VERSION=24.17.0
+ARG NODE_VERSION=24.21.0
 # The official uWebSockets.js release the image runs: a release tag with native binaries for Node.js 24
 # (ABI 137) on linux x64 and arm64, built on Ubuntu 24.04 (glibc >= 2.38; Noble has 2.39), and the
 # commit the tag must resolve to. The commit is the integrity check: git names a commit by the hash of

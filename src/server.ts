@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseCommandLine, type Options } from './cli/options.js';
-import { describeUwsBuild, uwsBuildName, uwsFallbackRefusal } from './transport/uws-build.js';
+import { uwsBuildName, uwsChoice } from './transport/uws-build.js';
 import { RclnodejsUnavailableError, rosEnvironmentProblem } from './rcl/rclnodejs-loader.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { DeferredRosPort } from './ros/deferred-port.js';
@@ -96,18 +96,12 @@ const main = async (): Promise<void> => {
     process.exit(1);
   });
 
-  const uws = describeUwsBuild();
-  const refusal = uwsFallbackRefusal(uws, options.uws_fallback);
-  if (refusal !== undefined) return fail(refusal, 2);
+  if (!uwsChoice.ok) return fail(uwsChoice.refusal, 2);
+  const uws = uwsChoice.build;
   log.info(
     { uws, version: SERVICE_VERSION, node: process.version },
-    `uWebSockets.js build: ${uwsBuildName(uws)} (${uws.native ? 'native' : 'JS FALLBACK'})`,
+    `uWebSockets.js build: ${uwsBuildName(uws)} (${uws.line}): ${uws.reason}`,
   );
-  if (!uws.native) {
-    log.warn(
-      'uWebSockets.js runs its JavaScript fallback (accepted with --uws_fallback accept): no backpressure, slow kiosks are never closed',
-    );
-  }
   // Known before anything listens: no ROS 2 environment, so the ros backend cannot start at all.
   if (options.backend === 'ros') {
     const problem = rosEnvironmentProblem(process.env);

@@ -182,7 +182,7 @@ export const startBridge = async ({
   });
   const lossCounting = port.playAudioLost$?.subscribe(losses.middlewareLost);
   registerLiveGauges(metrics.registry, () => hub.readGauges());
-  registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), native: uws.native });
+  registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), line: uws.line, reason: uws.reason });
 
   const routes = routeTable({
     port,

@@ -190,12 +190,6 @@ export const OPTION_SPECS = {
       ),
     ),
   ),
-  uws_fallback: option(
-    'uws_fallback',
-    'refuse',
-    'When uWebSockets.js has no native binary for this Node.js and would run its JavaScript fallback (no backpressure: slow kiosks are never closed): refuse to start (exit 2) or accept it',
-    oneOf(['refuse', 'accept'] as const),
-  ),
   sim_latency_ms: option(
     'sim_latency_ms',
     '0',

@@ -153,12 +153,15 @@ export const registerLiveGauges = (registry: Registry, read: () => LiveGauges): 
 };
 
 /** `tour_bridge_uws_build_info{uws, native} 1`: which uWebSockets.js build serves, and whether natively. */
-export const registerBuildInfo = (registry: Registry, build: { uws: string; native: boolean }): void => {
+export const registerBuildInfo = (
+  registry: Registry,
+  build: { uws: string; line: string; reason: string },
+): void => {
   const info = new Gauge({
     name: `${PREFIX}uws_build_info`,
-    help: 'The uWebSockets.js build serving HTTP and /ws (native: false is the JavaScript fallback, without backpressure)',
-    labelNames: ['uws', 'native'],
+    help: 'The uWebSockets.js build serving HTTP and /ws: package@version, its line (official, or node20 where glibc < 2.38) and why it was chosen',
+    labelNames: ['uws', 'line', 'reason'],
     registers: [registry],
   });
-  info.set({ uws: build.uws, native: String(build.native) }, 1);
+  info.set({ uws: build.uws, line: build.line, reason: build.reason }, 1);
 };

@@ -1,58 +1,187 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import uWS from 'uWebSockets.js';
+import { dirname, join } from 'node:path';
+import type * as UwsApi from 'uWebSockets.js';
 
 /**
- * Which uWebSockets.js build this process runs on. The npm build we pin (an unofficial repackaging)
- * silently falls back to a pure-JS implementation when its native binary does not match the Node ABI;
- * that fallback is much slower, so it must be visible in the start-up log.
+ * Which uWebSockets.js build serves HTTP and /ws, chosen once at start. The code is written against the
+ * official line's API (the module `uWebSockets.js`, 20.57 or newer); the Node.js 20 build is the fallback
+ * for systems whose glibc is older than the official binaries need (2.38). Its differences from the
+ * official API are absorbed here and nowhere else. The JavaScript shim that build ships is never used: it
+ * has no backpressure, so the per-session send-buffer cap would silently stop working.
  */
+
+export type UwsModule = typeof UwsApi;
+
+export type UwsLine = 'official' | 'node20';
+
 export interface UwsBuild {
+  /** `official`: the upstream release line; `node20`: the Node.js 20 build kept for glibc < 2.38. */
+  readonly line: UwsLine;
   readonly packageName: string;
   readonly version: string;
-  readonly native: boolean;
+  /** Why this build serves, in one sentence (the start-up log, /ready and /metrics give it). */
+  readonly reason: string;
 }
 
 /** `<package>@<version>`, as /ready, the metrics and the start-up log name the build. */
 export const uwsBuildName = (build: UwsBuild): string => `${build.packageName}@${build.version}`;
 
-/**
- * Why the service must not start on this build, or undefined when it may. The JS fallback accepts every
- * `send` and never drains, so the per-session send-buffer cap (close 1008) would silently stop working.
- */
-export const uwsFallbackRefusal = (
-  build: UwsBuild,
-  fallback: 'refuse' | 'accept',
-  node: { readonly version: string; readonly abi: string } = {
-    version: process.version,
-    abi: process.versions.modules,
-  },
-): string | undefined =>
-  build.native || fallback === 'accept'
-    ? undefined
-    : `uWebSockets.js ${uwsBuildName(build)} has no native binary for Node.js ${node.version} (ABI ${node.abi}) ` +
-      'and would run its JavaScript fallback, which has no backpressure; run Node.js 20 with this build ' +
-      '(or the image, Node.js 24 with an official uWebSockets.js release), or start with --uws_fallback accept';
+/** The module names package.json installs the two builds under. */
+export const OFFICIAL_MODULE = 'uWebSockets.js';
+export const NODE20_MODULE = 'uWebSockets.js-node20';
 
-interface PackageJson {
-  readonly name?: string;
-  readonly version?: string;
+/** The glibc the official binaries are linked against (they reference GLIBC_2.38 symbols). */
+const OFFICIAL_GLIBC = '2.38';
+
+export interface RuntimeFacts {
+  readonly nodeVersion: string;
+  readonly abi: string;
+  readonly platform: string;
+  readonly arch: string;
+  /** The running glibc, or undefined on another C library. */
+  readonly glibc: string | undefined;
 }
 
-export const describeUwsBuild = (): UwsBuild => {
-  const require = createRequire(import.meta.url);
-  let packageJson: PackageJson = {};
-  try {
-    packageJson = require('uWebSockets.js/package.json') as PackageJson;
-  } catch {
-    // The official release has no package.json export restriction today, but a future one might.
-  }
-  // Only the native addon exports SSLApp; the JS fallback does not.
-  const native = typeof (uWS as unknown as Record<string, unknown>)['SSLApp'] === 'function';
+export const runtimeFacts = (): RuntimeFacts => {
+  const header = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
   return {
-    packageName: packageJson.name ?? 'uWebSockets.js',
-    version: packageJson.version ?? 'unknown',
-    native,
+    nodeVersion: process.version,
+    abi: process.versions.modules,
+    platform: process.platform,
+    arch: process.arch,
+    glibc: header?.glibcVersionRuntime,
   };
 };
 
-export { uWS };
+export interface UwsCandidate {
+  readonly line: UwsLine;
+  /** Loads the native addon, or throws why it cannot. */
+  readonly load: () => unknown;
+  readonly packageJson: () => { readonly name?: string; readonly version?: string };
+}
+
+export type UwsChoice =
+  | { readonly ok: true; readonly module: UwsModule; readonly build: UwsBuild }
+  | { readonly ok: false; readonly refusal: string };
+
+/** Why a candidate did not load, in words an operator can act on. */
+export const loadFailureReason = (error: unknown, facts: RuntimeFacts): string => {
+  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+  const glibc = /GLIBC_(\d+\.\d+)'? not found/.exec(text);
+  if (glibc !== null) {
+    return `needs glibc ${glibc[1]} or newer, this system has ${facts.glibc ?? 'another C library'}`;
+  }
+  if (/Cannot find module|MODULE_NOT_FOUND|ENOENT/.test(text)) {
+    return `has no binary for Node.js ${facts.nodeVersion} (ABI ${facts.abi}) on ${facts.platform}-${facts.arch}`;
+  }
+  const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? 'unknown error';
+  return `does not load: ${firstLine.trim().slice(0, 300)}`;
+};
+
+const describe = (candidate: UwsCandidate): { packageName: string; version: string } => {
+  let json: { readonly name?: string; readonly version?: string } = {};
+  try {
+    json = candidate.packageJson();
+  } catch {
+    // A build without a readable package.json still serves; it is named by its module.
+  }
+  return {
+    packageName: json.name ?? (candidate.line === 'official' ? OFFICIAL_MODULE : NODE20_MODULE),
+    version: json.version ?? 'unknown',
+  };
+};
+
+/**
+ * The official build where it loads, else the Node.js 20 build where that loads natively, else a
+ * refusal naming both reasons and what to run instead. Pure over its candidates: tests give stand-ins.
+ */
+export const chooseUwsBuild = (
+  official: UwsCandidate,
+  node20: UwsCandidate,
+  facts: RuntimeFacts,
+): UwsChoice => {
+  let officialReason: string;
+  try {
+    const module = official.load() as UwsModule;
+    return {
+      ok: true,
+      module,
+      build: {
+        line: 'official',
+        ...describe(official),
+        reason: `the official build loads natively on Node.js ${facts.nodeVersion} (glibc ${facts.glibc ?? 'none'})`,
+      },
+    };
+  } catch (error) {
+    officialReason = loadFailureReason(error, facts);
+  }
+  const officialName = describe(official);
+  try {
+    const module = node20.load() as UwsModule;
+    return {
+      ok: true,
+      module,
+      build: {
+        line: 'node20',
+        ...describe(node20),
+        reason: `the official build (${officialName.packageName}@${officialName.version}) ${officialReason}`,
+      },
+    };
+  } catch (error) {
+    const node20Reason = loadFailureReason(error, facts);
+    const legacy = describe(node20);
+    return {
+      ok: false,
+      refusal:
+        `no uWebSockets.js build loads natively on Node.js ${facts.nodeVersion} (ABI ${facts.abi}) here: ` +
+        `the official build ${officialName.packageName}@${officialName.version} ${officialReason}, and the Node.js 20 ` +
+        `build ${legacy.packageName}@${legacy.version} ${node20Reason}; run Node.js 22 or 24 on a system with ` +
+        `glibc ${OFFICIAL_GLIBC} or newer (Ubuntu 24.04, Debian 13), or Node.js 20`,
+    };
+  }
+};
+
+const require = createRequire(import.meta.url);
+
+/** A package's own package.json, read beside its entry point: the official line's exports map hides it. */
+const packageJsonBeside = (entry: string, levelsUp: number) => () => {
+  let dir = dirname(require.resolve(entry));
+  for (let level = 0; level < levelsUp; level += 1) dir = dirname(dir);
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+};
+
+const installedCandidates = (facts: RuntimeFacts): [UwsCandidate, UwsCandidate] => [
+  {
+    line: 'official',
+    load: () => require(OFFICIAL_MODULE),
+    packageJson: packageJsonBeside(OFFICIAL_MODULE, 0),
+  },
+  {
+    line: 'node20',
+    // The binary itself, not the package's entry point, which would fall back to its JavaScript shim.
+    load: () => require(`${NODE20_MODULE}/binaries/uws_${facts.platform}_${facts.arch}_${facts.abi}.node`),
+    packageJson: () => require(`${NODE20_MODULE}/package.json`) as { name?: string; version?: string },
+  },
+];
+
+const facts = runtimeFacts();
+const choice = chooseUwsBuild(...installedCandidates(facts), facts);
+
+/** The chosen build, or why none could be: server.ts refuses to start with it before anything listens. */
+export const uwsChoice: UwsChoice = choice;
+
+/**
+ * The chosen module. Only the transport uses it, and only after server.ts has checked `uwsChoice`; were
+ * it used without a build, it throws the refusal instead of failing somewhere inside a handler.
+ */
+export const uWS: UwsModule = choice.ok
+  ? choice.module
+  : (new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error(choice.refusal);
+        },
+      },
+    ) as UwsModule);

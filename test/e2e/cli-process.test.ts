@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { request } from '../support/http.js';
 import { startServerProcess } from '../support/server-process.js';
+import { expectedUwsLine, otherNode, UWS_PACKAGES } from '../support/uws-expectation.js';
 
 interface Exit {
   readonly code: number | null;
@@ -11,9 +12,14 @@ interface Exit {
 }
 
 /** Runs the real entry point as a process, bounded by a time-out. */
-const runServer = (args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<Exit> =>
+const runServer = (
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+  node = process.execPath,
+): Promise<Exit> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
+    const child = spawn(node, ['--import', 'tsx', 'src/server.ts', ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -78,48 +84,87 @@ describe('server process', () => {
     assert.doesNotMatch(result.stdout + result.stderr, /^\s+at /m);
   });
 
-  // The pinned build runs its JavaScript fallback when told to (UWS_USE_FALLBACK), as it does on a Node.js
-  // it has no binary for: the same code path the refusal guards.
-  it('refuses to start on the uWebSockets.js JavaScript fallback: exit 2, one line naming Node.js, the build and the fix', async () => {
-    const result = await runServer(['--backend', 'sim', '--port', '0', '--host', '127.0.0.1'], {
-      UWS_USE_FALLBACK: '1',
-    });
-    assert.equal(result.code, 2);
-    const lines = result.stderr.trim().split('\n');
-    assert.equal(lines.length, 1, result.stderr);
-    assert.match(
-      lines[0] ?? '',
-      new RegExp(
-        `^tour-bridge: uWebSockets\\.js @trufflesuite/uws-js-unofficial@[^ ]+ has no native binary for Node\\.js ${process.version.replace(/\./g, '\\.')} \\(ABI ${process.versions.modules}\\)`,
-      ),
-    );
-    assert.match(lines[0] ?? '', /--uws_fallback accept$/);
-    assert.doesNotMatch(result.stdout, /listening on/);
-  });
-
-  it('starts on the fallback with --uws_fallback accept, and /ready and /metrics name the build', async () => {
-    const server = await startServerProcess([], {
-      env: { UWS_USE_FALLBACK: '1', TOUR_BRIDGE_UWS_FALLBACK: 'accept' },
-    });
+  it('names the uWebSockets.js build it chose, and why, in its start-up log, /ready and /metrics', async () => {
+    const line = expectedUwsLine(process.versions.modules);
+    assert.notEqual(line, 'none', `this test process itself runs on ${process.version}`);
+    const server = await startServerProcess();
     try {
+      const packageName = UWS_PACKAGES[line as 'official' | 'node20'];
       assert.match(
         server.startupLog,
-        /"level":"warn"[^\n]*JavaScript fallback \(accepted with --uws_fallback accept\)/,
+        new RegExp(
+          `"msg":"uWebSockets\\.js build: ${packageName.replace(/[.]/g, '\\.')}@[0-9][^ ]* \\(${line}\\): `,
+        ),
       );
       const ready = (await request(server.baseUrl, 'GET', '/ready')).json as {
-        uws: { build: string; native: boolean };
+        uws: { build: string; line: string; reason: string };
       };
-      assert.deepEqual(ready.uws, {
-        build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
-        native: false,
-      });
-      const metrics = await request(server.baseUrl, 'GET', '/metrics');
+      assert.equal(ready.uws.line, line);
+      assert.ok(ready.uws.build.startsWith(`${packageName}@`), ready.uws.build);
+      // The reason names what decided: the official build loading, or why it did not (glibc here).
       assert.match(
-        metrics.text,
-        /^tour_bridge_uws_build_info\{uws="@trufflesuite\/uws-js-unofficial@20\.30\.0-unofficial\.0",native="false"\} 1$/m,
+        ready.uws.reason,
+        line === 'official' ? /loads natively/ : /needs glibc 2\.38 or newer, this system has 2\.\d+/,
       );
+      const metrics = await request(server.baseUrl, 'GET', '/metrics');
+      const info = /^tour_bridge_uws_build_info\{uws="([^"]+)",line="([^"]+)",reason="([^"]+)"\} 1$/m.exec(
+        metrics.text,
+      );
+      assert.deepEqual(info?.slice(1), [ready.uws.build, line, ready.uws.reason]);
     } finally {
       await server.stop();
     }
   });
+
+  // CI gives a second Node.js: 24 on Debian 12 (no build loads there), 20 in its Debian 13 root.
+  const other = otherNode();
+  const requireOther = process.env['TOUR_BRIDGE_REQUIRE_OTHER_NODE'] === '1';
+  it(
+    'on another Node.js, serves the build that Node.js and this glibc call for, or refuses with one line',
+    { skip: other === undefined && !requireOther ? 'TOUR_BRIDGE_OTHER_NODE is not set' : false },
+    async () => {
+      assert.ok(
+        other !== undefined,
+        'TOUR_BRIDGE_REQUIRE_OTHER_NODE=1 but TOUR_BRIDGE_OTHER_NODE is not set',
+      );
+      const line = expectedUwsLine(other.abi);
+      if (line === 'none') {
+        const result = await runServer(
+          ['--backend', 'sim', '--port', '0', '--host', '127.0.0.1'],
+          {},
+          20_000,
+          other.path,
+        );
+        assert.equal(result.code, 2);
+        const lines = result.stderr.trim().split('\n');
+        assert.equal(lines.length, 1, result.stderr);
+        assert.match(
+          lines[0] ?? '',
+          new RegExp(
+            `^tour-bridge: no uWebSockets\\.js build loads natively on Node\\.js ${other.version.replace(/\./g, '\\.')} \\(ABI ${other.abi}\\) here: `,
+          ),
+        );
+        assert.match(
+          lines[0] ?? '',
+          /the official build [^ ]+ needs glibc 2\.38 or newer, this system has 2\.\d+/,
+        );
+        assert.match(
+          lines[0] ?? '',
+          /run Node\.js 22 or 24 on a system with glibc 2\.38 or newer \(Ubuntu 24\.04, Debian 13\), or Node\.js 20$/,
+        );
+        assert.doesNotMatch(result.stdout, /listening on/);
+        return;
+      }
+      const server = await startServerProcess([], { node: other.path });
+      try {
+        const ready = (await request(server.baseUrl, 'GET', '/ready')).json as {
+          uws: { build: string; line: string };
+        };
+        assert.equal(ready.uws.line, line);
+        assert.ok(ready.uws.build.startsWith(`${UWS_PACKAGES[line]}@`), ready.uws.build);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });

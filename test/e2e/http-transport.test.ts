@@ -10,6 +10,7 @@ import {
 } from '../../src/transport/routes/sim-schemas.js';
 import { ECHO_MAX_CHARS } from '../../src/transport/http/router.js';
 import { request } from '../support/http.js';
+import { expectedUwsLine, UWS_PACKAGES } from '../support/uws-expectation.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 import { startServerProcess } from '../support/server-process.js';
 import { startSimService, startTestService, type TestService } from '../support/test-service.js';
@@ -33,18 +34,20 @@ describe('HTTP transport on the simulation', () => {
       ready: boolean;
       backend: string;
       detail: string;
-      uws: { build: string; native: boolean };
+      uws: { build: string; line: string; reason: string };
     };
     assert.equal(body.ready, true);
     assert.equal(body.backend, 'sim');
     assert.match(body.detail, /SIMULATION/);
-    // The build serving, natively here (a fallback would have refused to start).
-    assert.deepEqual(body.uws, {
-      build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
-      native: true,
-    });
+    // The build serving: the one this Node.js and this glibc call for (none would have refused to start).
+    const line = expectedUwsLine(process.versions.modules);
+    assert.equal(body.uws.line, line);
+    assert.ok(body.uws.build.startsWith(`${UWS_PACKAGES[line as 'official' | 'node20']}@`), body.uws.build);
     const metrics = await request(running.baseUrl, 'GET', '/metrics');
-    assert.match(metrics.text, /^tour_bridge_uws_build_info\{uws="[^"]+",native="true"\} 1$/m);
+    assert.match(
+      metrics.text,
+      new RegExp(`^tour_bridge_uws_build_info\\{uws="[^"]+",line="${line}",reason="[^"]+"\\} 1$`, 'm'),
+    );
   });
 
   it('serves an OpenAPI 3.1 document covering every route, sim routes included', async () => {

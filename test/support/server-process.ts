@@ -20,10 +20,14 @@ export interface ServerProcess {
 
 export const startServerProcess = async (
   args: readonly string[] = [],
-  { timeoutMs = 20_000, env = {} }: { timeoutMs?: number; env?: Record<string, string> } = {},
+  {
+    timeoutMs = 20_000,
+    env = {},
+    node = process.execPath,
+  }: { timeoutMs?: number; env?: Record<string, string>; node?: string } = {},
 ): Promise<ServerProcess> => {
   const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
+    node,
     ['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--host', '127.0.0.1', '--port', '0', ...args],
     { stdio: 'pipe', env: { ...process.env, ...env } },
   );

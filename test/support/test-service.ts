@@ -7,8 +7,14 @@ import {
   type SimBackendOptions,
 } from '../../src/robot/sim/sim-backend.js';
 import { startBridge, type RunningBridge } from '../../src/app/compose.js';
-import { describeUwsBuild } from '../../src/transport/uws-build.js';
+import { uwsChoice } from '../../src/transport/uws-build.js';
 import { logCapture } from './log-capture.js';
+
+/** The build this process chose; a test process that has none fails as the service would refuse. */
+const uwsBuild = () => {
+  if (!uwsChoice.ok) throw new Error(uwsChoice.refusal);
+  return uwsChoice.build;
+};
 
 /** Options as the CLI would produce them, on loopback and an ephemeral port unless overridden. */
 export const testOptions = (overrides: Record<string, string> = {}): Options => {
@@ -48,7 +54,7 @@ export const startTestService = async (
   const service = await startBridge({
     options: resolved,
     log,
-    uws: describeUwsBuild(),
+    uws: uwsBuild(),
     port,
     ...(options.sim === undefined ? {} : { sim: options.sim }),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),

@@ -27,7 +27,7 @@ const everyRoute = () =>
   routeTable({
     port: { backend: 'sim', readiness: () => ({ ready: true, detail: '' }) },
     metrics: new Registry(),
-    uws: { packageName: 'uws', version: '0', native: true },
+    uws: { line: 'official', packageName: 'uws', version: '0', reason: 'a test' },
     microphone: { isEnabled: () => true, kept: false, entries: () => [] },
     sim: { publishPlayAudio: () => undefined, setMicrophone: () => Promise.reject(new Error('unused')) },
     site: undefined,
@@ -214,7 +214,7 @@ describe('docs/operations.md matches the metrics', () => {
       inFlightRosCalls: 0,
       queuedAudioBytes: 0,
     }));
-    registerBuildInfo(metrics.registry, { uws: 'uws@0', native: true });
+    registerBuildInfo(metrics.registry, { uws: 'uws@0', line: 'official', reason: 'a test' });
     const exported = (await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name);
     for (const name of exported) {
       const named = documented.includes(name) || families.some((family) => name.startsWith(family));

@@ -78,7 +78,7 @@ export class InstalledRoute implements ExchangeRoute {
     if (this.paramNames.length > 0) {
       const values: Record<string, string> = {};
       // uWebSockets.js gives them by position; the route reads them by name.
-      for (const [index, name] of this.paramNames.entries()) values[name] = req.getParameter(index);
+      for (const [index, name] of this.paramNames.entries()) values[name] = req.getParameter(index) ?? '';
       rawParams = values;
     }
     let headers = NO_HEADERS;

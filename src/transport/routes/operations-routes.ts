@@ -17,9 +17,14 @@ export const HEALTH_SCHEMAS = {
       detail: { type: 'string' },
       uws: {
         type: 'object',
-        description: 'The uWebSockets.js build serving; native false is its JavaScript fallback',
-        required: ['build', 'native'],
-        properties: { build: { type: 'string' }, native: { type: 'boolean' } },
+        description:
+          'The uWebSockets.js build serving (package@version), its line (official, or node20 where glibc < 2.38) and why it was chosen',
+        required: ['build', 'line', 'reason'],
+        properties: {
+          build: { type: 'string' },
+          line: { type: 'string', enum: ['official', 'node20'] },
+          reason: { type: 'string' },
+        },
       },
     },
   },
@@ -34,7 +39,7 @@ export const operationsRoutes = (
   metrics: Registry,
   uwsBuild: UwsBuild,
 ): AnyRoute[] => {
-  const uws = { build: uwsBuildName(uwsBuild), native: uwsBuild.native };
+  const uws = { build: uwsBuildName(uwsBuild), line: uwsBuild.line, reason: uwsBuild.reason };
   return [
     {
       method: 'GET',
