@@ -3,6 +3,7 @@
 import 'uWebSockets.js';
 
 declare module 'uWebSockets.js' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the name of the declaration it merges into
   interface WebSocket<UserData> {
     /** Sends the first frame of a fragmented message; returns the send status, as `send` does. */
     sendFirstFragment(message: RecognizedString, isBinary?: boolean, compress?: boolean): number;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as UwsApi from 'uWebSockets.js';
+import type { HttpRequest } from 'uWebSockets.js';
 
 /**
  * Which uWebSockets.js build serves HTTP and /ws, chosen once at start. The code is written against the
@@ -67,7 +68,7 @@ export type UwsChoice =
 
 /** Why a candidate did not load, in words an operator can act on. */
 export const loadFailureReason = (error: unknown, facts: RuntimeFacts): string => {
-  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+  const text = error instanceof Error ? error.message : String(error);
   const glibc = /GLIBC_(\d+\.\d+)'? not found/.exec(text);
   if (glibc !== null) {
     return `needs glibc ${glibc[1]} or newer, this system has ${facts.glibc ?? 'another C library'}`;
@@ -142,6 +143,32 @@ export const chooseUwsBuild = (
   }
 };
 
+/**
+ * The largest request head (request line and headers) either build lets through: the official line
+ * answers 431 itself past it, and reads the bound from UWS_HTTP_MAX_HEADERS_SIZE once, as its binary
+ * loads (its default, 4 KiB, is less than a browser's cookies may take). The Node.js 20 build has no such
+ * bound, so the service measures the head there (`headOverLimit`) and answers the same 431.
+ */
+export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
+/** The raw query string, '' when there is none (the official line gives undefined, typed as a string). */
+export const requestQuery = (req: HttpRequest): string => {
+  const query: unknown = req.getQuery();
+  return typeof query === 'string' ? query : '';
+};
+
+/** HTTP/1.1 request line and header lines, as the official build counts them into its bound. */
+const measuredHeadBytes = (req: HttpRequest): number => {
+  const query = requestQuery(req);
+  // "GET /path?query HTTP/1.1\r\n" and the blank line that ends the head.
+  let bytes =
+    req.getMethod().length + 1 + req.getUrl().length + (query === '' ? 0 : query.length + 1) + 11 + 2;
+  req.forEach((name, value) => {
+    bytes += name.length + value.length + 4;
+  });
+  return bytes;
+};
+
 const require = createRequire(import.meta.url);
 
 /** A package's own package.json, read beside its entry point: the official line's exports map hides it. */
@@ -154,19 +181,30 @@ const packageJsonBeside = (entry: string, levelsUp: number) => () => {
 const installedCandidates = (facts: RuntimeFacts): [UwsCandidate, UwsCandidate] => [
   {
     line: 'official',
-    load: () => require(OFFICIAL_MODULE),
+    load: (): unknown => require(OFFICIAL_MODULE),
     packageJson: packageJsonBeside(OFFICIAL_MODULE, 0),
   },
   {
     line: 'node20',
     // The binary itself, not the package's entry point, which would fall back to its JavaScript shim.
-    load: () => require(`${NODE20_MODULE}/binaries/uws_${facts.platform}_${facts.arch}_${facts.abi}.node`),
+    load: (): unknown =>
+      require(`${NODE20_MODULE}/binaries/uws_${facts.platform}_${facts.arch}_${facts.abi}.node`),
     packageJson: () => require(`${NODE20_MODULE}/package.json`) as { name?: string; version?: string },
   },
 ];
 
 const facts = runtimeFacts();
+process.env['UWS_HTTP_MAX_HEADERS_SIZE'] = String(MAX_REQUEST_HEAD_BYTES);
 const choice = chooseUwsBuild(...installedCandidates(facts), facts);
+
+/**
+ * Whether a request's head is over MAX_REQUEST_HEAD_BYTES where the build does not bound it itself (the
+ * Node.js 20 build); always false on the official line, which never hands such a request to a handler.
+ */
+export const headOverLimit: (req: HttpRequest) => boolean =
+  choice.ok && choice.build.line === 'node20'
+    ? (req) => measuredHeadBytes(req) > MAX_REQUEST_HEAD_BYTES
+    : () => false;
 
 /** The chosen build, or why none could be: server.ts refuses to start with it before anything listens. */
 export const uwsChoice: UwsChoice = choice;

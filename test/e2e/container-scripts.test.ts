@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimService, type TestService } from '../support/test-service.js';
+import { expectedUwsLine, systemGlibc } from '../support/uws-expectation.js';
 
 /*
- * The image's two scripts, run for real outside a container: the entrypoint (with stand-in ROS
- * setup files and a stand-in server that prints what it was given) and the health probe (against
- * the real server).
+ * The image's scripts, run for real outside a container: the entrypoint (with stand-in ROS setup
+ * files and a stand-in server that prints what it was given), the health probe (against the real
+ * server) and the uWebSockets.js check (against the installed module and stand-ins).
  */
 
 interface Run {
@@ -164,8 +165,9 @@ describe('src/healthcheck.ts (the image HEALTHCHECK)', () => {
   });
 });
 
-describe('docker/check-uws-native.mjs (the image build fails unless uWebSockets.js is native)', () => {
+describe('docker/check-uws-native.mjs (the image build fails unless the official uWebSockets.js is native)', () => {
   const script = new URL('../../docker/check-uws-native.mjs', import.meta.url).pathname;
+  const runtime = `Node.js ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules}, glibc ${systemGlibc() ?? 'none'})`;
   let scratch: string;
   before(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'tour-bridge-uws-check-'));
@@ -174,7 +176,10 @@ describe('docker/check-uws-native.mjs (the image build fails unless uWebSockets.
     await rm(scratch, { recursive: true, force: true });
   });
 
-  /** The script beside a stand-in uWebSockets.js package (none when `module` is undefined). */
+  /**
+   * The script beside a stand-in `uWebSockets.js` package (none when `module` is undefined). Like the
+   * official package, the stand-in's exports map hides its package.json from require().
+   */
   const checkAgainst = async (name: string, module?: { version: string; source: string }) => {
     const app = join(scratch, name);
     await mkdir(join(app, 'docker'), { recursive: true });
@@ -184,7 +189,12 @@ describe('docker/check-uws-native.mjs (the image build fails unless uWebSockets.
       await mkdir(dir, { recursive: true });
       await writeFile(
         join(dir, 'package.json'),
-        JSON.stringify({ name: 'uWebSockets.js', version: module.version, main: 'uws.js' }),
+        JSON.stringify({
+          name: '@stand-in/uwebsockets.js',
+          version: module.version,
+          main: 'uws.js',
+          exports: { require: './uws.js' },
+        }),
       );
       await writeFile(join(dir, 'uws.js'), module.source);
     }
@@ -193,50 +203,88 @@ describe('docker/check-uws-native.mjs (the image build fails unless uWebSockets.
     });
   };
 
-  it('passes on the build package-lock.json installs, native on this Node.js', async () => {
+  it('on the installed official build: passes where glibc is 2.38 or newer, fails naming glibc where older', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const build = pkg.dependencies['uWebSockets.js']!.replace(/^npm:/, '');
+    const glibc = systemGlibc();
+    // Worked out from this system's glibc and this Node.js's ABI alone, not by loading the module.
+    const loads = expectedUwsLine(process.versions.modules, glibc) === 'official';
     const result = await run([process.execPath, script], { PATH: process.env['PATH'] });
+    if (loads) {
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.trim(), `check-uws-native: ${build} is native on ${runtime}`);
+    } else {
+      assert.equal(result.code, 1, result.stdout);
+      const [first] = result.stderr.split('\n');
+      assert.equal(
+        first,
+        `check-uws-native: ${build} does not load natively on ${runtime}: needs glibc 2.38 or newer, this system has ${glibc}`,
+      );
+      assert.match(result.stderr, /GLIBC_2\.38' not found/, 'the loader error follows');
+    }
+  });
+
+  it('passes on a native-looking module exposing App and SSLApp, naming it from the package.json the exports map hides', async () => {
+    const result = await checkAgainst('native', {
+      version: '20.99.0',
+      source: 'module.exports = { App() {}, SSLApp() {} };\n',
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(
       result.stdout.trim(),
-      `check-uws-native: @trufflesuite/uws-js-unofficial@20.30.0-unofficial.0 is native on Node.js ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})`,
+      `check-uws-native: @stand-in/uwebsockets.js@20.99.0 is native on ${runtime}`,
     );
   });
 
-  it('fails on a JavaScript fallback (App but no SSLApp), naming the build', async () => {
-    const result = await checkAgainst('fallback', {
-      version: '20.30.0-js-fallback',
-      source: 'module.exports = { App() {} };\n',
+  it('fails when the binary needs a newer glibc (the official uws.js throws), saying which and what this system has', async () => {
+    const result = await checkAgainst('old-glibc', {
+      version: '20.99.0',
+      source:
+        "throw new Error('This version of uWS.js (v20.99.0) supports only Node.js versions 20, 22, 24 and 25.\\n\\n" +
+        "Error: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.41\\' not found');\n",
+    });
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr.split('\n')[0],
+      `check-uws-native: @stand-in/uwebsockets.js@20.99.0 does not load natively on ${runtime}: needs glibc 2.41 or newer, this system has ${systemGlibc() ?? 'none'}`,
+    );
+    assert.match(result.stderr, /supports only Node\.js versions 20, 22, 24 and 25/);
+  });
+
+  it('fails when the release has no binary for this Node.js (it throws), with the error', async () => {
+    const result = await checkAgainst('no-binary', {
+      version: '20.99.0',
+      source: 'throw new Error("Cannot find module \'./uws_linux_x64_999.node\'");\n',
     });
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
-      /uWebSockets\.js@20\.30\.0-js-fallback loaded without its native binary on Node\.js v/,
+      /^check-uws-native: @stand-in\/uwebsockets\.js@20\.99\.0 does not load natively on Node\.js v.*\)\nCannot find module '\.\/uws_linux_x64_999\.node'\n$/,
     );
   });
 
-  it('fails when the release has no binary for this Node.js or glibc (it throws on load)', async () => {
-    const result = await checkAgainst('no-binary', {
-      version: '20.58.0',
-      source:
-        "throw new Error('This version of uWS.js (v20.58.0) supports only Node.js versions 20, 22, 24 and 25. " +
-        "Error: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38\\' not found');\n",
-    });
-    assert.equal(result.code, 1);
-    assert.match(result.stderr, /uWebSockets\.js@20\.58\.0 does not load on Node\.js v.*:\n.*GLIBC_2\.38/);
+  it("fails on a module without App and SSLApp: the Node.js 20 package's JavaScript shim, or nothing", async () => {
+    for (const [name, source] of [
+      ['shim', 'module.exports = { App() {} };\n'],
+      ['empty', 'module.exports = {};\n'],
+    ] as const) {
+      const result = await checkAgainst(name, { version: '20.30.0', source });
+      assert.equal(result.code, 1, name);
+      assert.match(
+        result.stderr,
+        /@stand-in\/uwebsockets\.js@20\.30\.0 does not load natively on .*\nit loaded without App and SSLApp/,
+      );
+    }
   });
 
   it('fails when uWebSockets.js is not installed at all', async () => {
     const result = await checkAgainst('missing');
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /check-uws-native: uWebSockets\.js does not load on Node\.js v/);
-  });
-
-  it('passes on a native-looking module exposing App and SSLApp', async () => {
-    const result = await checkAgainst('native', {
-      version: '20.58.0',
-      source: 'module.exports = { App() {}, SSLApp() {} };\n',
-    });
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^check-uws-native: uWebSockets\.js@20\.58\.0 is native on Node\.js v/);
+    assert.match(
+      result.stderr,
+      /^check-uws-native: uWebSockets\.js does not load natively on Node\.js v.*\nCannot find module 'uWebSockets\.js'/,
+    );
   });
 });

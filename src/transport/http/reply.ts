@@ -40,6 +40,7 @@ export const PROBLEM_TYPES = {
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'validation-failed': { status: 422, title: 'Validation failed' },
   'internal-error': { status: 500, title: 'Internal server error' },
+  'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'not-implemented': { status: 501, title: 'Not implemented' },
   'ros-call-failed': { status: 502, title: 'ROS service failed' },
   'ros-unavailable': { status: 503, title: 'ROS service unavailable' },

@@ -1,5 +1,12 @@
 import type { HttpRequest } from 'uWebSockets.js';
+import { headOverLimit, MAX_REQUEST_HEAD_BYTES } from '../uws-build.js';
 import { problemReply, type HttpReply } from './reply.js';
+
+/** The answer to a request head over the limit, on HTTP routes and on the /ws upgrade alike. */
+export const HEAD_TOO_LARGE = problemReply(
+  'request-header-fields-too-large',
+  `the request line and headers take more than ${MAX_REQUEST_HEAD_BYTES} bytes`,
+);
 
 /**
  * Requests whose length is ambiguous are refused, and their connection closed, before any route runs.
@@ -14,6 +21,8 @@ import { problemReply, type HttpReply } from './reply.js';
  * The common request carries neither header, and costs two header look-ups.
  */
 export const framingRefusal = (req: HttpRequest): HttpReply | undefined => {
+  // The same 431 on both builds: the official one answers it before any handler runs.
+  if (headOverLimit(req)) return HEAD_TOO_LARGE;
   const contentLength = req.getHeader('content-length');
   const transferEncoding = req.getHeader('transfer-encoding');
   if (contentLength === '' && transferEncoding === '') return undefined;

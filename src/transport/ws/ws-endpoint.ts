@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { ConversationHub } from '../../actors/conversation-hub.js';
 import type { SessionActor } from '../../actors/session/session-machine.js';
 import type { SessionTransportEvent } from '../../actors/session/session-types.js';
-import { uWS } from '../uws-build.js';
 import type { Logger } from '../../log/logger.js';
 import { createLossReporter } from '../../log/loss-reporter.js';
 import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
-import { problemReply, statusLine } from '../http/reply.js';
+import { problemReply, statusLine, type HttpReply } from '../http/reply.js';
+import { HEAD_TOO_LARGE } from '../http/request-framing.js';
+import { headOverLimit, requestQuery, uWS } from '../uws-build.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
 
@@ -171,21 +172,33 @@ export const installConversationEndpoint = (
     socket.session?.send(event);
   };
 
+  const refuseUpgrade = (res: HttpResponse, reply: HttpReply) => {
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
+      res.end(reply.body, true);
+    });
+  };
+
   app.ws<SessionSocket>('/ws', {
     compression: uWS.DISABLED,
     maxPayloadLength: transportCeilingBytes(Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes)),
     // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its own.
-    // (closeOnBackpressureLimit keeps its default, off; the pinned build's typings mistype it as a number.)
+    // (closeOnBackpressureLimit keeps its default, off.)
     maxBackpressure: 2 ** 31 - 1,
     // uWS pings idle sockets on its own and closes those that stop answering.
     idleTimeout: 120,
     sendPingsAutomatically: true,
 
     upgrade: (res, req, context) => {
+      if (headOverLimit(req)) {
+        refuseUpgrade(res, HEAD_TOO_LARGE);
+        return;
+      }
       const access = checkWebSocketAccess(policy, {
         origin: req.getHeader('origin'),
         protocols: req.getHeader('sec-websocket-protocol'),
-        query: req.getQuery(),
+        query: requestQuery(req),
         host: req.getHeader('host'),
       });
       if (!access.ok) {
@@ -194,11 +207,7 @@ export const installConversationEndpoint = (
           access.status === 401 ? 'unauthorized' : 'forbidden-origin',
           access.reason,
         );
-        res.cork(() => {
-          res.writeStatus(statusLine(reply.status));
-          for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
-          res.end(reply.body, true);
-        });
+        refuseUpgrade(res, reply);
         return;
       }
       const socket: SessionSocket = {
