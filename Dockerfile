@@ -8,31 +8,22 @@
 
 ARG ROS_DISTRO=jazzy
 # Node.js 24 LTS ('Krypton', security fixes until April 2028; Node.js 20 reached its end of life on
-# 2026-04-30). Satisfies package.json "engines" (>=20.20.2). Development and CI run Node.js 20.20.2
-# with the uWebSockets.js build of package-lock.json; README.md, "uWebSockets.js build", says why.
+# 2026-04-30); satisfies package.json "engines". The one place the Node.js 24 release is named:
+# .ci/run reads this line and runs the whole suite on it in a Debian 13 root, so CI tests what the
+# image runs. uWebSockets.js is named once too, in package.json and package-lock.json.
 ARG NODE_VERSION=24.21.0
-# The official uWebSockets.js release the image runs: a release tag with native binaries for Node.js 24
-# (ABI 137) on linux x64 and arm64, built on Ubuntu 24.04 (glibc >= 2.38; Noble has 2.39), and the
-# commit the tag must resolve to. The commit is the integrity check: git names a commit by the hash of
-# its whole tree, binaries included, so a moved or substituted tag fails the build instead of changing
-# what it ships. Update both together (git ls-remote https://github.com/uNetworking/uWebSockets.js
-# 'refs/tags/<tag>*' prints the commit; for an annotated tag, the line ending in ^{}).
-ARG UWS_RELEASE=v20.58.0
-ARG UWS_COMMIT=ba110e817908b56c61d625b02f367b4ec9cfc8ab
 
 # Node.js comes from the official Docker image of exactly that release. That image is built from the
 # nodejs.org release tarball after verifying it against SHASUMS256.txt signed by the Node.js release
 # keys, so copying its files gives the same pinned, verified build without a second download and key
 # handling here. The binary needs glibc 2.28 or later; Noble has 2.39. Pin the digest as well
-# (node:24.17.0-bookworm-slim@sha256:...) when builds must be reproducible byte for byte.
+# (node:${NODE_VERSION}-bookworm-slim@sha256:...) when builds must be reproducible byte for byte.
 FROM node:${NODE_VERSION}-bookworm-slim AS node
 
 # ---------------------------------------------------------------------------------------------------
 # Build: the interfaces with colcon, npm ci, rclnodejs's binding and message classes, the TypeScript.
 FROM ros:${ROS_DISTRO}-ros-base-noble AS build
 ARG ROS_DISTRO
-ARG UWS_RELEASE
-ARG UWS_COMMIT
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 COPY --from=node /usr/local/bin/node /usr/local/bin/node
@@ -49,7 +40,17 @@ RUN source "/opt/ros/${ROS_DISTRO}/setup.bash" \
 
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+COPY docker/check-uws-native.mjs ./docker/check-uws-native.mjs
+# uWebSockets.js: npm ci installs the two builds of package.json, pinned by their integrity in
+# package-lock.json. Here (Node.js 24, Noble's glibc 2.39) the official build, module uWebSockets.js,
+# is the one that serves, and the build stops unless it loads natively. The Node.js 20 build
+# (uWebSockets.js-node20) has no Node.js 24 binary, so it goes, with the other systems' binaries:
+# were the official build ever to fail to load in the image, the bridge would refuse to start (exit 2,
+# one line) rather than serve on anything else, which is what should happen.
+RUN npm ci --no-audit --no-fund \
+    && rm -rf node_modules/uWebSockets.js-node20 \
+       node_modules/uWebSockets.js/uws_darwin_* node_modules/uWebSockets.js/uws_win32_* \
+    && node docker/check-uws-native.mjs
 
 # .npmrc turns install scripts off; here ROS 2 and our interfaces are sourced, so rclnodejs's run:
 # its install script takes the prebuilt jazzy-noble binary (nothing is compiled), its postinstall
@@ -73,28 +74,6 @@ COPY web ./web
 RUN npx tsc -p tsconfig.ros.json && npm run build:web --silent
 # Sources of the acceptance test, `npm run test:ros` (run with tsx, a dev dependency kept on purpose).
 COPY test ./test
-
-# uWebSockets.js: package-lock.json installs an npm repackaging with native binaries for Node.js 16, 18
-# and 20 only; on Node.js 24 it would fall back, silently, to a JavaScript shim whose send() always
-# reports success (the slow-kiosk protection would stop working). So the official release replaces it
-# here: fetched by its tag, refused unless the tag is the pinned commit, its files put where npm put
-# the other build (the code above was type-checked against the lockfile's typings; it uses only the API
-# both builds share), other operating systems' binaries dropped. Then it must load natively.
-COPY docker/check-uws-native.mjs ./docker/check-uws-native.mjs
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends git ca-certificates \
-    && rm -rf /var/lib/apt/lists/* \
-    && git init -q /tmp/uws \
-    && git -C /tmp/uws fetch -q --depth 1 https://github.com/uNetworking/uWebSockets.js.git "refs/tags/${UWS_RELEASE}" \
-    && fetched="$(git -C /tmp/uws rev-parse 'FETCH_HEAD^{commit}')" \
-    && if [ "${fetched}" != "${UWS_COMMIT}" ]; then \
-         echo "uWebSockets.js ${UWS_RELEASE} is commit ${fetched}, not the pinned ${UWS_COMMIT}" >&2; exit 1; \
-       fi \
-    && rm -rf node_modules/uWebSockets.js \
-    && mkdir node_modules/uWebSockets.js \
-    && git -C /tmp/uws archive "${UWS_COMMIT}" | tar -x -C node_modules/uWebSockets.js \
-    && rm -rf /tmp/uws node_modules/uWebSockets.js/uws_darwin_* node_modules/uWebSockets.js/uws_win32_* \
-    && node docker/check-uws-native.mjs
 
 # ---------------------------------------------------------------------------------------------------
 # Runtime: ROS 2 core (no compilers), rmw_zenoh, Node.js, the built app; runs as an unprivileged user.
@@ -140,7 +119,8 @@ ENV MALLOC_MMAP_THRESHOLD_=131072
 
 WORKDIR /app
 USER tourbridge
-# The image that ships loads uWebSockets.js natively as the user that runs it (else the build fails).
+# The image that ships loads the official uWebSockets.js natively as the user that runs it (else the
+# build fails).
 RUN node docker/check-uws-native.mjs
 EXPOSE 7000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \

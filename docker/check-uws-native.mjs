@@ -1,38 +1,38 @@
-// Fails (exit 1) unless uWebSockets.js loads natively in this Node.js, the way the bridge imports it.
+// Fails (exit 1) unless the official uWebSockets.js build (module `uWebSockets.js`) loads natively here.
 //   node docker/check-uws-native.mjs        (from the app directory, /app in the image)
-// The Dockerfile runs it after putting the official release in place and again in the runtime image,
-// so an image whose uWebSockets.js would not load natively is never built. Two ways to fail: the
-// official release throws when it has no binary for this platform and Node.js ABI (or the binary needs
-// a newer glibc); the npm build of package-lock.json instead falls back, silently, to a JavaScript
-// shim without SSLApp (src/transport/uws-build.ts tells the two apart the same way at start-up).
+// The Dockerfile runs it after npm ci and again in the runtime image as its user, so an image the bridge
+// would refuse to start in is never built. The official uws.js throws when its binary cannot load (none
+// for this platform and Node.js ABI, or a glibc older than the 2.38 its Linux binaries need).
 // test/e2e/container-scripts.test.ts runs it against the real module and against stand-ins.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const runtime = `Node.js ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})`;
+const glibc = process.report.getReport().header.glibcVersionRuntime ?? 'none';
+const runtime = `Node.js ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules}, glibc ${glibc})`;
 
 let build = 'uWebSockets.js';
 try {
-  const packageJson = require('uWebSockets.js/package.json');
-  build = `${packageJson.name ?? 'uWebSockets.js'}@${packageJson.version ?? 'unknown'}`;
-} catch {
-  // A package that hides its package.json still has to load below.
-}
-
-let uws;
-try {
-  uws = (await import('uWebSockets.js')).default;
-} catch (error) {
-  const reason = error instanceof Error ? error.message : String(error);
-  console.error(`check-uws-native: ${build} does not load on ${runtime}:\n${reason}`);
-  process.exit(1);
-}
-
-if (typeof uws?.SSLApp !== 'function' || typeof uws.App !== 'function') {
-  console.error(
-    `check-uws-native: ${build} loaded without its native binary on ${runtime} (no SSLApp: the JavaScript ` +
-      'fallback, where send() always reports success and the slow-kiosk protection does nothing)',
+  // Read beside the entry point: the package's exports map hides its package.json.
+  const { name, version } = JSON.parse(
+    readFileSync(join(dirname(require.resolve('uWebSockets.js')), 'package.json'), 'utf8'),
   );
+  build = `${name}@${version}`;
+} catch {
+  // Not installed: the require below says so.
+}
+
+try {
+  const uws = require('uWebSockets.js'); // as src/transport/uws-build.ts loads it
+  if (typeof uws?.App !== 'function' || typeof uws.SSLApp !== 'function') {
+    throw new Error('it loaded without App and SSLApp (not a native build)');
+  }
+} catch (error) {
+  const text = error instanceof Error ? error.message : String(error);
+  const needed = /GLIBC_(\d+\.\d+)'? not found/.exec(text)?.[1];
+  const why = needed === undefined ? '' : `: needs glibc ${needed} or newer, this system has ${glibc}`;
+  console.error(`check-uws-native: ${build} does not load natively on ${runtime}${why}\n${text}`);
   process.exit(1);
 }
 console.log(`check-uws-native: ${build} is native on ${runtime}`);
