@@ -69,7 +69,7 @@ describe('HTTP request framing', () => {
         `GET ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: ${request.length}\r\n\r\n` +
           request,
       );
-      // The pinned build closes the connection at once when a request arrives behind an unanswered one.
+      // uWebSockets.js closes the connection at once when a request arrives behind an unanswered one.
       assert.ok(
         answers.every((answer) => answer.status === 400),
         JSON.stringify(answers),
@@ -103,8 +103,8 @@ describe('HTTP request framing', () => {
       'POST /tour HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
         `Content-Length: ${tour.length}\r\nTransfer-Encoding: chunked\r\n\r\n`,
     );
-    // The pinned build's own parser closes such a connection without an answer; a build that lets it
-    // through gets the bridge's 400. Either way nothing runs and the connection is closed.
+    // The Node.js 20 build's parser closes such a connection without an answer; the official line answers
+    // 400 itself. Either way nothing runs and the connection is closed.
     assert.ok(
       both.answers.every((answer) => answer.status === 400),
       JSON.stringify(both.answers),
