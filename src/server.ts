@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseCommandLine, type Options } from './cli/options.js';
-import { uwsBuildName, uwsChoice } from './transport/uws-build.js';
+import { uwsChoice } from './transport/uws-build.js';
 import { RclnodejsUnavailableError, rosEnvironmentProblem } from './rcl/rclnodejs-loader.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { DeferredRosPort } from './ros/deferred-port.js';
@@ -100,7 +100,7 @@ const main = async (): Promise<void> => {
   const uws = uwsChoice.build;
   log.info(
     { uws, version: SERVICE_VERSION, node: process.version },
-    `uWebSockets.js build: ${uwsBuildName(uws)} (${uws.line}): ${uws.reason}`,
+    `uWebSockets.js build: ${uws.name} (${uws.line}): ${uws.reason}`,
   );
   // Known before anything listens: no ROS 2 environment, so the ros backend cannot start at all.
   if (options.backend === 'ros') {

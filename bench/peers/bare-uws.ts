@@ -3,9 +3,14 @@
  * with a fixed JSON body and echoing each binary WebSocket frame as a small JSON text frame + the frame.
  * No routing table, no validation, no logging, no actors: what the transport itself can do here.
  */
-import uWS from 'uWebSockets.js';
+import { uWS, uwsChoice } from '../../src/transport/uws-build.js';
 import { echoMeta, parsePeerArgs, PEER_MAX_PAYLOAD } from './args.js';
 
+// The build the bridge would choose here, by the same rule.
+if (!uwsChoice.ok) {
+  process.stderr.write(`bare-uws: ${uwsChoice.refusal}\n`);
+  process.exit(2);
+}
 const { port, body } = parsePeerArgs(process.argv.slice(2));
 const app = uWS.App();
 

@@ -27,7 +27,7 @@ import { HEALTH_SCHEMAS, operationsRoutes } from '../transport/routes/operations
 import { staticRoutes } from '../transport/routes/static-routes.js';
 import { TOUR_SCHEMAS, tourRoutes } from '../transport/routes/tour-routes.js';
 import { startUwsApp } from '../transport/uws-app.js';
-import { uwsBuildName, type UwsBuild } from '../transport/uws-build.js';
+import type { UwsBuild } from '../transport/uws-build.js';
 import { openMicrophoneLog } from '../state/microphone-log.js';
 import { SERVICE_VERSION } from '../version.js';
 import { createPlayAudioLosses } from './play-audio-losses.js';
@@ -182,7 +182,7 @@ export const startBridge = async ({
   });
   const lossCounting = port.playAudioLost$?.subscribe(losses.middlewareLost);
   registerLiveGauges(metrics.registry, () => hub.readGauges());
-  registerBuildInfo(metrics.registry, { uws: uwsBuildName(uws), line: uws.line, reason: uws.reason });
+  registerBuildInfo(metrics.registry, { uws: uws.name, line: uws.line, reason: uws.reason });
 
   const routes = routeTable({
     port,

@@ -19,14 +19,11 @@ export type UwsLine = 'official' | 'node20';
 export interface UwsBuild {
   /** `official`: the upstream release line; `node20`: the Node.js 20 build kept for glibc < 2.38. */
   readonly line: UwsLine;
-  readonly packageName: string;
-  readonly version: string;
+  /** `<package>@<version>`, as /ready, the metrics and the start-up log name the build. */
+  readonly name: string;
   /** Why this build serves, in one sentence (the start-up log, /ready and /metrics give it). */
   readonly reason: string;
 }
-
-/** `<package>@<version>`, as /ready, the metrics and the start-up log name the build. */
-export const uwsBuildName = (build: UwsBuild): string => `${build.packageName}@${build.version}`;
 
 /** The module names package.json installs the two builds under. */
 export const OFFICIAL_MODULE = 'uWebSockets.js';
@@ -80,17 +77,25 @@ export const loadFailureReason = (error: unknown, facts: RuntimeFacts): string =
   return `does not load: ${firstLine.trim().slice(0, 300)}`;
 };
 
-const describe = (candidate: UwsCandidate): { packageName: string; version: string } => {
+const nameOf = (candidate: UwsCandidate): string => {
   let json: { readonly name?: string; readonly version?: string } = {};
   try {
     json = candidate.packageJson();
   } catch {
     // A build without a readable package.json still serves; it is named by its module.
   }
-  return {
-    packageName: json.name ?? (candidate.line === 'official' ? OFFICIAL_MODULE : NODE20_MODULE),
-    version: json.version ?? 'unknown',
-  };
+  return `${json.name ?? (candidate.line === 'official' ? OFFICIAL_MODULE : NODE20_MODULE)}@${json.version ?? 'unknown'}`;
+};
+
+const attempt = (
+  candidate: UwsCandidate,
+  facts: RuntimeFacts,
+): { module: UwsModule } | { reason: string } => {
+  try {
+    return { module: candidate.load() as UwsModule };
+  } catch (error) {
+    return { reason: loadFailureReason(error, facts) };
+  }
 };
 
 /**
@@ -102,45 +107,26 @@ export const chooseUwsBuild = (
   node20: UwsCandidate,
   facts: RuntimeFacts,
 ): UwsChoice => {
-  let officialReason: string;
-  try {
-    const module = official.load() as UwsModule;
-    return {
-      ok: true,
-      module,
-      build: {
-        line: 'official',
-        ...describe(official),
-        reason: `the official build loads natively on Node.js ${facts.nodeVersion} (glibc ${facts.glibc ?? 'none'})`,
-      },
-    };
-  } catch (error) {
-    officialReason = loadFailureReason(error, facts);
+  const officialName = nameOf(official);
+  const first = attempt(official, facts);
+  if ('module' in first) {
+    const reason = `the official build loads natively on Node.js ${facts.nodeVersion} (glibc ${facts.glibc ?? 'none'})`;
+    return { ok: true, module: first.module, build: { line: 'official', name: officialName, reason } };
   }
-  const officialName = describe(official);
-  try {
-    const module = node20.load() as UwsModule;
-    return {
-      ok: true,
-      module,
-      build: {
-        line: 'node20',
-        ...describe(node20),
-        reason: `the official build (${officialName.packageName}@${officialName.version}) ${officialReason}`,
-      },
-    };
-  } catch (error) {
-    const node20Reason = loadFailureReason(error, facts);
-    const legacy = describe(node20);
-    return {
-      ok: false,
-      refusal:
-        `no uWebSockets.js build loads natively on Node.js ${facts.nodeVersion} (ABI ${facts.abi}) here: ` +
-        `the official build ${officialName.packageName}@${officialName.version} ${officialReason}, and the Node.js 20 ` +
-        `build ${legacy.packageName}@${legacy.version} ${node20Reason}; run Node.js 22 or 24 on a system with ` +
-        `glibc ${OFFICIAL_GLIBC} or newer (Ubuntu 24.04, Debian 13), or Node.js 20`,
-    };
+  const node20Name = nameOf(node20);
+  const second = attempt(node20, facts);
+  if ('module' in second) {
+    const reason = `the official build (${officialName}) ${first.reason}`;
+    return { ok: true, module: second.module, build: { line: 'node20', name: node20Name, reason } };
   }
+  return {
+    ok: false,
+    refusal:
+      `no uWebSockets.js build loads natively on Node.js ${facts.nodeVersion} (ABI ${facts.abi}) here: ` +
+      `the official build ${officialName} ${first.reason}, and the Node.js 20 build ${node20Name} ` +
+      `${second.reason}; run Node.js 22 or 24 on a system with glibc ${OFFICIAL_GLIBC} or newer ` +
+      '(Ubuntu 24.04, Debian 13), or Node.js 20',
+  };
 };
 
 /**

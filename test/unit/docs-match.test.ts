@@ -27,7 +27,7 @@ const everyRoute = () =>
   routeTable({
     port: { backend: 'sim', readiness: () => ({ ready: true, detail: '' }) },
     metrics: new Registry(),
-    uws: { line: 'official', packageName: 'uws', version: '0', reason: 'a test' },
+    uws: { line: 'official', name: 'uws@0', reason: 'a test' },
     microphone: { isEnabled: () => true, kept: false, entries: () => [] },
     sim: { publishPlayAudio: () => undefined, setMicrophone: () => Promise.reject(new Error('unused')) },
     site: undefined,

@@ -37,6 +37,9 @@ const candidate = (
   load,
   packageJson: () => ({ name, version }),
 });
+const throwing = (error: Error) => (): never => {
+  throw error;
+};
 const officialModule = { App: () => 'official' };
 const node20Module = { App: () => 'node20' };
 
@@ -51,22 +54,14 @@ describe('choosing the uWebSockets.js build', () => {
     assert.equal(choice.module, officialModule);
     assert.deepEqual(choice.build, {
       line: 'official',
-      packageName: '@btc-vision/uwebsockets.js',
-      version: '20.57.0',
+      name: '@btc-vision/uwebsockets.js@20.57.0',
       reason: 'the official build loads natively on Node.js v24.21.0 (glibc 2.41)',
     });
   });
 
   it('falls back to the Node.js 20 build where the official one needs a newer glibc, naming why', () => {
     const choice = chooseUwsBuild(
-      candidate(
-        'official',
-        () => {
-          throw glibcError;
-        },
-        '@btc-vision/uwebsockets.js',
-        '20.57.0',
-      ),
+      candidate('official', throwing(glibcError), '@btc-vision/uwebsockets.js', '20.57.0'),
       candidate('node20', () => node20Module, '@trufflesuite/uws-js-unofficial', '20.30.0-unofficial.0'),
       { ...debian12Node24, nodeVersion: 'v20.20.2', abi: '115' },
     );
@@ -81,22 +76,8 @@ describe('choosing the uWebSockets.js build', () => {
 
   it('refuses, naming both builds, both reasons and what to run, where neither loads', () => {
     const choice = chooseUwsBuild(
-      candidate(
-        'official',
-        () => {
-          throw glibcError;
-        },
-        '@btc-vision/uwebsockets.js',
-        '20.57.0',
-      ),
-      candidate(
-        'node20',
-        () => {
-          throw missingBinary;
-        },
-        '@trufflesuite/uws-js-unofficial',
-        '20.30.0-unofficial.0',
-      ),
+      candidate('official', throwing(glibcError), '@btc-vision/uwebsockets.js', '20.57.0'),
+      candidate('node20', throwing(missingBinary), '@trufflesuite/uws-js-unofficial', '20.30.0-unofficial.0'),
       debian12Node24,
     );
     assert.ok(!choice.ok);
@@ -122,8 +103,7 @@ describe('choosing the uWebSockets.js build', () => {
       debian12Node24,
     );
     assert.ok(choice.ok);
-    assert.equal(choice.build.packageName, 'uWebSockets.js');
-    assert.equal(choice.build.version, 'unknown');
+    assert.equal(choice.build.name, 'uWebSockets.js@unknown');
   });
 
   it('gives the first line of any other load failure, bounded', () => {

@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { RosPort } from '../../ros/ros-port.js';
 import { jsonReply, problemReply } from '../http/reply.js';
 import type { AnyRoute } from '../http/route.js';
-import { uwsBuildName, type UwsBuild } from '../uws-build.js';
+import type { UwsBuild } from '../uws-build.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -39,7 +39,7 @@ export const operationsRoutes = (
   metrics: Registry,
   uwsBuild: UwsBuild,
 ): AnyRoute[] => {
-  const uws = { build: uwsBuildName(uwsBuild), line: uwsBuild.line, reason: uwsBuild.reason };
+  const uws = { build: uwsBuild.name, line: uwsBuild.line, reason: uwsBuild.reason };
   return [
     {
       method: 'GET',
