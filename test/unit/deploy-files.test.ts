@@ -214,7 +214,7 @@ describe('Dockerfile', () => {
     // (test/e2e/container-scripts.test.ts runs it).
     const script = read('docker/check-uws-native.mjs');
     assert.ok(script.includes(`require('${OFFICIAL_MODULE}')`));
-    assert.match(read('src/transport/uws-build.ts'), /load: \(\) => require\(OFFICIAL_MODULE\)/);
+    assert.match(read('src/transport/uws-build.ts'), /load: \(\): unknown => require\(OFFICIAL_MODULE\)/);
     assert.ok(!script.includes(NODE20_MODULE));
     assert.match(script, /typeof uws\?\.App !== 'function'/);
     assert.match(script, /process\.exit\(1\)/);
