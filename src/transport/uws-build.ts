@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as UwsApi from 'uWebSockets.js';
-import type { HttpRequest } from 'uWebSockets.js';
 
 /**
  * Which uWebSockets.js build serves HTTP and /ws, chosen once at start. The code is written against the
@@ -138,13 +137,13 @@ export const chooseUwsBuild = (
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 
 /** The raw query string, '' when there is none (the official line gives undefined, typed as a string). */
-export const requestQuery = (req: HttpRequest): string => {
+export const requestQuery = (req: UwsApi.HttpRequest): string => {
   const query: unknown = req.getQuery();
   return typeof query === 'string' ? query : '';
 };
 
 /** HTTP/1.1 request line and header lines, as the official build counts them into its bound. */
-const measuredHeadBytes = (req: HttpRequest): number => {
+const measuredHeadBytes = (req: UwsApi.HttpRequest): number => {
   const query = requestQuery(req);
   // "GET /path?query HTTP/1.1\r\n" and the blank line that ends the head.
   let bytes =
@@ -187,7 +186,7 @@ const choice = chooseUwsBuild(...installedCandidates(facts), facts);
  * Whether a request's head is over MAX_REQUEST_HEAD_BYTES where the build does not bound it itself (the
  * Node.js 20 build); always false on the official line, which never hands such a request to a handler.
  */
-export const headOverLimit: (req: HttpRequest) => boolean =
+export const headOverLimit: (req: UwsApi.HttpRequest) => boolean =
   choice.ok && choice.build.line === 'node20'
     ? (req) => measuredHeadBytes(req) > MAX_REQUEST_HEAD_BYTES
     : () => false;
