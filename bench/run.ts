@@ -4,7 +4,7 @@
  * clients for /ws), prints the tables and writes the results file. See docs/performance.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { log } from './lib/log.js';
 import { checkQuiet, describeMachine, readRssBytes, type QuietCheck } from './lib/machine.js';
@@ -19,6 +19,7 @@ import {
   type ServerProcess,
 } from './lib/processes.js';
 import { parseBenchArgs, USAGE } from './lib/profiles.js';
+import { uwsChoice } from '../src/transport/uws-build.js';
 import { checkTargets, renderReport } from './lib/report.js';
 import type { BenchResults, Skipped } from './lib/results.js';
 import { measureChat } from './lib/scenario-chat.js';
@@ -42,17 +43,9 @@ const build = (): void => {
   if (result.status !== 0) throw new Error('the build failed');
 };
 
-const uwsVersion = (): string => {
-  try {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules/uWebSockets.js/package.json'), 'utf8')) as {
-      name?: string;
-      version?: string;
-    };
-    return `${pkg.name ?? 'uWebSockets.js'}@${pkg.version ?? '?'}`;
-  } catch {
-    return 'uWebSockets.js (version unknown)';
-  }
-};
+/** The uWebSockets.js build this tree's bridge and the bare peer choose here, by the bridge's own rule. */
+const uwsVersion = (): string =>
+  uwsChoice.ok ? `${uwsChoice.build.name} (${uwsChoice.build.line})` : 'none loads';
 
 const describeQuiet = (check: QuietCheck): string =>
   `load average ${check.loadAverage1m.toFixed(2)}, heavy processes: ${check.heavyProcesses.join(', ') || 'none'}`;
