@@ -86,8 +86,10 @@ export const removeStaleTemporaries = async (file: string): Promise<string[]> =>
 /**
  * Appends `data` to a regular file (made if missing) and syncs it, and its directory when the file was
  * empty (just made: its name must survive too), so that once this returns the data survives a crash or a
- * power loss. Refuses what is not a regular file: a link is not
- * followed, and a FIFO fails at once instead of blocking. A failure may leave part of `data` at the end.
+ * power loss. Every byte is written or it rejects: a write may take fewer bytes than asked (a file system
+ * that fills up takes what fits, then refuses), and the rest is written until a write fails. On a failure
+ * the file is cut back to its size before (best effort), so no part of `data` stays at its end. Refuses
+ * what is not a regular file: a link is not followed, and a FIFO fails at once instead of blocking.
  */
 export const appendDurably = async (file: string, data: string): Promise<void> => {
   const handle = await open(
@@ -100,8 +102,19 @@ export const appendDurably = async (file: string, data: string): Promise<void> =
     const stat = await handle.stat();
     if (!stat.isFile()) throw new Error('not a regular file');
     made = stat.size === 0;
-    await handle.write(data);
-    await handle.sync();
+    const bytes = Buffer.from(data, 'utf8');
+    try {
+      // Bounded: each turn writes at least one byte or throws.
+      for (let offset = 0; offset < bytes.length; ) {
+        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+        if (bytesWritten <= 0) throw new Error(`no byte of the last ${bytes.length - offset} was written`);
+        offset += bytesWritten;
+      }
+      await handle.sync();
+    } catch (error) {
+      await handle.truncate(stat.size).catch(() => undefined);
+      throw error;
+    }
   } finally {
     await handle.close();
   }

@@ -13,6 +13,7 @@ import {
   type DurableTourStore,
 } from '../../src/robot/tours/durable-tour-store.js';
 import { SAMPLE_TOUR } from '../../src/robot/tours/tour-rules.js';
+import { mountSmallFilesystem, smallFilesystemUnavailable } from '../support/small-filesystem.js';
 import type { Tour } from '../../src/protocol/tour-schema.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/robot/tours/tour-snapshot.js';
 
@@ -125,6 +126,42 @@ describe('the durable tour store', () => {
     assert.deepEqual(await readdir(join(file, '..')), ['tours.json'], 'the temporary file is removed');
     assert.equal((await create(store, 'next')).outcome, TourOutcome.OK);
   });
+
+  it(
+    'on a file system that fills up, answers OK only for what is on it whole, and starts again from that',
+    { skip: smallFilesystemUnavailable() ?? false },
+    async () => {
+      // Two pages: the whole file is written again on every change, next to the old one, so it fills fast.
+      const small = await mountSmallFilesystem(8192);
+      try {
+        const file = join(small.directory, 'tours.json');
+        const { store } = await openDurableTourStore({ file, initialTours: [] });
+        const answeredOk: string[] = [];
+        for (let index = 0; index < 100; index += 1) {
+          const name = `tour-${index}-${'x'.repeat(100)}`;
+          const answer = await create(store, name);
+          if (answer.outcome !== TourOutcome.OK) {
+            assert.equal(answer.success, false);
+            assert.match(answer.message, /could not store the change: ENOSPC/);
+            break;
+          }
+          answeredOk.push(name);
+        }
+        assert.ok(
+          answeredOk.length > 3 && answeredOk.length < 100,
+          `${answeredOk.length} creates answered OK`,
+        );
+        assert.deepEqual(await stateOf(file), answeredOk, 'the file holds exactly the changes answered OK');
+        assert.deepEqual(await readdir(small.directory), ['tours.json'], 'no temporary file is left');
+        await store.close();
+        const restarted = await openDurableTourStore({ file });
+        assert.deepEqual(await names(restarted.store), answeredOk);
+        await restarted.store.close();
+      } finally {
+        await small.unmount();
+      }
+    },
+  );
 
   it('refuses a create beyond --max_tours and a change beyond the file size limit, with a clear message', async () => {
     const file = await freshFile();

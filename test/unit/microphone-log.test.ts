@@ -3,6 +3,7 @@ import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { scratchDirs } from '../support/scratch-dir.js';
+import { mountSmallFilesystem, smallFilesystemUnavailable } from '../support/small-filesystem.js';
 import { isMicrophoneEnabled, startMicrophoneActor } from '../../src/actors/microphone-machine.js';
 import {
   LEGACY_STATE_FILE,
@@ -199,6 +200,47 @@ describe('the microphone event log under --state_dir', () => {
     assert.match(errors()[1]?.msg ?? '', /cannot keep the microphone state/);
     assert.deepEqual(opened.entries(), [], 'a change not kept is not in the log');
   });
+
+  it(
+    'on a file system that fills up, answers each change as kept only when all of its line is, and a restart finds it',
+    { skip: smallFilesystemUnavailable() ?? false },
+    async () => {
+      // One page: the line that meets the end is written in part, then the write is refused.
+      const small = await mountSmallFilesystem(4096);
+      try {
+        const { log, errors } = capture();
+        const opened = await openMicrophoneLog(small.directory, log, now);
+        const answered: boolean[] = [];
+        for (let attempt = 0; attempt < 100; attempt += 1) {
+          const enabled = attempt % 2 === 1;
+          const kept = await opened.keep(change(enabled)).then(
+            () => true,
+            () => false,
+          );
+          answered.push(kept);
+          if (!kept) break;
+        }
+        const keptCount = answered.filter(Boolean).length;
+        assert.equal(answered.at(-1), false, 'the file system filled up within 100 changes');
+        assert.ok(keptCount > 10, `${keptCount} changes kept before it filled`);
+        // The change refused is not in the file, not even in part: every line is whole.
+        const text = await readFile(join(small.directory, MICROPHONE_LOG_FILE), 'utf8');
+        assert.ok(text.endsWith('\n'), 'no part of the refused line is left');
+        assert.equal((await readLog(small.directory)).length, keptCount);
+        // A restart finds exactly the changes answered as kept, the last of them in force.
+        const restarted = await openMicrophoneLog(small.directory, log, now);
+        assert.equal(restarted.entries().length, keptCount);
+        assert.equal(restarted.enabled, keptCount % 2 === 0, 'the last change answered as kept');
+        assert.deepEqual(
+          errors().filter((line) => line.damagedLines !== undefined),
+          [],
+          'no damaged line at the restart',
+        );
+      } finally {
+        await small.unmount();
+      }
+    },
+  );
 
   it('without --state_dir, keeps the changes of the run in memory, bounded like the file', async () => {
     const { log } = capture();
