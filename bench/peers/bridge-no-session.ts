@@ -108,7 +108,12 @@ app.get('/health', (res) => {
 type Hub = Parameters<typeof endpoint.installConversationEndpoint>[1]['hub'];
 // The endpoint only sends a session its events and reads the limits; a PlainSession takes the events.
 const hub: Pick<Hub, 'limits' | 'openSession'> = {
-  limits: protocol.DEFAULT_LIMITS,
+  // Measured without the inbound budget, like the bridge (bench/run.ts): the scenarios send as fast as it answers.
+  limits: {
+    ...protocol.DEFAULT_LIMITS,
+    maxInboundFramesPerSecond: 100_000,
+    maxInboundBytesPerSecond: 2 ** 30,
+  },
   openSession: (send, hooks) =>
     new PlainSession(
       send,

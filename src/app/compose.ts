@@ -72,6 +72,8 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxSessions: options.max_sessions,
   maxSendBufferBytes: options.send_buffer_bytes,
   maxQueuedAudioBytes: options.queued_audio_bytes,
+  maxInboundFramesPerSecond: options.ws_frames_per_second,
+  maxInboundBytesPerSecond: options.ws_bytes_per_second,
 });
 
 /** What the HTTP route table is made of: the parts of the running service its routes read. */

@@ -130,6 +130,18 @@ export const OPTION_SPECS = {
     'Per-session cap of bytes waiting to be sent to a slow kiosk (backpressure policy in docs/protocol.md)',
     integer(64 * KIB, 1024 * MIB),
   ),
+  ws_frames_per_second: option(
+    'ws_frames_per_second',
+    '20',
+    'Client frames a /ws session may send per second, sustained (bursts of 2 s worth pass); beyond, the session is closed with 1008',
+    integer(1, 100_000),
+  ),
+  ws_bytes_per_second: option(
+    'ws_bytes_per_second',
+    String(MIB),
+    'Client bytes a /ws session may send per second, sustained (a burst of twice the largest frame passes); beyond, the session is closed with 1008',
+    integer(KIB, 1024 * MIB),
+  ),
   queued_audio_bytes: option(
     'queued_audio_bytes',
     String(256 * MIB),

@@ -98,7 +98,7 @@ export const createBridgeMetrics = (): BridgeMetrics => {
     wsRefusedFrames: new CounterFamily(
       registry,
       `${PREFIX}ws_refused_frames_total`,
-      'Kiosk frames not carried out, by the error code sent back (busy, microphone_disabled, invalid_json, …)',
+      'Kiosk frames not carried out, by the error code sent back (busy, microphone_disabled, invalid_json, …), or rate_limited (past the inbound budget: the session is closed with 1008)',
       ['reason'],
     ),
     wsSessionsClosed: new CounterFamily(

@@ -103,6 +103,12 @@ export const CLOSE_CODES = {
     description:
       'The client reads too slowly: the outbound buffer of its session exceeded maxSendBufferBytes.',
   },
+  inboundRateExceeded: {
+    code: 1008,
+    reason: 'inbound rate limit exceeded',
+    description:
+      'The client sent frames faster than maxInboundFramesPerSecond or bytes faster than maxInboundBytesPerSecond, beyond their bursts.',
+  },
   binaryFrameTooLarge: {
     code: 1009,
     reason: 'binary frame too large',
@@ -134,6 +140,8 @@ export interface ConversationLimits {
   readonly maxSessions: number;
   readonly maxSendBufferBytes: number;
   readonly maxQueuedAudioBytes: number;
+  readonly maxInboundFramesPerSecond: number;
+  readonly maxInboundBytesPerSecond: number;
 }
 
 /** The service's default limits: its command line's flags default to the same values (cli-options.test.ts). */
@@ -146,6 +154,8 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxSessions: 1_000,
   maxSendBufferBytes: 16 * 1024 * 1024,
   maxQueuedAudioBytes: 256 * 1024 * 1024,
+  maxInboundFramesPerSecond: 20,
+  maxInboundBytesPerSecond: 1024 * 1024,
 };
 
 export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
@@ -163,6 +173,10 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
   maxQueuedAudioBytes:
     'Audio bytes held by the /chat calls of all sessions together (running and waiting); an audio frame that would exceed it is answered with `busy`.',
+  maxInboundFramesPerSecond:
+    "Client frames (text or binary) a session may send per second, sustained; bursts of up to 2 seconds' worth pass. Beyond, the session is closed with 1008.",
+  maxInboundBytesPerSecond:
+    'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text) passes. Beyond, the session is closed with 1008.',
 };
 
 /** Why a frame was answered with `busy`. */

@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
  * The real service as its own process (sim backend, loopback, ephemeral port), so a test can read the
  * server's own memory (/proc/<pid>/status) apart from the clients'.
  */
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 export interface ServerProcess {
   readonly baseUrl: string;
   readonly wsUrl: string;
@@ -13,6 +16,8 @@ export interface ServerProcess {
   readonly startupLog: string;
   /** Resident set size of the server process, in bytes. */
   rssBytes(): number;
+  /** CPU time the server process has used so far (user and system), in milliseconds. */
+  cpuMs(): number;
   stop(): Promise<void>;
   /** Kills the process at once (SIGKILL: no handler runs) and waits for it to be gone. */
   crash(): Promise<void>;
@@ -61,6 +66,11 @@ export const startServerProcess = async (
       const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (!match) throw new Error('no VmRSS');
       return Number(match[1]) * 1024;
+    },
+    cpuMs: () => {
+      // Fields 14 and 15 of /proc/<pid>/stat (after the command name): utime and stime, in clock ticks.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
     },
     stop: async () => {
       if (child.exitCode !== null) return;

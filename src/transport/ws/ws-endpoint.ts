@@ -9,8 +9,10 @@ import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/ac
 import { problemReply, statusLine, type HttpReply } from '../http/reply.js';
 import { HEAD_TOO_LARGE } from '../http/request-framing.js';
 import { headOverLimit, requestQuery, uWS } from '../uws-build.js';
+import { InboundBudget, type InboundRates } from './inbound-budget.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
+import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 interface SessionSocket {
@@ -19,6 +21,8 @@ interface SessionSocket {
   session: SessionActor | undefined;
   /** The session closed the socket itself: it is already on its way out and hears nothing more. */
   endedBySession: boolean;
+  /** What the client may still send before it is closed for flooding. */
+  readonly budget: InboundBudget;
 }
 
 export interface ConversationEndpointOptions {
@@ -168,6 +172,21 @@ export const installConversationEndpoint = (
     withBytes: false,
   });
 
+  const inboundRates: InboundRates = {
+    framesPerSecond: limits.maxInboundFramesPerSecond,
+    bytesPerSecond: limits.maxInboundBytesPerSecond,
+    largestFrameBytes: Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes),
+  };
+  const closeFlooding = (ws: WebSocket<SessionSocket>, socket: SessionSocket) => {
+    metrics?.wsRefusedFrames.child('rate_limited').inc();
+    sessionLog(socket).warn(
+      { framesPerSecond: inboundRates.framesPerSecond, bytesPerSecond: inboundRates.bytesPerSecond },
+      'session closed: the client sent faster than its inbound budget',
+    );
+    const { code, reason } = CLOSE_CODES.inboundRateExceeded;
+    ws.end(code, reason);
+  };
+
   const report = (socket: SessionSocket, event: SessionTransportEvent) => {
     socket.session?.send(event);
   };
@@ -215,6 +234,7 @@ export const installConversationEndpoint = (
         open: false,
         session: undefined,
         endedBySession: false,
+        budget: new InboundBudget(inboundRates, performance.now()),
       };
       res.upgrade(
         socket,
@@ -271,6 +291,11 @@ export const installConversationEndpoint = (
         const inbound = isBinary ? counters.inBinary : counters.inText;
         inbound.frames.inc();
         inbound.bytes.inc(message.byteLength);
+      }
+      // Checked before the frame is copied or reaches the session: a flood costs a comparison a frame.
+      if (!socket.budget.take(message.byteLength, performance.now())) {
+        if (socket.open) closeFlooding(ws, socket);
+        return;
       }
       report(
         socket,

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { clientFrame, WireWsClient } from '../support/wire-ws-client.js';
+import { KioskClient } from '../support/ws-client.js';
+
+/**
+ * One client's flood of frames must not stall the bridge (docs/protocol.md, "Inbound budget"). The
+ * service runs in its own process, so what the probes wait for is its event loop, not the test's.
+ */
+
+const metric = async (baseUrl: string, name: string): Promise<number> => {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((row) => row.startsWith(name));
+  return Number(line?.split(' ').at(-1) ?? '0');
+};
+
+/** `/health` asked every 10 ms while `during` runs; the answer times, in milliseconds. */
+const healthWhile = async (baseUrl: string, during: Promise<unknown>): Promise<number[]> => {
+  const times: number[] = [];
+  const state = { done: false };
+  void during.finally(() => (state.done = true));
+  for (let probe = 0; probe < 500 && !state.done; probe += 1) {
+    const started = performance.now();
+    await fetch(`${baseUrl}/health`);
+    times.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return times;
+};
+
+describe('a client that floods /ws with frames', () => {
+  let server: ServerProcess;
+  before(async () => {
+    server = await startServerProcess();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  it('is closed with 1008 after its burst, and /health and another kiosk keep answering within 100 ms', async () => {
+    const other = await KioskClient.connect(server.wsUrl);
+    const flooder = await WireWsClient.connect(server.wsUrl);
+    try {
+      await other.frameCount(1);
+      // The test's own HTTP client warmed up, so what /health takes below is the server's.
+      await fetch(`${server.baseUrl}/health`);
+      // 80,000 empty binary frames in one write (480 KB): on a bridge without a budget, 4.5 s of its CPU.
+      const flood = Buffer.concat(Array.from({ length: 80_000 }, () => clientFrame(0x2, Buffer.alloc(0))));
+      const closed = flooder.until(
+        (frames) => frames.some((frame) => frame.opcode === 8),
+        'the close frame',
+        10_000,
+      );
+      const cpuBefore = server.cpuMs();
+      const started = performance.now();
+      flooder.write(flood);
+      const health = await healthWhile(server.baseUrl, closed);
+      await closed;
+      const closedAfter = performance.now() - started;
+      const cpu = server.cpuMs() - cpuBefore;
+      console.log(
+        `# flood: closed after ${closedAfter.toFixed(0)} ms, server CPU ${cpu.toFixed(0)} ms, /health ${health.map((ms) => ms.toFixed(1)).join(' ')}`,
+      );
+      const close = flooder.frames.find((frame) => frame.opcode === 8);
+      assert.ok(close !== undefined, 'a close frame');
+      assert.equal(close.payload.readUInt16BE(0), 1008);
+      assert.equal(close.payload.subarray(2).toString(), 'inbound rate limit exceeded');
+      assert.ok(closedAfter < 2_000, `closed after ${closedAfter.toFixed(0)} ms`);
+      assert.ok(Math.max(0, ...health) < 100, `/health took up to ${Math.max(0, ...health).toFixed(1)} ms`);
+      // Another kiosk's round trip right after.
+      const before = other.frames.length;
+      const roundTrip = performance.now();
+      other.socket.send(Buffer.alloc(3200), { binary: true });
+      await other.frameCount(before + 2);
+      assert.ok(performance.now() - roundTrip < 100, 'the other kiosk is answered at once');
+      assert.equal(
+        await metric(server.baseUrl, 'tour_bridge_ws_refused_frames_total{reason="rate_limited"}'),
+        1,
+      );
+    } finally {
+      flooder.close();
+      other.close();
+    }
+  });
+
+  it('passes a kiosk that stays within its budget: 40 frames at once, then 10 a second', async () => {
+    const kiosk = await KioskClient.connect(server.wsUrl);
+    try {
+      await kiosk.frameCount(1);
+      for (let index = 0; index < 40; index += 1) kiosk.socket.send('{"type":"ping"}');
+      for (let second = 0; second < 10; second += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        kiosk.socket.send('{"type":"ping"}');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(kiosk.closeEvent, undefined, 'still open');
+    } finally {
+      kiosk.close();
+    }
+  });
+});
