@@ -25,6 +25,8 @@ export interface FailureLogOptions {
   /** The message of a run's first line, e.g. `request failed` as every other failed request logs. */
   readonly firstMessage: string;
   readonly summaryIntervalMs?: number;
+  /** The level of a run's first line and of its summaries; `warn` unless the failure loses something. */
+  readonly level?: 'warn' | 'error';
   /** Milliseconds, monotonic; `performance.now` unless a test drives the clock. */
   readonly now?: () => number;
 }
@@ -40,6 +42,7 @@ export const createFailureLog = (log: Logger, options: FailureLogOptions): Failu
   const { keyField } = options;
   const interval = options.summaryIntervalMs ?? FAILURE_SUMMARY_INTERVAL_MS;
   const now = options.now ?? (() => performance.now());
+  const level = options.level ?? 'warn';
   const streaks = new Map<string, Streak>();
   const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
@@ -49,7 +52,7 @@ export const createFailureLog = (log: Logger, options: FailureLogOptions): Failu
       const streak = streaks.get(key);
       if (streak === undefined) {
         streaks.set(key, { total: 1, unlogged: 0, since: at, lastLineAt: at, lastError: error.message });
-        log.warn(
+        log[level](
           {
             ...fields,
             [keyField]: key,
@@ -64,7 +67,7 @@ export const createFailureLog = (log: Logger, options: FailureLogOptions): Failu
       streak.unlogged += 1;
       streak.lastError = error.message;
       if (at - streak.lastLineAt < interval) return;
-      log.warn(
+      log[level](
         {
           [keyField]: key,
           failures: streak.unlogged,

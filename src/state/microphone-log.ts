@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import type { KeepMicrophoneState, MicrophoneChange } from '../actors/microphone-machine.js';
 import { appendDurably, removeStaleTemporaries, writeFileAtomically } from '../files/atomic-file.js';
+import { createFailureLog } from '../log/failure-log.js';
 import { readRegularFile } from '../files/read-regular-file.js';
 import type { Logger } from '../log/logger.js';
 
@@ -227,17 +228,23 @@ export const openMicrophoneLog = async (
     entries = next;
   };
 
+  // A disk that stays full refuses every change: one line, then a summary per interval, not one a change.
+  const failures = createFailureLog(log, {
+    keyField: 'file',
+    firstMessage: 'cannot keep the microphone state; the change is refused and the state stays as it was',
+    level: 'error',
+  });
   const keep = (change: MicrophoneChange): Promise<void> => {
     const kept = saving.then(async () => {
       try {
         await write(nextEntry(entries, change, now()));
       } catch (error) {
-        log.error(
-          { err: error, file, enabled: change.enabled },
-          'cannot keep the microphone state; the change is refused and the state stays as it was',
-        );
+        failures.failed(file, error instanceof Error ? error : new Error(String(error)), {
+          enabled: change.enabled,
+        });
         throw error;
       }
+      failures.succeeded(file);
     });
     saving = kept.catch(() => undefined);
     return kept;
