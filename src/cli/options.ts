@@ -139,7 +139,7 @@ export const OPTION_SPECS = {
   ws_bytes_per_second: option(
     'ws_bytes_per_second',
     String(MIB),
-    'Client bytes a /ws session may send per second, sustained (a burst of twice the largest frame passes); beyond, the session is closed with 1008',
+    'Client bytes a /ws session may send per second, sustained (a burst of twice the largest frame, or of 2 s worth if more, passes); beyond, the session is closed with 1008',
     integer(KIB, 1024 * MIB),
   ),
   queued_audio_bytes: option(

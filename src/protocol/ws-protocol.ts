@@ -176,7 +176,7 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   maxInboundFramesPerSecond:
     "Client frames (text or binary) a session may send per second, sustained; bursts of up to 2 seconds' worth pass. Beyond, the session is closed with 1008.",
   maxInboundBytesPerSecond:
-    'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text) passes. Beyond, the session is closed with 1008.',
+    'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text), or of 2 seconds of its rate if that is more, passes. Beyond, the session is closed with 1008.',
 };
 
 /** Why a frame was answered with `busy`. */

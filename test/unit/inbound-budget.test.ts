@@ -28,6 +28,12 @@ describe('the inbound budget of a /ws session', () => {
     assert.equal(budget.take(1500, 2000), false);
   });
 
+  it('lets 2 seconds of a byte rate through at once where that is more than two of the largest frames', () => {
+    const budget = new InboundBudget({ ...rates, bytesPerSecond: 10_000 }, 0);
+    assert.equal(budget.take(20_000, 0), true);
+    assert.equal(budget.take(1, 0), false);
+  });
+
   it('never holds more than its bursts, however long the session was quiet', () => {
     const budget = new InboundBudget(rates, 0);
     assert.equal(passing(budget, 0, 3_600_000), 20 * FRAME_BURST_SECONDS);

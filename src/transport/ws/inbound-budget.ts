@@ -6,11 +6,11 @@
 export interface InboundRates {
   readonly framesPerSecond: number;
   readonly bytesPerSecond: number;
-  /** The largest frame the endpoint takes, binary or text: the byte burst is twice it. */
+  /** The largest frame the endpoint takes, binary or text: the byte burst is at least twice it. */
   readonly largestFrameBytes: number;
 }
 
-/** Seconds of the frame rate a quiet session may spend at once. */
+/** Seconds of either rate a quiet session may spend at once. */
 export const FRAME_BURST_SECONDS = 2;
 
 export class InboundBudget {
@@ -25,7 +25,8 @@ export class InboundBudget {
     now: number,
   ) {
     this.#frameBurst = rates.framesPerSecond * FRAME_BURST_SECONDS;
-    this.#byteBurst = 2 * rates.largestFrameBytes;
+    // Two of the largest frames back to back always pass, whatever the byte rate.
+    this.#byteBurst = Math.max(2 * rates.largestFrameBytes, rates.bytesPerSecond * FRAME_BURST_SECONDS);
     this.#frames = this.#frameBurst;
     this.#bytes = this.#byteBurst;
     this.#at = now;
