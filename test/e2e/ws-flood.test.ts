@@ -2,18 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { clientFrame, WireWsClient } from '../support/wire-ws-client.js';
+import { metric } from '../support/metric.js';
 import { KioskClient } from '../support/ws-client.js';
 
 /**
  * One client's flood of frames must not stall the bridge (docs/protocol.md, "Inbound budget"). The
  * service runs in its own process, so what the probes wait for is its event loop, not the test's.
  */
-
-const metric = async (baseUrl: string, name: string): Promise<number> => {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((row) => row.startsWith(name));
-  return Number(line?.split(' ').at(-1) ?? '0');
-};
 
 /** `/health` asked every 10 ms while `during` runs; the answer times, in milliseconds. */
 const healthWhile = async (baseUrl: string, during: Promise<unknown>): Promise<number[]> => {

@@ -3,12 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { clientFrame, WireWsClient } from '../support/wire-ws-client.js';
-
-const metric = async (baseUrl: string, name: string): Promise<number> => {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((row) => row.startsWith(name));
-  return Number(line?.split(' ').at(-1) ?? Number.NaN);
-};
+import { metric } from '../support/metric.js';
 
 describe('a ping flood from a client that never reads', () => {
   let running: TestService;
