@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { expected, jsonObject } from './json-body.js';
+import type { JsonShape } from './json-shape.js';
 import { TOUR_LIMITS } from './tour-limits.js';
 
 export { TOUR_LIMITS };
@@ -106,6 +107,12 @@ const TOUR_ENTRIES = {
   steps: StepsSchema,
 };
 export const TourSchema = jsonObject('tour', TOUR_ENTRIES);
+/** A tour body nests step objects in the steps array in the tour object (3 deep), at most maxSteps of them. */
+export const TOUR_BODY_SHAPE: JsonShape = {
+  maxDepth: 3,
+  maxMembers:
+    Object.keys(TOUR_ENTRIES).length + TOUR_LIMITS.maxSteps * Object.keys(TourStepSchema.pipe[2].entries).length,
+};
 /**
  * The body of `POST /tour`: a tour whose names also show, and whose name a URL can hold. Only new tours
  * are held to it: tours stored before (or by other nodes) with such a name can still be read, updated,

@@ -3,6 +3,7 @@ import {
   AUDIO_HEADER_BYTES,
   ClientCommandSchema,
   COMMAND_SERVICES,
+  COMMAND_SHAPE,
   CommandEnvelopeSchema,
   ERROR_CODES,
   MAX_MESSAGE_ID,
@@ -18,6 +19,7 @@ import {
   type TurnEndMessage,
   type TurnOutcome,
 } from './ws-protocol.js';
+import { jsonShapeProblem } from './json-shape.js';
 
 /**
  * Pure encoding and decoding of `/ws` frames, and the outbound items a session hands to the transport.
@@ -170,6 +172,7 @@ export type ClientTextResult =
 const fail = (code: ErrorCode, message: string): ClientTextResult => ({ ok: false, code, message });
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8Encoder = new TextEncoder();
 
 const byteLength = (data: string | Uint8Array): number =>
   typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
@@ -197,6 +200,11 @@ export const parseClientText = (data: string | Uint8Array, maxTextFrameBytes: nu
       `text frame of ${size} bytes exceeds the limit of ${maxTextFrameBytes}`,
     );
   }
+  const bytes = typeof data === 'string' ? utf8Encoder.encode(data) : data;
+  const shapeProblem = jsonShapeProblem(bytes, COMMAND_SHAPE);
+  if (shapeProblem !== undefined) {
+    return fail('invalid_command', `a command is one flat JSON object; this text has ${shapeProblem}`);
+  }
   let text: string;
   try {
     text = typeof data === 'string' ? data : strictUtf8.decode(data);
@@ -213,7 +221,7 @@ export const parseClientText = (data: string | Uint8Array, maxTextFrameBytes: nu
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return fail('invalid_command', 'a command must be a JSON object with a "service" field');
   }
-  const envelope = v.safeParse(CommandEnvelopeSchema, json);
+  const envelope = v.safeParse(CommandEnvelopeSchema, json, { abortEarly: true });
   if (!envelope.success) return fail('invalid_command', describeIssue(envelope.issues[0]));
   const { service } = envelope.output;
   if (!isCommandService(service)) {
@@ -222,7 +230,7 @@ export const parseClientText = (data: string | Uint8Array, maxTextFrameBytes: nu
       `unknown service ${JSON.stringify(service)}; supported: ${COMMAND_SERVICES.join(', ')}`,
     );
   }
-  const command = v.safeParse(ClientCommandSchema, json);
+  const command = v.safeParse(ClientCommandSchema, json, { abortEarly: true });
   if (!command.success) return fail('invalid_command', describeIssue(command.issues[0]));
   return { ok: true, command: command.output };
 };

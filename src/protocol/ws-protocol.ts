@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { JsonShape } from './json-shape.js';
 import { DEFAULT_MAX_AUDIO_FRAME_BYTES } from './ws-wire.js';
 
 /**
@@ -197,9 +198,16 @@ export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause):
 // Client → server
 
 /** What every command shares; checked first so an unknown service is told apart from a malformed one. */
-export const CommandEnvelopeSchema = v.looseObject({
+/**
+ * What every command has, read before the command's own schema. An `object` (not a loose one, which would
+ * copy every other member into its output) reads `service` alone.
+ */
+export const CommandEnvelopeSchema = v.object({
   service: v.string('service must be a string'),
 });
+
+/** A command is one flat object of a few members; a text over this shape is refused before it is parsed. */
+export const COMMAND_SHAPE = { maxDepth: 1, maxMembers: 8 } as const satisfies JsonShape;
 
 export const ClearHistoryCommandSchema = v.strictObject({
   service: v.literal('clear_history'),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { clientFrame, WireWsClient } from '../support/wire-ws-client.js';
+import { healthWhile } from '../support/health-probe.js';
 import { metric } from '../support/metric.js';
 import { KioskClient } from '../support/ws-client.js';
 
@@ -9,20 +10,6 @@ import { KioskClient } from '../support/ws-client.js';
  * One client's flood of frames must not stall the bridge (docs/protocol.md, "Inbound budget"). The
  * service runs in its own process, so what the probes wait for is its event loop, not the test's.
  */
-
-/** `/health` asked every 10 ms while `during` runs; the answer times, in milliseconds. */
-const healthWhile = async (baseUrl: string, during: Promise<unknown>): Promise<number[]> => {
-  const times: number[] = [];
-  const state = { done: false };
-  void during.finally(() => (state.done = true));
-  for (let probe = 0; probe < 500 && !state.done; probe += 1) {
-    const started = performance.now();
-    await fetch(`${baseUrl}/health`);
-    times.push(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return times;
-};
 
 describe('a client that floods /ws with frames', () => {
   let server: ServerProcess;

@@ -1,6 +1,7 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import * as v from 'valibot';
 import { issuePath } from '../../protocol/json-body.js';
+import { jsonShapeProblem } from '../../protocol/json-shape.js';
 import {
   RosServiceUnavailableError,
   type RosCallHandler,
@@ -14,7 +15,7 @@ import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './
 import { writeReply } from './reply-writer.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
 import { rosErrorReply } from './ros-error-reply.js';
-import type { AnyRosCallResult, RosCallResult, RouteRequest } from './route.js';
+import { FLAT_BODY_SHAPE, type AnyRosCallResult, type RosCallResult, type RouteRequest } from './route.js';
 import type { ExchangeRoute } from './router-state.js';
 import type { Turn } from './serial-by-key.js';
 
@@ -33,6 +34,12 @@ const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply =>
   return problemReply('validation-failed', detail, {
     extensions: omitted > 0 ? { errors, errors_omitted: omitted } : { errors },
   });
+};
+
+/** A body whose shape is over the route's, refused before it is parsed (its cost would follow its shape). */
+const bodyShapeRefused = (problem: string): HttpReply => {
+  const message = `the body is refused before parsing: ${problem}`;
+  return problemReply('validation-failed', message, { extensions: { errors: [{ field: '(body)', message }] } });
 };
 
 /**
@@ -117,6 +124,14 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
       if (result.kind === 'aborted') return;
       if (result.kind === 'too-large') {
         this.answer(tooLarge(maxBodyBytes), !result.drained);
+        return;
+      }
+      const shapeProblem = jsonShapeProblem(
+        result.bytes,
+        this.installed.route.bodyShape ?? FLAT_BODY_SHAPE,
+      );
+      if (shapeProblem !== undefined) {
+        this.answer(bodyShapeRefused(shapeProblem));
         return;
       }
       const parsed = parseJsonBody(result.bytes);

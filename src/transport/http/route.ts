@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import type { JsonShape } from '../../protocol/json-shape.js';
 import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
 import type { HttpReply, ProblemType } from './reply.js';
 
@@ -8,6 +9,9 @@ import type { HttpReply, ProblemType } from './reply.js';
  * guard, the CORS preflights, the 405 answers and the metrics label; ./openapi.ts derives the OpenAPI
  * document from the same table. Nothing about a route is said anywhere else.
  */
+
+/** The body shape of a route that states none: one object of scalar fields. */
+export const FLAT_BODY_SHAPE: JsonShape = { maxDepth: 1, maxMembers: 16 };
 
 /** OPTIONS routes are the router's own CORS preflights. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
@@ -114,6 +118,11 @@ export interface Route<Body = unknown, Params = PathParams> {
   readonly body?: v.GenericSchema<unknown, Body>;
   /** The largest body this route reads (413 beyond); `--max_body_bytes` when absent. */
   readonly maxBodyBytes?: number;
+  /**
+   * How deep the body may nest and how many object members it may hold, checked on its bytes before it is
+   * parsed (422 beyond); FLAT_BODY_SHAPE when absent.
+   */
+  readonly bodyShape?: JsonShape;
   /** Request parts the handler reads; nothing else is copied out of uWebSockets.js. */
   readonly reads?: { readonly headers?: readonly string[]; readonly url?: boolean };
   /** Left out of the OpenAPI document when absent (the kiosk pages). */

@@ -5,6 +5,7 @@ import {
   NewTourSchema,
   StoredTourNameListSchema,
   StoredTourSchema,
+  TOUR_BODY_SHAPE,
   TOUR_LIMITS,
   TourPathBodySchema,
   TourSchema,
@@ -248,6 +249,7 @@ const createTour: Route<Tour> = {
   method: 'POST',
   pattern: '/tour',
   body: NewTourSchema,
+  bodyShape: TOUR_BODY_SHAPE,
   docs: docs(
     'tour_create',
     'Create a tour',
@@ -265,6 +267,7 @@ const updateTour = (representationOf: TourRepresentations): Route<Tour> => ({
   method: 'PUT',
   pattern: '/tour',
   body: TourSchema,
+  bodyShape: TOUR_BODY_SHAPE,
   reads: { headers: ['if-match'] },
   docs: docs(
     'tour_update',
@@ -285,6 +288,7 @@ const updateTourByPath = (
   pattern: '/tour/:tour_name',
   params: TOUR_NAME_PATH,
   body: TourPathBodySchema,
+  bodyShape: TOUR_BODY_SHAPE,
   reads: { headers: ['if-match'] },
   docs: {
     ...docs(
