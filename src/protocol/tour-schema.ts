@@ -111,7 +111,8 @@ export const TourSchema = jsonObject('tour', TOUR_ENTRIES);
 export const TOUR_BODY_SHAPE: JsonShape = {
   maxDepth: 3,
   maxMembers:
-    Object.keys(TOUR_ENTRIES).length + TOUR_LIMITS.maxSteps * Object.keys(TourStepSchema.pipe[2].entries).length,
+    Object.keys(TOUR_ENTRIES).length +
+    TOUR_LIMITS.maxSteps * Object.keys(TourStepSchema.pipe[2].entries).length,
 };
 /**
  * The body of `POST /tour`: a tour whose names also show, and whose name a URL can hold. Only new tours

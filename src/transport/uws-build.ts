@@ -142,16 +142,27 @@ export const requestQuery = (req: UwsApi.HttpRequest): string => {
   return typeof query === 'string' ? query : '';
 };
 
-/** HTTP/1.1 request line and header lines, as the official build counts them into its bound. */
-const measuredHeadBytes = (req: UwsApi.HttpRequest): number => {
+/** What is wrong with a request head that the official build refuses before any handler runs. */
+export type HeadProblem = 'too-large' | 'several-hosts';
+
+/**
+ * The Node.js 20 build's request head, checked as the official build checks it: its size (request line
+ * and header lines, as the official build counts them into its bound) and its Host headers (RFC 9112 3.2:
+ * at most one; a request with none never reaches a handler on this build), in one pass over the headers
+ * the size needs anyway.
+ */
+const node20HeadProblem = (req: UwsApi.HttpRequest): HeadProblem | undefined => {
   const query = requestQuery(req);
   // "GET /path?query HTTP/1.1\r\n" and the blank line that ends the head.
   let bytes =
     req.getMethod().length + 1 + req.getUrl().length + (query === '' ? 0 : query.length + 1) + 11 + 2;
+  let hosts = 0;
   req.forEach((name, value) => {
     bytes += name.length + value.length + 4;
+    if (name === 'host') hosts += 1;
   });
-  return bytes;
+  if (bytes > MAX_REQUEST_HEAD_BYTES) return 'too-large';
+  return hosts > 1 ? 'several-hosts' : undefined;
 };
 
 const require = createRequire(import.meta.url);
@@ -183,13 +194,12 @@ process.env['UWS_HTTP_MAX_HEADERS_SIZE'] = String(MAX_REQUEST_HEAD_BYTES);
 const choice = chooseUwsBuild(...installedCandidates(facts), facts);
 
 /**
- * Whether a request's head is over MAX_REQUEST_HEAD_BYTES where the build does not bound it itself (the
- * Node.js 20 build); always false on the official line, which never hands such a request to a handler.
+ * What is wrong with a request's head where the build does not check it itself (the Node.js 20 build): over
+ * MAX_REQUEST_HEAD_BYTES, or more than one Host. Always undefined on the official line, which answers
+ * those requests (431, 400) before any handler runs.
  */
-export const headOverLimit: (req: UwsApi.HttpRequest) => boolean =
-  choice.ok && choice.build.line === 'node20'
-    ? (req) => measuredHeadBytes(req) > MAX_REQUEST_HEAD_BYTES
-    : () => false;
+export const headProblem: (req: UwsApi.HttpRequest) => HeadProblem | undefined =
+  choice.ok && choice.build.line === 'node20' ? node20HeadProblem : () => undefined;
 
 /** The chosen build, or why none could be: server.ts refuses to start with it before anything listens. */
 export const uwsChoice: UwsChoice = choice;

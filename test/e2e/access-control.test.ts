@@ -66,6 +66,32 @@ describe('access control (token and origin allow-list on)', () => {
     kiosk.close();
   });
 
+  it('reads the token on /ws alike wherever it comes (header, subprotocol, query), for the upgrade and the plain GET', async () => {
+    const places = (token: string) => ({
+      header: { path: '/ws', headers: { authorization: `Bearer ${token}` } },
+      subprotocol: { path: '/ws', headers: { 'sec-websocket-protocol': `tour-bridge, bearer.${token}` } },
+      query: { path: `/ws?token=${token}`, headers: {} },
+    });
+    for (const [place, { path, headers }] of Object.entries(places(TOKEN))) {
+      const granted = await request(running.baseUrl, 'GET', path, { headers });
+      assertProblem(granted, 426, 'upgrade-required');
+      assert.equal(granted.status, 426, `a plain GET with the token in the ${place}`);
+    }
+    for (const [place, { path, headers }] of Object.entries(places('wrong-token-000000000'))) {
+      const refused = await request(running.baseUrl, 'GET', path, { headers });
+      assertProblem(refused, 401, 'unauthorized');
+      assert.equal(
+        (refused.json as { detail?: string }).detail,
+        'the token is not valid',
+        `a wrong token in the ${place}`,
+      );
+    }
+    // The upgrade takes the header too (a client that is no browser can set it).
+    const kiosk = await KioskClient.connect(running.wsUrl, { headers: bearer });
+    await kiosk.frameCount(1, 5_000);
+    kiosk.close();
+  });
+
   it('keeps /health, /ready and /openapi.json open', async () => {
     for (const path of ['/health', '/ready', '/openapi.json']) {
       assert.equal((await request(running.baseUrl, 'GET', path)).status, 200, path);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openRawConnection } from '../support/raw-http.js';
 import { startSimService, type TestService } from '../support/test-service.js';
+import { clientFrame, WireWsClient } from '../support/wire-ws-client.js';
 import { KioskClient } from '../support/ws-client.js';
 import { expectedUwsLine } from '../support/uws-expectation.js';
 
@@ -139,6 +140,53 @@ describe(`limits of the uWebSockets.js build serving here (${line})`, () => {
       assert.deepEqual([outcome.closed, outcome.answer], ['closed', 'none']);
     } else {
       assert.equal(outcome.answer, 405);
+    }
+  });
+
+  it('a request without Host, or with an absolute-form target: the Node.js 20 build never answers and closes at its idle time-out; the official line answers 400 and 505', async () => {
+    const withinMs = line === 'node20' ? SILENT_CLOSE_WITHIN_MS : 2_000;
+    const [noHost, absoluteForm] = await Promise.all([
+      exchange(port, 'GET /health HTTP/1.1\r\n\r\n', withinMs),
+      exchange(port, `GET http://127.0.0.1:${port}/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, withinMs),
+    ]);
+    if (line === 'node20') {
+      for (const [what, outcome] of Object.entries({ 'no Host': noHost, 'absolute form': absoluteForm })) {
+        assert.deepEqual([outcome.closed, outcome.answer], ['closed', 'none'], what);
+        assert.ok(outcome.ms > 5_000, `${what} closed after ${outcome.ms} ms`);
+      }
+    } else {
+      assert.equal(noHost.answer, 400, 'no Host');
+      assert.equal(absoluteForm.answer, 505, 'absolute form');
+    }
+  });
+
+  it('reads a client frame without the mask bit as a masked one, and never hands it to the service', async () => {
+    const client = await WireWsClient.connect(running.wsUrl);
+    try {
+      await client.until((frames) => frames.length >= 1, 'the welcome');
+      // {"service":"clear_history"} unmasked: the build takes its first 4 bytes for a mask and waits for
+      // the rest of a frame that never comes; no ack, no error, no close.
+      const command = Buffer.from('{"service":"clear_history"}');
+      client.write(Buffer.concat([Buffer.from([0x81, command.byteLength]), command]));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(client.frames.length, 1, 'nothing answers the unmasked frame');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('answers a close frame with an invalid code (or any code but 1000) with an empty close frame', async () => {
+    for (const code of [999, 1005, 1006, 3000, 5000]) {
+      const client = await WireWsClient.connect(running.wsUrl);
+      try {
+        await client.until((frames) => frames.length >= 1, 'the welcome');
+        client.write(clientFrame(0x8, Buffer.from([code >> 8, code & 0xff])));
+        await client.until((frames) => frames.some((frame) => frame.opcode === 8), `the close for ${code}`);
+        const close = client.frames.find((frame) => frame.opcode === 8);
+        assert.equal(close?.payload.byteLength, 0, `close ${code}: an empty close frame, not 1002`);
+      } finally {
+        client.close();
+      }
     }
   });
 

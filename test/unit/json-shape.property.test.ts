@@ -9,15 +9,13 @@ const shapeOf = (value: unknown): { depth: number; members: number } => {
   if (value === null || typeof value !== 'object') return { depth: 0, members: 0 };
   const children = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
   const own = Array.isArray(value) ? 0 : children.length;
-  return children
-    .map(shapeOf)
-    .reduce(
-      (shape, child) => ({
-        depth: Math.max(shape.depth, child.depth + 1),
-        members: shape.members + child.members,
-      }),
-      { depth: 1, members: own },
-    );
+  return children.map(shapeOf).reduce(
+    (shape, child) => ({
+      depth: Math.max(shape.depth, child.depth + 1),
+      members: shape.members + child.members,
+    }),
+    { depth: 1, members: own },
+  );
 };
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);

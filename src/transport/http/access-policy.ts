@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { problemReply, type HttpReply } from './reply.js';
 
 /**
  * Who may use the service. Off by default (the spec shows no authentication); one setting turns each part
@@ -124,9 +125,10 @@ export type WsAccess =
   | { readonly ok: false; readonly status: 401 | 403; readonly reason: string };
 
 /**
- * A WebSocket upgrade: browsers cannot set an Authorization header there, so the token comes as a
- * subprotocol `bearer.<token>` (offered with `tour-bridge`, which the server selects) or a `token` query
- * parameter.
+ * `/ws`, as an upgrade or as a plain GET asking whether the upgrade would be let in: both are answered by
+ * this one check. Browsers cannot set an Authorization header on a WebSocket, so the token may also come
+ * as a subprotocol `bearer.<token>` (offered with `tour-bridge`, which the server selects) or a `token`
+ * query parameter; the first of header, subprotocol and query that is present is the one checked.
  */
 export const checkWebSocketAccess = (
   policy: AccessPolicy,
@@ -134,6 +136,8 @@ export const checkWebSocketAccess = (
     readonly origin: string;
     readonly protocols: string;
     readonly query: string;
+    /** The Authorization header ('' or absent when none was sent). */
+    readonly authorization?: string;
     /** The Host header: an Origin equal to `http(s)://<host>` is the service's own page. */
     readonly host?: string;
   },
@@ -154,8 +158,21 @@ export const checkWebSocketAccess = (
     .find((item) => item.startsWith(WS_TOKEN_PREFIX))
     ?.slice(WS_TOKEN_PREFIX.length);
   const fromQuery = new URLSearchParams(request.query).get('token') ?? undefined;
-  const given = fromProtocol ?? fromQuery;
+  const given =
+    (request.authorization === undefined || request.authorization === ''
+      ? undefined
+      : (bearerToken(request.authorization) ?? '')) ??
+    fromProtocol ??
+    fromQuery;
   if (given === undefined) return { ok: false, status: 401, reason: 'a token is required' };
   if (!tokenMatches(policy.token, given)) return { ok: false, status: 401, reason: 'the token is not valid' };
   return { ok: true, protocol };
 };
+
+/** The answer to a refused `/ws` access, the same for the upgrade and the plain GET. */
+export const webSocketRefusal = (access: Extract<WsAccess, { ok: false }>): HttpReply =>
+  access.status === 401
+    ? problemReply('unauthorized', access.reason, {
+        headers: { 'www-authenticate': 'Bearer realm="tour-bridge"' },
+      })
+    : problemReply('forbidden-origin', access.reason);

@@ -9,7 +9,14 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../../ros/ros-port.js';
-import { checkOrigin, corsHeaders, httpAuthorized, isOwnPage } from './access-policy.js';
+import {
+  checkOrigin,
+  checkWebSocketAccess,
+  corsHeaders,
+  httpAuthorized,
+  isOwnPage,
+  webSocketRefusal,
+} from './access-policy.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
 import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './reply.js';
 import { writeReply } from './reply-writer.js';
@@ -39,7 +46,9 @@ const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply =>
 /** A body whose shape is over the route's, refused before it is parsed (its cost would follow its shape). */
 const bodyShapeRefused = (problem: string): HttpReply => {
   const message = `the body is refused before parsing: ${problem}`;
-  return problemReply('validation-failed', message, { extensions: { errors: [{ field: '(body)', message }] } });
+  return problemReply('validation-failed', message, {
+    extensions: { errors: [{ field: '(body)', message }] },
+  });
 };
 
 /**
@@ -77,10 +86,25 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     this.answer(reply, true);
   }
 
-  /** Access control; answers 401/403 and returns false when the request may not go on. */
-  guard(headers: Readonly<Record<string, string>>): boolean {
+  /**
+   * Access control; answers 401/403 and returns false when the request may not go on. `query` is read only
+   * by a route checked as the `/ws` upgrade.
+   */
+  guard(headers: Readonly<Record<string, string>>, query: string): boolean {
     const { policy } = this.installed.router.settings;
     const origin = headers['origin'] ?? '';
+    if (this.installed.asWebSocket) {
+      const access = checkWebSocketAccess(policy, {
+        origin,
+        protocols: headers['sec-websocket-protocol'] ?? '',
+        query,
+        authorization: headers['authorization'] ?? '',
+        host: headers['host'] ?? '',
+      });
+      this.#cors = corsHeaders(policy, origin);
+      if (!access.ok) this.answer(webSocketRefusal(access));
+      return access.ok;
+    }
     // A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin.
     if (!isOwnPage(policy, origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
       this.answer(problemReply('forbidden-origin', `origin ${origin} is not allowed`));
@@ -126,10 +150,7 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
         this.answer(tooLarge(maxBodyBytes), !result.drained);
         return;
       }
-      const shapeProblem = jsonShapeProblem(
-        result.bytes,
-        this.installed.route.bodyShape ?? FLAT_BODY_SHAPE,
-      );
+      const shapeProblem = jsonShapeProblem(result.bytes, this.installed.route.bodyShape ?? FLAT_BODY_SHAPE);
       if (shapeProblem !== undefined) {
         this.answer(bodyShapeRefused(shapeProblem));
         return;

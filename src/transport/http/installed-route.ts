@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { PlainCounter } from '../../metrics/plain-metrics.js';
+import { requestQuery } from '../uws-build.js';
 import { Exchange } from './exchange.js';
 import { decodeParams } from './path-params.js';
 import { refuseMisframed } from './reply-writer.js';
@@ -25,6 +26,7 @@ export class InstalledRoute implements ExchangeRoute {
   readonly headerNames: readonly string[];
   readonly guarded: boolean;
   readonly needsToken: boolean;
+  readonly asWebSocket: boolean;
   readonly #counters = new Map<number, PlainCounter>();
 
   readonly method: HttpMethod;
@@ -40,6 +42,7 @@ export class InstalledRoute implements ExchangeRoute {
     // With access control off (the default) nothing is read or checked for it.
     this.guarded = policy.token !== undefined || policy.allowedOrigins !== undefined;
     this.needsToken = policy.token !== undefined && route.access !== 'public';
+    this.asWebSocket = route.access === 'websocket';
     const names = new Set(route.reads?.headers ?? []);
     if (route.body !== undefined) {
       for (const name of ['content-type', 'content-length']) names.add(name);
@@ -47,6 +50,7 @@ export class InstalledRoute implements ExchangeRoute {
     if (this.guarded) {
       for (const name of ['origin', 'host']) names.add(name);
       if (this.needsToken) names.add('authorization');
+      if (this.asWebSocket) names.add('sec-websocket-protocol');
     }
     this.headerNames = [...names];
   }
@@ -88,7 +92,7 @@ export class InstalledRoute implements ExchangeRoute {
       headers = values;
     }
     const url = this.route.reads?.url === true ? req.getUrl() : '';
-    if (this.guarded && !exchange.guard(headers)) return;
+    if (this.guarded && !exchange.guard(headers, this.asWebSocket ? requestQuery(req) : '')) return;
     let params = NO_PARAMS;
     // The table holds routes of every parameter type; a handler gets what its own schema made.
     const declared = this.route.params as RouteParams<PathParams> | undefined;

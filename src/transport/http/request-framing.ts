@@ -1,5 +1,5 @@
 import type { HttpRequest } from 'uWebSockets.js';
-import { headOverLimit, MAX_REQUEST_HEAD_BYTES } from '../uws-build.js';
+import { headProblem, MAX_REQUEST_HEAD_BYTES, type HeadProblem } from '../uws-build.js';
 import { problemReply, type HttpReply } from './reply.js';
 
 /** The answer to a request head over the limit, on HTTP routes and on the /ws upgrade alike. */
@@ -7,6 +7,15 @@ export const HEAD_TOO_LARGE = problemReply(
   'request-header-fields-too-large',
   `the request line and headers take more than ${MAX_REQUEST_HEAD_BYTES} bytes`,
 );
+
+/**
+ * The answer to a head that is over the limit or has more than one Host (RFC 9112 3.2), the same on both
+ * builds and on HTTP routes and the /ws upgrade alike; the official build gives it before any handler runs.
+ */
+export const HEAD_REFUSALS: Readonly<Record<HeadProblem, HttpReply>> = {
+  'too-large': HEAD_TOO_LARGE,
+  'several-hosts': problemReply('bad-request', 'the request has more than one Host header'),
+};
 
 /**
  * Requests whose length is ambiguous are refused, and their connection closed, before any route runs.
@@ -21,8 +30,9 @@ export const HEAD_TOO_LARGE = problemReply(
  * The common request carries neither header, and costs two header look-ups.
  */
 export const framingRefusal = (req: HttpRequest): HttpReply | undefined => {
-  // The same 431 on both builds: the official one answers it before any handler runs.
-  if (headOverLimit(req)) return HEAD_TOO_LARGE;
+  // The same 431 and 400 on both builds: the official one answers them before any handler runs.
+  const head = headProblem(req);
+  if (head !== undefined) return HEAD_REFUSALS[head];
   const contentLength = req.getHeader('content-length');
   const transferEncoding = req.getHeader('transfer-encoding');
   if (contentLength === '' && transferEncoding === '') return undefined;

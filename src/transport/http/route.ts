@@ -18,9 +18,11 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
 /**
  * `private` (the default): behind the bearer token when the service runs with one. `public`: open to
- * anyone (probes, the API description, the kiosk pages, which hold no data).
+ * anyone (probes, the API description, the kiosk pages, which hold no data). `websocket`: checked as the
+ * `/ws` upgrade is (checkWebSocketAccess: the token in the Authorization header, a `bearer.<token>`
+ * subprotocol or the `token` query parameter), for the plain GET that asks whether the upgrade would pass.
  */
-export type RouteAccess = 'public' | 'private';
+export type RouteAccess = 'public' | 'private' | 'websocket';
 
 /** Path parameters as the router reads them: by the names the pattern gives them (`:tour_name`). */
 export type PathParams = Readonly<Record<string, string>>;

@@ -60,5 +60,7 @@ export interface ExchangeRoute {
   /** The path template: the route's metrics label. */
   readonly template: string;
   readonly needsToken: boolean;
+  /** Access is checked as the `/ws` upgrade checks it (RouteAccess `websocket`). */
+  readonly asWebSocket: boolean;
   count(status: number): void;
 }

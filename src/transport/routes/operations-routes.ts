@@ -3,6 +3,7 @@ import type { RosPort } from '../../ros/ros-port.js';
 import { jsonReply, problemReply } from '../http/reply.js';
 import type { AnyRoute } from '../http/route.js';
 import type { UwsBuild } from '../uws-build.js';
+import { UPGRADE_REQUIRED } from '../ws/handshake.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -76,6 +77,7 @@ export const operationsRoutes = (
       // before opening can ask why: 401/403 is its token or origin, 426 means access is fine.
       method: 'GET',
       pattern: '/ws',
+      access: 'websocket',
       docs: {
         summary: 'The kiosk WebSocket; a plain GET checks access without connecting',
         description:
@@ -88,10 +90,7 @@ export const operationsRoutes = (
           },
         },
       },
-      handle: () =>
-        problemReply('upgrade-required', 'connect to /ws with a WebSocket upgrade', {
-          headers: { upgrade: 'websocket', ...NO_STORE },
-        }),
+      handle: () => UPGRADE_REQUIRED,
     },
     {
       method: 'GET',

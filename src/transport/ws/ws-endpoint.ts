@@ -5,10 +5,16 @@ import type { SessionActor } from '../../actors/session/session-machine.js';
 import type { SessionTransportEvent } from '../../actors/session/session-types.js';
 import type { Logger } from '../../log/logger.js';
 import { createLossReporter } from '../../log/loss-reporter.js';
-import { checkWebSocketAccess, OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
-import { problemReply, statusLine, type HttpReply } from '../http/reply.js';
-import { HEAD_TOO_LARGE } from '../http/request-framing.js';
-import { headOverLimit, requestQuery, uWS } from '../uws-build.js';
+import {
+  checkWebSocketAccess,
+  OPEN_POLICY,
+  webSocketRefusal,
+  type AccessPolicy,
+} from '../http/access-policy.js';
+import { statusLine, type HttpReply } from '../http/reply.js';
+import { HEAD_REFUSALS } from '../http/request-framing.js';
+import { headProblem, requestQuery, uWS } from '../uws-build.js';
+import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
@@ -210,23 +216,32 @@ export const installConversationEndpoint = (
     sendPingsAutomatically: true,
 
     upgrade: (res, req, context) => {
-      if (headOverLimit(req)) {
-        refuseUpgrade(res, HEAD_TOO_LARGE);
+      const head = headProblem(req);
+      if (head !== undefined) {
+        refuseUpgrade(res, HEAD_REFUSALS[head]);
         return;
       }
       const access = checkWebSocketAccess(policy, {
         origin: req.getHeader('origin'),
         protocols: req.getHeader('sec-websocket-protocol'),
         query: requestQuery(req),
+        authorization: req.getHeader('authorization'),
         host: req.getHeader('host'),
       });
       if (!access.ok) {
         refusedUpgrades.lost(0, { status: access.status, reason: access.reason.slice(0, 200) });
-        const reply = problemReply(
-          access.status === 401 ? 'unauthorized' : 'forbidden-origin',
-          access.reason,
-        );
-        refuseUpgrade(res, reply);
+        refuseUpgrade(res, webSocketRefusal(access));
+        return;
+      }
+      const misshaken = handshakeRefusal({
+        upgrade: req.getHeader('upgrade'),
+        connection: req.getHeader('connection'),
+        version: req.getHeader('sec-websocket-version'),
+        key: req.getHeader('sec-websocket-key'),
+      });
+      if (misshaken !== undefined) {
+        refusedUpgrades.lost(0, { status: misshaken.status, reason: 'not a WebSocket handshake' });
+        refuseUpgrade(res, misshaken);
         return;
       }
       const socket: SessionSocket = {
