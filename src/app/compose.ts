@@ -73,6 +73,7 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxSendBufferBytes: options.send_buffer_bytes,
   maxQueuedAudioBytes: options.queued_audio_bytes,
   maxInboundFramesPerSecond: options.ws_frames_per_second,
+  maxSessionsPerAddress: options.ws_sessions_per_address,
   maxInboundBytesPerSecond: options.ws_bytes_per_second,
 });
 

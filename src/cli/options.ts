@@ -142,6 +142,12 @@ export const OPTION_SPECS = {
     'Client bytes a /ws session may send per second, sustained (a burst of twice the largest frame, or of 2 s worth if more, passes); beyond, the session is closed with 1008',
     integer(KIB, 1024 * MIB),
   ),
+  ws_sessions_per_address: option(
+    'ws_sessions_per_address',
+    '16',
+    'Sessions one client address may hold at once; one more is closed with 1013. Each socket may keep up to twice --max_audio_frame_bytes of an inbound message (docs/operations.md, Memory), so this bounds what one client pins. Behind a front end every kiosk has its address: raise it to the number of kiosks. 0: no limit',
+    integer(0, 100_000),
+  ),
   queued_audio_bytes: option(
     'queued_audio_bytes',
     String(256 * MIB),

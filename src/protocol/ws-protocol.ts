@@ -125,6 +125,12 @@ export const CLOSE_CODES = {
     reason: 'too many sessions',
     description: 'The server already holds maxSessions sessions; try again later.',
   },
+  tooManySessionsFromAddress: {
+    code: 1013,
+    reason: 'too many sessions from this address',
+    description:
+      "The client's address already holds maxSessionsPerAddress sessions; close one, or try again later.",
+  },
 } as const satisfies Record<
   string,
   { readonly code: number; readonly reason: string; readonly description: string }
@@ -139,6 +145,8 @@ export interface ConversationLimits {
   readonly chatTimeoutMs: number;
   readonly clearHistoryTimeoutMs: number;
   readonly maxSessions: number;
+  /** 0: no limit. */
+  readonly maxSessionsPerAddress: number;
   readonly maxSendBufferBytes: number;
   readonly maxQueuedAudioBytes: number;
   readonly maxInboundFramesPerSecond: number;
@@ -153,6 +161,7 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   chatTimeoutMs: 60_000,
   clearHistoryTimeoutMs: 5_000,
   maxSessions: 1_000,
+  maxSessionsPerAddress: 16,
   maxSendBufferBytes: 16 * 1024 * 1024,
   maxQueuedAudioBytes: 256 * 1024 * 1024,
   maxInboundFramesPerSecond: 20,
@@ -171,6 +180,8 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   clearHistoryTimeoutMs:
     'Time a /clear_history call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `clear_history_timeout`.',
   maxSessions: 'Sessions held at once; one more is closed with 1013.',
+  maxSessionsPerAddress:
+    'Sessions one client address may hold at once (0: no limit); one more is closed with 1013. Each socket may keep up to twice maxBinaryFrameBytes of an inbound message until it closes, so this bounds the memory one client can pin. Behind a front end all kiosks share its address.',
   maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
   maxQueuedAudioBytes:
     'Audio bytes held by the /chat calls of all sessions together (running and waiting); an audio frame that would exceed it is answered with `busy`.',

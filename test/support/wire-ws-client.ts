@@ -124,16 +124,20 @@ export class WireWsClient {
   }
 }
 
-/** One client frame, FIN set and masked as RFC 6455 requires of a client: `opcode` 2 binary, 9 ping. */
-export const clientFrame = (opcode: number, payload: Buffer): Buffer => {
+/**
+ * One client frame, masked as RFC 6455 requires of a client: `opcode` 2 binary, 0 continuation, 9 ping;
+ * FIN set unless `fin` is false (a message's fragment that is not its last).
+ */
+export const clientFrame = (opcode: number, payload: Buffer, fin = true): Buffer => {
   const mask = randomBytes(4);
   const length = payload.byteLength;
+  const first = (fin ? 0x80 : 0) | opcode;
   const head =
     length < 126
-      ? Buffer.from([0x80 | opcode, 0x80 | length])
+      ? Buffer.from([first, 0x80 | length])
       : length < 65_536
-        ? Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff])
-        : Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | 127]), bigEndian64(length)]);
+        ? Buffer.from([first, 0x80 | 126, length >> 8, length & 0xff])
+        : Buffer.concat([Buffer.from([first, 0x80 | 127]), bigEndian64(length)]);
   const masked = Buffer.from(payload);
   for (let index = 0; index < masked.byteLength; index += 1) masked[index]! ^= mask[index % 4]!;
   return Buffer.concat([head, mask, masked]);

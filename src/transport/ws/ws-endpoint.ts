@@ -14,6 +14,7 @@ import {
 import { statusLine, type HttpReply } from '../http/reply.js';
 import { HEAD_REFUSALS } from '../http/request-framing.js';
 import { headProblem, requestQuery, uWS } from '../uws-build.js';
+import { AddressCounts } from './address-counts.js';
 import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
@@ -23,6 +24,10 @@ import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 interface SessionSocket {
   readonly sessionId: string;
+  /** The client's address, as sessions are counted per address. */
+  readonly address: string;
+  /** The socket holds one of its address's places (it was not refused for its address). */
+  countedForAddress: boolean;
   open: boolean;
   session: SessionActor | undefined;
   /** The session closed the socket itself: it is already on its way out and hears nothing more. */
@@ -169,11 +174,20 @@ export const installConversationEndpoint = (
   let openSockets = 0;
   const counters = metrics === undefined ? undefined : frameCounters(metrics);
   const limits = hub.limits;
+  const addresses = new AddressCounts(limits.maxSessionsPerAddress);
   const sessionLog = (socket: SessionSocket) => log.child({ sessionId: socket.sessionId });
   // A client retrying with a bad token is refused many times a second: one line, then a count per 10 s.
   const refusedUpgrades = createLossReporter({
     log,
     message: 'WebSocket upgrades refused',
+    countField: 'refused',
+    withBytes: false,
+  });
+
+  // A client retrying past its address's limit is refused as often as it retries: one line, then counts.
+  const refusedForAddress = createLossReporter({
+    log,
+    message: 'sessions refused: too many from one address',
     countField: 'refused',
     withBytes: false,
   });
@@ -246,6 +260,8 @@ export const installConversationEndpoint = (
       }
       const socket: SessionSocket = {
         sessionId: randomUUID(),
+        address: Buffer.from(res.getRemoteAddressAsText()).toString(),
+        countedForAddress: false,
         open: false,
         session: undefined,
         endedBySession: false,
@@ -266,6 +282,14 @@ export const installConversationEndpoint = (
       socket.open = true;
       openSockets += 1;
       const slog = sessionLog(socket);
+      if (!addresses.take(socket.address)) {
+        refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit });
+        const { code, reason } = CLOSE_CODES.tooManySessionsFromAddress;
+        socket.endedBySession = true;
+        ws.end(code, reason);
+        return;
+      }
+      socket.countedForAddress = true;
       const send = (frame: OutboundFrame) => {
         if (!socket.open) return;
         if (frame.kind === 'close') {
@@ -334,6 +358,7 @@ export const installConversationEndpoint = (
       const socket = ws.getUserData();
       socket.open = false;
       openSockets -= 1;
+      if (socket.countedForAddress) addresses.release(socket.address);
       metrics?.wsSessionsClosed.child(String(code)).inc();
       if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
       if (socket.session !== undefined) sessionLog(socket).info({ code }, 'session closed');
