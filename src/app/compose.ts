@@ -66,6 +66,7 @@ export interface RunningBridge {
 export const conversationLimits = (options: Options): ConversationLimits => ({
   maxTextFrameBytes: options.max_text_frame_bytes,
   maxBinaryFrameBytes: options.max_audio_frame_bytes,
+  minBinaryFrameBytes: options.min_audio_frame_bytes,
   maxWaitingCalls: options.chat_queue,
   chatTimeoutMs: options.chat_timeout_ms,
   clearHistoryTimeoutMs: options.ros_timeout_ms,

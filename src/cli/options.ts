@@ -106,6 +106,12 @@ export const OPTION_SPECS = {
     "Largest binary (audio) WebSocket frame from a kiosk (the default holds the kiosk page's longest utterance, 60 s); larger closes the session with 1009",
     integer(1, 256 * MIB),
   ),
+  min_audio_frame_bytes: option(
+    'min_audio_frame_bytes',
+    '1',
+    'Smallest binary (audio) WebSocket frame from a kiosk; a smaller one is answered "audio_too_short" and never reaches /chat. The default refuses empty frames only: set the floor of a real utterance in the format your kiosks send (the kiosk page never sends less than 8,044 bytes)',
+    integer(1, 256 * MIB),
+  ),
   max_text_frame_bytes: option(
     'max_text_frame_bytes',
     String(64 * KIB),
@@ -293,6 +299,11 @@ const OPTION_RELATIONS: readonly ((options: Options) => string | undefined)[] = 
     options.queued_audio_bytes < options.max_audio_frame_bytes
       ? `--queued_audio_bytes (${options.queued_audio_bytes}) must be at least --max_audio_frame_bytes ` +
         `(${options.max_audio_frame_bytes}): frames of the largest allowed size would always be refused as busy`
+      : undefined,
+  (options) =>
+    options.min_audio_frame_bytes > options.max_audio_frame_bytes
+      ? `--min_audio_frame_bytes (${options.min_audio_frame_bytes}) must be at most --max_audio_frame_bytes ` +
+        `(${options.max_audio_frame_bytes}): every audio frame would be refused`
       : undefined,
 ];
 

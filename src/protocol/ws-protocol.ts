@@ -30,7 +30,7 @@ export type CommandService = (typeof COMMAND_SERVICES)[number];
 
 /**
  * Turns: every binary (audio) frame a session receives is one turn, numbered from 1 in arrival order,
- * counting frames refused with `busy` or `microphone_disabled` too, so a kiosk knows each utterance's
+ * counting refused frames too, so a kiosk knows each utterance's
  * number by counting what it sent. Highest turn number; a session that reached it is closed (never in
  * practice: one utterance a second for 285 years).
  */
@@ -40,7 +40,8 @@ export const MAX_TURN = Number.MAX_SAFE_INTEGER;
 export const TURN_OUTCOMES = {
   answered: 'The call (or the Converse goal) succeeded and every pair of the turn was sent.',
   failed: 'An error frame (`chat_failed`, `chat_timeout`, `chat_unavailable`) came just before.',
-  refused: 'The frame was never queued: a `busy` or `microphone_disabled` error came just before.',
+  refused:
+    "The frame was never queued: an `audio_too_short`, `busy` or `microphone_disabled` error came just before, or, for a turn refused `busy` while an earlier refused turn's `busy` stands (nothing was queued since), earlier.",
   cancelled: "The kiosk's `cancel` command stopped the turn (it ran) or dropped it (it waited).",
 } as const satisfies Record<string, string>;
 export type TurnOutcome = keyof typeof TURN_OUTCOMES;
@@ -60,6 +61,10 @@ export const ERROR_CODES = {
   unknown_service: { description: 'The command names a service this server does not offer.' },
   text_frame_too_large: {
     description: 'The text frame is larger than the text frame limit; it was ignored.',
+  },
+  audio_too_short: {
+    description:
+      'The binary frame is shorter than the smallest audio frame (minBinaryFrameBytes; by default, it is empty); it was not forwarded to /chat.',
   },
   busy: {
     description:
@@ -141,6 +146,7 @@ export type CloseCodeName = keyof typeof CLOSE_CODES;
 export interface ConversationLimits {
   readonly maxTextFrameBytes: number;
   readonly maxBinaryFrameBytes: number;
+  readonly minBinaryFrameBytes: number;
   readonly maxWaitingCalls: number;
   readonly chatTimeoutMs: number;
   readonly clearHistoryTimeoutMs: number;
@@ -157,6 +163,7 @@ export interface ConversationLimits {
 export const DEFAULT_LIMITS: ConversationLimits = {
   maxTextFrameBytes: 64 * 1024,
   maxBinaryFrameBytes: DEFAULT_MAX_AUDIO_FRAME_BYTES,
+  minBinaryFrameBytes: 1,
   maxWaitingCalls: 4,
   chatTimeoutMs: 60_000,
   clearHistoryTimeoutMs: 5_000,
@@ -173,6 +180,8 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
     'Largest client text frame, in bytes; a larger one is answered with `text_frame_too_large` and ignored.',
   maxBinaryFrameBytes:
     'Largest client binary (audio) frame, in bytes; a larger one closes the session with 1009. About 4 minutes of 16 kHz 16-bit mono audio.',
+  minBinaryFrameBytes:
+    "Smallest client binary (audio) frame, in bytes; a smaller one is answered with `audio_too_short` and never reaches /chat. The default refuses only empty frames: the audio format is the kiosk's choice, so the floor of a real utterance is the deployment's to set (the reference kiosk never sends less than 250 ms, 8,044 bytes).",
   maxWaitingCalls:
     'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
   chatTimeoutMs:

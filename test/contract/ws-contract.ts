@@ -52,31 +52,32 @@ export const wsConversationContract = (target: () => WsContractTarget): void => 
       kiosk.close();
     });
 
-    it('answers several audio frames in order with increasing ids and turns, an empty frame included', async () => {
+    it('answers several audio frames in order with increasing ids and turns; an empty frame is a refused turn', async () => {
       const kiosk = await openKiosk();
-      const sizes = [3, 0, 7];
-      for (const size of sizes) kiosk.socket.send(Buffer.alloc(size, size));
-      // Per turn: the pair, then its turn_end.
-      await kiosk.frameCount(1 + 3 * sizes.length, FRAME_TIMEOUT_MS);
-      const pairs = sizes.map((_, index) => pairAt(kiosk.frames, 1 + 3 * index));
-      assert.deepEqual(
-        pairs.map((pair) => pair.audio.byteLength),
-        sizes,
-      );
-      assert.deepEqual(
-        pairs.map((pair) => pair.meta['turn']),
-        [1, 2, 3],
-      );
-      assert.deepEqual(
-        sizes.map((_, index) => kiosk.frames[3 + 3 * index]),
-        sizes.map((_, index) => ({
-          kind: 'text',
-          json: { type: 'turn_end', turn: index + 1, outcome: 'answered' },
-        })),
-      );
-      for (let index = 1; index < pairs.length; index += 1) {
-        assert.ok(pairs[index]!.messageId > pairs[index - 1]!.messageId);
-      }
+      for (const size of [3, 0, 7]) kiosk.socket.send(Buffer.alloc(size, size));
+      // Turn 1: pair and turn_end; turn 2: audio_too_short and turn_end; turn 3: pair and turn_end.
+      await kiosk.frameCount(1 + 3 + 2 + 3, FRAME_TIMEOUT_MS);
+      const first = pairAt(kiosk.frames, 1);
+      const third = pairAt(kiosk.frames, 6);
+      assert.deepEqual([first.audio.byteLength, third.audio.byteLength], [3, 7]);
+      assert.deepEqual([first.meta['turn'], third.meta['turn']], [1, 3]);
+      assert.ok(third.messageId > first.messageId);
+      assert.deepEqual(kiosk.frames[3], {
+        kind: 'text',
+        json: { type: 'turn_end', turn: 1, outcome: 'answered' },
+      });
+      const refusal = kiosk.frames[4];
+      assert.ok(refusal?.kind === 'text');
+      assert.equal(refusal.json['code'], 'audio_too_short');
+      assert.equal(refusal.json['turn'], 2);
+      assert.deepEqual(kiosk.frames[5], {
+        kind: 'text',
+        json: { type: 'turn_end', turn: 2, outcome: 'refused' },
+      });
+      assert.deepEqual(kiosk.frames[8], {
+        kind: 'text',
+        json: { type: 'turn_end', turn: 3, outcome: 'answered' },
+      });
       kiosk.close();
     });
 

@@ -81,4 +81,72 @@ describe('a client that floods /ws with frames', () => {
       kiosk.close();
     }
   });
+
+  it('refuses an empty audio frame with audio_too_short, without a /chat call', async () => {
+    const kiosk = await KioskClient.connect(server.wsUrl);
+    try {
+      await kiosk.frameCount(1);
+      kiosk.socket.send(Buffer.alloc(0), { binary: true });
+      await kiosk.until((frames) => frames.length >= 3, 'the error and turn_end');
+      const [error, end] = kiosk.texts().slice(1);
+      assert.ok(error !== undefined);
+      assert.equal(error['code'], 'audio_too_short');
+      assert.equal(error['turn'], 1);
+      assert.deepEqual(end, { type: 'turn_end', turn: 1, outcome: 'refused' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(
+        kiosk.frames.filter((frame) => frame.kind === 'binary').length,
+        0,
+        'no answer: /chat was not called',
+      );
+      assert.ok(
+        (await metric(server.baseUrl, 'tour_bridge_ws_refused_frames_total{reason="audio_too_short"}')) >= 1,
+      );
+    } finally {
+      kiosk.close();
+    }
+  });
+});
+
+describe('a kiosk sending faster than a slow robot answers', () => {
+  let server: ServerProcess;
+  before(async () => {
+    server = await startServerProcess(['--sim_latency_ms', '200']);
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  it('hears busy once until a frame is queued again, and every refused turn still ends', async () => {
+    const kiosk = await KioskClient.connect(server.wsUrl);
+    try {
+      await kiosk.frameCount(1);
+      // Within the inbound burst (40 frames): 1 runs, 4 wait, 34 are refused.
+      for (let index = 0; index < 39; index += 1) kiosk.socket.send(Buffer.alloc(320), { binary: true });
+      await kiosk.until(
+        () => kiosk.texts().filter((message) => message['type'] === 'turn_end').length >= 39,
+        '39 turn_end frames',
+        10_000,
+      );
+      const texts = kiosk.texts();
+      const busy = texts.filter((message) => message['code'] === 'busy');
+      const outcomes = texts
+        .filter((message) => message['type'] === 'turn_end')
+        .map((message) => message['outcome']);
+      assert.equal(busy.length, 1, 'busy is said once');
+      assert.equal(busy[0]?.['turn'], 6);
+      assert.equal(outcomes.filter((outcome) => outcome === 'refused').length, 34);
+      assert.equal(outcomes.filter((outcome) => outcome === 'answered').length, 5);
+      // Once a frame is queued again, a new refusal says busy again.
+      for (let index = 0; index < 6; index += 1) kiosk.socket.send(Buffer.alloc(320), { binary: true });
+      await kiosk.until(
+        () => kiosk.texts().filter((message) => message['type'] === 'turn_end').length >= 45,
+        '45 turn_end frames',
+        10_000,
+      );
+      assert.equal(kiosk.texts().filter((message) => message['code'] === 'busy').length, 2);
+    } finally {
+      kiosk.close();
+    }
+  });
 });

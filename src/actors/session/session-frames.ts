@@ -68,13 +68,20 @@ export const runningRequest = (context: SessionContext): ConversationRequest => 
 export const audioBytes = (request: ConversationRequest): number =>
   request.service === 'chat' ? request.audio.byteLength : 0;
 
-/** A request that is not queued: its error frame, and for a turn its number (then `turn_end` refused). */
+/**
+ * A request that is not queued: its error frame (none for a turn refused `busy` again), and for a turn its
+ * number (then `turn_end` refused).
+ */
 export interface Refusal {
-  readonly frame: OutboundFrame;
+  readonly frame: OutboundFrame | undefined;
   readonly turn: Turn | undefined;
 }
 
-/** The `busy` error for a request that is not queued (with its turn, for a turn). */
+/**
+ * The `busy` error for a request that is not queued (with its turn, for a turn). A turn refused while an
+ * earlier one's `busy` still stands (nothing queued since) gets no error of its own: a client sending
+ * faster than the robot answers hears `busy` once, then one `turn_end` refused per frame.
+ */
 export function busyRefusal(
   context: SessionContext,
   request: ConversationRequest,
@@ -88,5 +95,6 @@ export function busyRefusal(
       : { kind: 'audio', maxQueuedAudioBytes: audioBudget.limit },
   );
   const turn = request.service === 'chat' ? request.turn : undefined;
+  if (turn !== undefined && context.busyTold) return { frame: undefined, turn };
   return { frame: errorFrame('busy', message, turn), turn };
 }

@@ -63,7 +63,7 @@ export const sessionMachine = setup({
       const { outbox } = context;
       const sent = outbox.batch(
         () =>
-          outbox.send(refusal.frame) &&
+          (refusal.frame === undefined || outbox.send(refusal.frame)) &&
           (refusal.turn === undefined || outbox.send(turnEndFrame(refusal.turn, 'refused'))),
       );
       if (!sent) self.send({ type: 'session.sendFailed' });
@@ -104,6 +104,11 @@ export const sessionMachine = setup({
     stopCall: sendTo('streams', { type: 'call.stop' } satisfies StreamsEvent),
     flushPlayAudio: sendTo('streams', { type: 'play_audio.flush' } satisfies StreamsEvent),
     countTurn: assign({ turns: ({ context }) => context.turns + 1 }),
+    noteBusyTold: assign({
+      busyTold: ({ context, event }) =>
+        context.busyTold || (event.type === 'request' && event.request.service === 'chat'),
+    }),
+    forgetBusyTold: assign({ busyTold: false }),
     /** The request's audio is taken from the budget (the guard checked that it fits). */
     holdAudio: ({ context, event }) => {
       if (event.type === 'request' && event.request.service === 'chat') {
@@ -156,6 +161,8 @@ export const sessionMachine = setup({
   guards: {
     binaryTooLarge: ({ context, event }) =>
       event.type === 'ws.binary' && event.data.byteLength > context.input.limits.maxBinaryFrameBytes,
+    binaryTooShort: ({ context, event }) =>
+      event.type === 'ws.binary' && event.data.byteLength < context.input.limits.minBinaryFrameBytes,
     microphoneDisabled: ({ context }) => !context.microphoneEnabled,
     microphoneChanged: ({ context, event }) =>
       event.type === 'microphone.changed' && event.enabled !== context.microphoneEnabled,
@@ -188,6 +195,7 @@ export const sessionMachine = setup({
     waiting: [],
     turns: 0,
     cancelledTurns: [],
+    busyTold: false,
   }),
   initial: 'open',
   states: {
@@ -219,12 +227,15 @@ export const sessionMachine = setup({
             request: [
               {
                 guard: 'audioOverBudget',
-                actions: {
-                  type: 'refuse',
-                  params: ({ context, event }) => busyRefusal(context, event.request, 'audio'),
-                },
+                actions: [
+                  {
+                    type: 'refuse',
+                    params: ({ context, event }) => busyRefusal(context, event.request, 'audio'),
+                  },
+                  'noteBusyTold',
+                ],
               },
-              { target: 'calling', actions: ['holdAudio', 'admit'] },
+              { target: 'calling', actions: ['holdAudio', 'admit', 'forgetBusyTold'] },
             ],
             cancel: { actions: 'deliverCancelled' },
           },
@@ -240,19 +251,25 @@ export const sessionMachine = setup({
             request: [
               {
                 guard: 'queueFull',
-                actions: {
-                  type: 'refuse',
-                  params: ({ context, event }) => busyRefusal(context, event.request, 'queue'),
-                },
+                actions: [
+                  {
+                    type: 'refuse',
+                    params: ({ context, event }) => busyRefusal(context, event.request, 'queue'),
+                  },
+                  'noteBusyTold',
+                ],
               },
               {
                 guard: 'audioOverBudget',
-                actions: {
-                  type: 'refuse',
-                  params: ({ context, event }) => busyRefusal(context, event.request, 'audio'),
-                },
+                actions: [
+                  {
+                    type: 'refuse',
+                    params: ({ context, event }) => busyRefusal(context, event.request, 'audio'),
+                  },
+                  'noteBusyTold',
+                ],
               },
-              { actions: ['holdAudio', 'admit'] },
+              { actions: ['holdAudio', 'admit', 'forgetBusyTold'] },
             ],
             'call.part': { guard: 'fromRunningCall', actions: 'deliverPart' },
             'call.settled': {
@@ -306,6 +323,24 @@ export const sessionMachine = setup({
             guard: 'turnsExhausted',
             target: 'closed',
             actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.internalError) },
+          },
+          // No utterance fits in fewer bytes: refused before it costs a call.
+          {
+            guard: 'binaryTooShort',
+            actions: [
+              'countTurn',
+              {
+                type: 'refuse',
+                params: ({ context, event }): Refusal => ({
+                  frame: errorFrame(
+                    'audio_too_short',
+                    `audio frame of ${event.data.byteLength} bytes is shorter than the minimum of ${context.input.limits.minBinaryFrameBytes}`,
+                    context.turns,
+                  ),
+                  turn: context.turns,
+                }),
+              },
+            ],
           },
           // Checked on arrival: audio recorded while the microphone was enabled is still answered.
           {

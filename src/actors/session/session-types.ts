@@ -112,4 +112,9 @@ export interface SessionContext {
   readonly turns: number;
   /** Turns a `cancel` stopped or dropped, in turn order, for `cancelled` (and the ack after them). */
   readonly cancelledTurns: readonly Turn[];
+  /**
+   * A turn was refused `busy` since the last request was queued: the turns refused after it end with
+   * `turn_end` alone, the error is not repeated.
+   */
+  readonly busyTold: boolean;
 }
