@@ -18,9 +18,12 @@ const TIMEOUT_MS = 10_000;
 
 const tourPath = (name: string): string => `/tour/${encodeURIComponent(name)}`;
 
-let onAccessRefused: () => void = () => undefined;
-/** Told when the service refuses the token (401), e.g. to point at the token field. */
-export const whenAccessRefused = (listener: () => void): void => {
+let onAccessRefused: (tokenSent: boolean) => void = () => undefined;
+/**
+ * Told when the service refuses access (401), e.g. to point at the token field; `tokenSent` tells a
+ * token that was refused from none given.
+ */
+export const whenAccessRefused = (listener: (tokenSent: boolean) => void): void => {
   onAccessRefused = listener;
 };
 
@@ -35,11 +38,13 @@ const call = async <T>(
 ): Promise<ApiResult<T>> => {
   let response: Response;
   let text: string;
+  const authorization = authorizationHeaders();
+  const tokenSent = authorization['authorization'] !== undefined;
   try {
     response = await fetch(path, {
       method,
       headers: {
-        ...authorizationHeaders(),
+        ...authorization,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
@@ -68,13 +73,15 @@ const call = async <T>(
     json = undefined;
   }
   if (response.status === 401) {
-    onAccessRefused();
+    onAccessRefused(tokenSent);
     return {
       ok: false,
       problem: {
         status: 401,
         title: 'Access refused',
-        detail: 'This robot needs its access token: enter it in the field at the top of the page.',
+        detail: tokenSent
+          ? 'This robot refused the access token given: enter the right one in the field at the top of the page.'
+          : 'This robot needs its access token: enter it in the field at the top of the page.',
         errors: [],
       },
     };

@@ -382,8 +382,8 @@ window.addEventListener('beforeunload', (event) => {
 });
 
 const tokenField = wireTokenField(() => void loadList());
-whenAccessRefused(() => {
-  tokenField.refused();
+whenAccessRefused((tokenSent) => {
+  tokenField.refused(tokenSent);
 });
 
 renderEditor();
