@@ -27,6 +27,16 @@ export const whenAccessRefused = (listener: (tokenSent: boolean) => void): void 
   onAccessRefused = listener;
 };
 
+/** The title of the page's own time-out (the service did not answer at all). */
+const NO_ANSWER = 'No answer';
+
+/**
+ * The robot did not confirm in time: the bridge gave up waiting on the ROS service (504), or the page on
+ * the bridge. The request may still have reached the robot, which may still carry it out.
+ */
+export const unconfirmed = (problem: Problem): boolean =>
+  problem.status === 504 || (problem.status === 0 && problem.title === NO_ANSWER);
+
 const versionOf = (headers: Headers): string | undefined => versionFromEtag(headers.get('etag'));
 
 const call = async <T>(
@@ -58,7 +68,7 @@ const call = async <T>(
       ok: false,
       problem: {
         status: 0,
-        title: timedOut ? 'No answer' : 'Cannot reach the service',
+        title: timedOut ? NO_ANSWER : 'Cannot reach the service',
         detail: timedOut
           ? `The service did not answer within ${TIMEOUT_MS / 1000} s.`
           : 'The request did not reach the service; check the connection.',
