@@ -19,7 +19,7 @@ import {
   showProblemAs as showProblemAsIn,
   type ProblemAction,
 } from './admin-problem.js';
-import { refreshStepFields, renderStep, wireStepEditing } from './admin-steps.js';
+import { renderSteps as renderStepList, wireStepEditing } from './admin-steps.js';
 import { byId } from './dom.js';
 import {
   canAddStep,
@@ -137,8 +137,7 @@ const loadList = (): Promise<void> => tourList.load();
 const renderSteps = (): void => {
   if (editor === undefined) return;
   const steps = editor.draft.steps;
-  page.steps.replaceChildren(...steps.map((step, index) => renderStep(step, index, steps.length)));
-  refreshStepFields(page.steps);
+  renderStepList(page.steps, steps);
   page.stepCount.textContent = `(${steps.length} of at most ${TOUR_LIMITS.maxSteps})`;
   page.addStep.disabled = !canAddStep(editor.draft);
 };
