@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { request, sendJson } from '../support/http.js';
 import { assertNoSeriousViolations } from './axe.js';
-import { launchBrowser, watchPage, type Browser } from './browser.js';
+import { launchBrowser, nextDialog, watchPage, type Browser } from './browser.js';
 import { startKioskService, type KioskService } from './kiosk-harness.js';
 
 /**
@@ -37,13 +37,14 @@ describe('operator page: a robot slower than the time-out', () => {
     service = await startKioskService(0, { ros_timeout_ms: String(ROS_TIMEOUT_MS) });
     browser = await launchBrowser();
     page = await browser.newPage();
-    // The time-outs answer 504 on purpose.
-    problems = watchPage(page, [504]);
+    // The time-outs answer 504 on purpose; reading back a tour not (or no longer) there answers 404.
+    problems = watchPage(page, [404, 504]);
     await page.goto(`${service.baseUrl}/admin`);
     await page.getByRole('button', { name: 'welcome', exact: true }).waitFor();
   });
   after(async () => {
     service.sim.faults.setSlow('tour_create', 0);
+    service.sim.faults.setSlow('tour_delete', 0);
     service.sim.faults.setUnresponsive('tour_update', false);
     await browser.close();
     await service.stop();
@@ -85,7 +86,7 @@ describe('operator page: a robot slower than the time-out', () => {
     // The robot creates it after its delay; the page reads it back and says so, and the list shows it.
     await page
       .locator('#editor-status', {
-        hasText: 'Created “slow walk”: the robot was slow to confirm, but it holds it now.',
+        hasText: 'Created “slow walk”: the robot was slow to confirm, but it is done.',
       })
       .waitFor({ timeout: 15_000 });
     assert.equal(await problem.isHidden(), true);
@@ -123,6 +124,52 @@ describe('operator page: a robot slower than the time-out', () => {
     await page.locator('#editor-status', { hasText: 'Saved “mute”.' }).waitFor();
   });
 
+  it('a rename the robot confirms too late: finishes it once the new tour is there', async () => {
+    await page.getByRole('button', { name: 'slow walk', exact: true }).click();
+    await page.locator('#editor-heading', { hasText: 'Edit tour “slow walk”' }).waitFor();
+    service.sim.faults.setSlow('tour_create', SLOW_ROBOT_MS);
+    await page.getByLabel('Tour name').fill('slower walk');
+    const asked = nextDialog(page, 'accept');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await asked;
+    const problem = page.locator('#problem');
+    await problem.locator('h3', { hasText: 'Not confirmed' }).waitFor();
+    assert.match(
+      (await problem.locator('.problem__detail').textContent()) ?? '',
+      /the tour may still have been saved as “slower walk”\. .*The old tour is kept until that is known/,
+    );
+    await page
+      .locator('#editor-status', {
+        hasText: 'Renamed “slow walk” to “slower walk”: the robot was slow to confirm, but it is done.',
+      })
+      .waitFor({ timeout: 15_000 });
+    service.sim.faults.setSlow('tour_create', 0);
+    assert.equal(await page.locator('#editor-heading').textContent(), 'Edit tour “slower walk”');
+    assert.equal(await storedStatus(service, 'slower walk'), 200);
+    assert.equal(await storedStatus(service, 'slow walk'), 404);
+  });
+
+  it('a delete the robot confirms too late: closes the tour once it is gone', async () => {
+    service.sim.faults.setSlow('tour_delete', SLOW_ROBOT_MS);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete tour' }).click();
+    assert.equal(await page.locator('#delete-tour').textContent(), 'Deleting…');
+    const problem = page.locator('#problem');
+    await problem.locator('h3', { hasText: 'Not confirmed' }).waitFor();
+    assert.match(
+      (await problem.locator('.problem__detail').textContent()) ?? '',
+      /“slower walk” may still have been deleted\./,
+    );
+    await page
+      .locator('#editor-status', {
+        hasText: 'Deleted “slower walk”: the robot was slow to confirm, but it is done.',
+      })
+      .waitFor({ timeout: 15_000 });
+    service.sim.faults.setSlow('tour_delete', 0);
+    assert.equal(await storedStatus(service, 'slower walk'), 404);
+    assert.equal(await page.getByRole('button', { name: 'slower walk', exact: true }).count(), 0);
+  });
+
   it('says a list the robot did not send in time in plain words', async () => {
     service.sim.faults.setUnresponsive('tour_list', true);
     try {
@@ -137,7 +184,7 @@ describe('operator page: a robot slower than the time-out', () => {
     }
   });
 
-  it('logged no errors beyond the time-outs', () => {
+  it('logged no errors beyond the time-outs and read-backs', () => {
     assert.deepEqual(problems, []);
   });
 });

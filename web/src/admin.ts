@@ -247,21 +247,67 @@ const showGone = async (problem: Problem): Promise<void> => {
   await loadList();
 };
 
-/** Creates `tour` under its new name, then deletes the old one (if nobody changed it meanwhile). */
-const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<void> => {
-  const created = await createTour(tour);
-  if (!created.ok) {
-    if (unconfirmed(created.problem)) {
-      showUnconfirmed('renamed', tour.tour_name, created.problem);
+/** How to tell whether a change the robot did not confirm was made, and what follows once it was. */
+interface LateOutcome {
+  readonly read: () => Promise<ReadBack>;
+  readonly made: () => void;
+}
+
+/** Reads `tour` back: made when the robot holds exactly it. */
+const readWritten = (tour: Tour) => async (): Promise<ReadBack> => {
+  const fresh = await getTour(tour.tour_name);
+  if (fresh.ok) return sameTour(fresh.value.tour, tour) ? 'made' : 'not made';
+  return fresh.problem.status === 404 ? 'not made' : 'unknown';
+};
+
+/** Reads the tour `name` back: made when the robot no longer holds it. */
+const readDeleted = (name: string) => async (): Promise<ReadBack> => {
+  const fresh = await getTour(name);
+  if (fresh.ok) return 'not made';
+  return fresh.problem.status === 404 ? 'made' : 'unknown';
+};
+
+/** Said when a read-back finds the change made: the robot did it, only its answer came too late. */
+const LATE = 'the robot was slow to confirm, but it is done.';
+
+/**
+ * The robot did not confirm a change in time: says it may still have been made, reloads the list, and
+ * reads the robot back a few times to tell whether it was made after all (then goes on as if it had been
+ * confirmed), was not, or still cannot be told.
+ */
+const showUnconfirmed = (
+  change: UnconfirmedChange,
+  name: string,
+  problem: Problem,
+  outcome: LateOutcome,
+): void => {
+  const { heading, problem: explained } = explainUnconfirmed(change, name, problem);
+  showProblemAs(heading, explained);
+  page.problem.focus();
+  void loadList();
+  const watched = editor;
+  lateCheck = checkLateChange(outcome.read, (found) => {
+    lateCheck = undefined;
+    if (editor !== watched) return;
+    if (found === 'made') {
+      outcome.made();
       return;
     }
-    showProblem('Renaming', explainNameTaken(created.problem));
-    page.problem.focus();
+    const still = explainStillUnconfirmed(change, name, found, problem);
+    showProblemAs(still.heading, still.problem);
     void loadList();
-    return;
-  }
+  });
+};
+
+/** The second half of a rename, once the tour exists under its new name: the old one is deleted. */
+const finishRename = async (
+  from: StoredVersion,
+  tour: Tour,
+  sent: string,
+  message: string,
+): Promise<void> => {
   const deleted = await deleteTour(from.name, from.etag);
-  await settleSaved(tour, sent, `Renamed “${from.name}” to “${tour.tour_name}”.`);
+  await settleSaved(tour, sent, message);
   if (!deleted.ok && deleted.problem.status !== 404) {
     const { heading, problem } = explainOldKept(from.name, tour.tour_name, deleted.problem);
     showProblemAs(heading, problem);
@@ -269,42 +315,21 @@ const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<vo
   }
 };
 
-/**
- * The robot did not confirm a change in time: says it may still have been made, reloads the list, and for
- * a create or a save reads the tour back a few times to tell whether it was made after all.
- */
-const showUnconfirmed = (
-  change: UnconfirmedChange,
-  name: string,
-  problem: Problem,
-  written?: { readonly tour: Tour; readonly sent: string },
-): void => {
-  const { heading, problem: explained } = explainUnconfirmed(change, name, problem);
-  showProblemAs(heading, explained);
+/** Creates `tour` under its new name, then deletes the old one (if nobody changed it meanwhile). */
+const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<void> => {
+  const renamed = `Renamed “${from.name}” to “${tour.tour_name}”`;
+  const created = await createTour(tour);
+  if (created.ok) return finishRename(from, tour, sent, `${renamed}.`);
+  if (unconfirmed(created.problem)) {
+    showUnconfirmed('renamed', tour.tour_name, created.problem, {
+      read: readWritten(tour),
+      made: () => void finishRename(from, tour, sent, `${renamed}: ${LATE}`),
+    });
+    return;
+  }
+  showProblem('Renaming', explainNameTaken(created.problem));
   page.problem.focus();
   void loadList();
-  if ((change !== 'created' && change !== 'saved') || written === undefined) return;
-  const { tour, sent } = written;
-  const watched = editor;
-  lateCheck = checkLateChange(
-    async (): Promise<ReadBack> => {
-      const fresh = await getTour(name);
-      if (fresh.ok) return sameTour(fresh.value.tour, tour) ? 'made' : 'not made';
-      return fresh.problem.status === 404 ? 'not made' : 'unknown';
-    },
-    (found) => {
-      lateCheck = undefined;
-      if (editor !== watched) return;
-      if (found === 'made') {
-        const done = change === 'created' ? `Created “${name}”` : `Saved “${name}”`;
-        void settleSaved(tour, sent, `${done}: the robot was slow to confirm, but it holds it now.`);
-        return;
-      }
-      const still = explainStillUnconfirmed(change, name, found, problem);
-      showProblemAs(still.heading, still.problem);
-      void loadList();
-    },
-  );
 };
 
 /** Sends the draft: creates, renames or updates (with If-Match), and says what came of it. */
@@ -313,7 +338,10 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
     const result = await createTour(tour);
     if (result.ok) return settleSaved(tour, sent, `Created “${tour.tour_name}”.`);
     if (unconfirmed(result.problem)) {
-      showUnconfirmed('created', tour.tour_name, result.problem, { tour, sent });
+      showUnconfirmed('created', tour.tour_name, result.problem, {
+        read: readWritten(tour),
+        made: () => void settleSaved(tour, sent, `Created “${tour.tour_name}”: ${LATE}`),
+      });
     } else {
       showProblem('Creating', explainNameTaken(result.problem));
       page.problem.focus();
@@ -329,7 +357,10 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
   const result = await updateTour(current.name, tour, current.etag);
   if (result.ok) return settleSaved(tour, sent, `Saved “${tour.tour_name}”.`);
   if (unconfirmed(result.problem)) {
-    showUnconfirmed('saved', tour.tour_name, result.problem, { tour, sent });
+    showUnconfirmed('saved', tour.tour_name, result.problem, {
+      read: readWritten(tour),
+      made: () => void settleSaved(tour, sent, `Saved “${tour.tour_name}”: ${LATE}`),
+    });
   } else if (result.problem.status === 412) {
     showConflict('saved', result.problem, (latest) => void save(latest));
   } else if (result.problem.status === 404) {
@@ -397,7 +428,10 @@ const removeTour = async (etag?: string): Promise<void> => {
   } else if (result.problem.status === 412) {
     showConflict('deleted', result.problem, (latest) => void removeTour(latest));
   } else if (unconfirmed(result.problem)) {
-    showUnconfirmed('deleted', name, result.problem);
+    showUnconfirmed('deleted', name, result.problem, {
+      read: readDeleted(name),
+      made: () => void closeDeleted(`Deleted “${name}”: ${LATE}`),
+    });
   } else {
     showProblem('Deleting', result.problem);
     page.problem.focus();
