@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertNoSeriousViolations } from './axe.js';
 import { launchBrowser, type Browser } from './browser.js';
 import { startKioskService, type KioskService } from './kiosk-harness.js';
 
@@ -38,6 +39,31 @@ describe('operator page: the access token', () => {
     // The same tab keeps it across a reload.
     await page.reload();
     await page.getByRole('button', { name: 'welcome', exact: true }).waitFor({ timeout: 10_000 });
+    await page.close();
+  });
+
+  it('a wrong token: says the token was refused, not that none is set, and points at the field', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${service.baseUrl}/admin`);
+    await page.locator('#token-status', { hasText: 'Access refused' }).waitFor({ timeout: 10_000 });
+    await page.locator('#token').fill('not-the-token-0123456789');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.locator('#token-status', { hasText: 'Token refused' }).waitFor({ timeout: 10_000 });
+    assert.equal(
+      await page.locator('#token-status').textContent(),
+      'Token refused: this robot does not accept it; enter the right one',
+    );
+    assert.match(
+      (await page.locator('#list-status').textContent()) ?? '',
+      /This robot refused the access token given/,
+    );
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'token');
+    await assertNoSeriousViolations(page, 'the operator page, a token refused');
+    // The right one then works.
+    await page.locator('#token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.getByRole('button', { name: 'welcome', exact: true }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#token-status').textContent(), 'Token set for this tab');
     await page.close();
   });
 

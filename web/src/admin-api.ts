@@ -18,11 +18,24 @@ const TIMEOUT_MS = 10_000;
 
 const tourPath = (name: string): string => `/tour/${encodeURIComponent(name)}`;
 
-let onAccessRefused: () => void = () => undefined;
-/** Told when the service refuses the token (401), e.g. to point at the token field. */
-export const whenAccessRefused = (listener: () => void): void => {
+let onAccessRefused: (tokenSent: boolean) => void = () => undefined;
+/**
+ * Told when the service refuses access (401), e.g. to point at the token field; `tokenSent` tells a
+ * token that was refused from none given.
+ */
+export const whenAccessRefused = (listener: (tokenSent: boolean) => void): void => {
   onAccessRefused = listener;
 };
+
+/** The title of the page's own time-out (the service did not answer at all). */
+const NO_ANSWER = 'No answer';
+
+/**
+ * The robot did not confirm in time: the bridge gave up waiting on the ROS service (504), or the page on
+ * the bridge. The request may still have reached the robot, which may still carry it out.
+ */
+export const unconfirmed = (problem: Problem): boolean =>
+  problem.status === 504 || (problem.status === 0 && problem.title === NO_ANSWER);
 
 const versionOf = (headers: Headers): string | undefined => versionFromEtag(headers.get('etag'));
 
@@ -35,11 +48,13 @@ const call = async <T>(
 ): Promise<ApiResult<T>> => {
   let response: Response;
   let text: string;
+  const authorization = authorizationHeaders();
+  const tokenSent = authorization['authorization'] !== undefined;
   try {
     response = await fetch(path, {
       method,
       headers: {
-        ...authorizationHeaders(),
+        ...authorization,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
@@ -53,7 +68,7 @@ const call = async <T>(
       ok: false,
       problem: {
         status: 0,
-        title: timedOut ? 'No answer' : 'Cannot reach the service',
+        title: timedOut ? NO_ANSWER : 'Cannot reach the service',
         detail: timedOut
           ? `The service did not answer within ${TIMEOUT_MS / 1000} s.`
           : 'The request did not reach the service; check the connection.',
@@ -68,13 +83,15 @@ const call = async <T>(
     json = undefined;
   }
   if (response.status === 401) {
-    onAccessRefused();
+    onAccessRefused(tokenSent);
     return {
       ok: false,
       problem: {
         status: 401,
         title: 'Access refused',
-        detail: 'This robot needs its access token: enter it in the field at the top of the page.',
+        detail: tokenSent
+          ? 'This robot refused the access token given: enter the right one in the field at the top of the page.'
+          : 'This robot needs its access token: enter it in the field at the top of the page.',
         errors: [],
       },
     };

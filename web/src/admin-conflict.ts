@@ -56,3 +56,88 @@ export const explainNameTaken = (problem: Problem): Problem =>
         ],
       }
     : problem;
+
+/** What the robot was asked to do when it did not confirm in time. */
+export type UnconfirmedChange = 'created' | 'saved' | 'renamed' | 'deleted';
+
+/** The change, as "whether …" and "may still have …" clauses name it. */
+const changeClause = (
+  change: UnconfirmedChange,
+  name: string,
+  verb: 'may still have been' | 'was',
+): string => {
+  const were = verb === 'was' ? 'were' : verb;
+  switch (change) {
+    case 'created':
+      return `“${name}” ${verb} created`;
+    case 'saved':
+      return `your changes to “${name}” ${were} saved`;
+    case 'renamed':
+      return `the tour ${verb} saved as “${name}”`;
+    case 'deleted':
+      return `“${name}” ${verb} deleted`;
+  }
+};
+
+/**
+ * A change the robot did not confirm in time (504, or no answer at all): it may still have been made, as
+ * the robot carries out a request it received even after the bridge stopped waiting for its answer.
+ */
+export const explainUnconfirmed = (change: UnconfirmedChange, name: string, problem: Problem): Explained => {
+  const kept =
+    change === 'renamed'
+      ? ' The old tour is kept until that is known, and your changes stay here.'
+      : change === 'deleted'
+        ? ''
+        : ' Your changes stay here.';
+  return {
+    heading: 'Not confirmed: the robot did not answer in time',
+    problem: {
+      ...problem,
+      detail: `The robot is slow to answer: ${changeClause(change, name, 'may still have been')}. This page checks the robot again over the next seconds and says what it finds; the list reloads to show it.${kept}`,
+    },
+  };
+};
+
+/**
+ * After the read-backs: the robot answered and does not hold the change (`not made`), or it did not
+ * answer those either (`unknown`: nobody can tell yet).
+ */
+export const explainStillUnconfirmed = (
+  change: UnconfirmedChange,
+  name: string,
+  found: 'not made' | 'unknown',
+  problem: Problem,
+): Explained => {
+  const again =
+    change === 'deleted' ? 'Delete it again if it should go.' : 'Your changes are still here: save again.';
+  if (found === 'unknown') {
+    return {
+      heading: 'Still not confirmed: the robot does not answer',
+      problem: {
+        ...problem,
+        detail: `Nobody can tell yet whether ${changeClause(change, name, 'was')}. Press Reload on the list once the robot answers to see. ${again}`,
+      },
+    };
+  }
+  const headings: Record<UnconfirmedChange, string> = {
+    created: `Not created: the robot does not hold “${name}”`,
+    saved: `Not saved: “${name}” is unchanged`,
+    renamed: `Not renamed: the robot does not hold “${name}”`,
+    deleted: `Not deleted: the robot still holds “${name}”`,
+  };
+  return {
+    heading: headings[change],
+    problem: {
+      ...problem,
+      detail: `Some seconds later the robot has still not made the change. ${again}`,
+    },
+  };
+};
+
+/** A problem as the page states it: a time-out in plain words rather than the ROS service and its time-out. */
+export const plainNoAnswer = (problem: Problem): Problem => ({
+  ...problem,
+  title: 'The robot did not answer in time',
+  detail: 'The robot is slow to answer or busy. Try again in a moment.',
+});

@@ -1,4 +1,4 @@
-import { listTours } from './admin-api.js';
+import { listTours, unconfirmed } from './admin-api.js';
 import { element } from './dom.js';
 
 /** The operator page's list of tours: one button per tour, the one being edited marked. */
@@ -52,7 +52,10 @@ export const createTourList = (view: TourListView): TourList => {
     load: async () => {
       const result = await listTours();
       if (!result.ok) {
-        view.status.textContent = `Could not load the tours: ${result.problem.title}. ${result.problem.detail}`;
+        const { title, detail } = result.problem;
+        view.status.textContent = unconfirmed(result.problem)
+          ? 'Could not load the tours: the robot did not answer in time. Press Reload to try again.'
+          : `Could not load the tours: ${title}. ${detail}`;
         return;
       }
       render([...result.value].sort((a, b) => a.localeCompare(b)));

@@ -30,7 +30,7 @@ const FIELDS: readonly {
   },
 ];
 
-const fieldControl = (step: StepDraft, index: number, field: (typeof FIELDS)[number]): HTMLElement => {
+const fieldControl = (step: StepDraft, field: (typeof FIELDS)[number]): HTMLElement => {
   const id = `step-${step.key}-${field.name}`;
   const wrapper = element('div', { class: 'field' });
   // The count sits beside the label, so the limit is in view without taking a line of its own.
@@ -41,7 +41,6 @@ const fieldControl = (step: StepDraft, index: number, field: (typeof FIELDS)[num
   const attributes: Record<string, string> = {
     id,
     name: id,
-    'data-field': `steps.${index}.${field.name}`,
     'data-step-field': field.name,
     'data-max-chars': String(field.maxLength),
     'aria-describedby': `${id}-error ${id}-count${field.hint === undefined ? '' : ` ${id}-hint`}`,
@@ -62,38 +61,101 @@ const fieldControl = (step: StepDraft, index: number, field: (typeof FIELDS)[num
  * 2"): the visible words come first (WCAG 2.5.3, so speech control finds it by what it shows), the arrow
  * is decoration, and the step number is there for screen readers only.
  */
-const actionButton = (action: StepAction, arrow: string, text: string, number: number, disabled: boolean) => {
+const actionButton = (action: StepAction, arrow: string, text: string) => {
   const button = element('button', { type: 'button', class: 'step__action', 'data-action': action });
   if (arrow !== '') button.append(element('span', { 'aria-hidden': 'true' }, `${arrow} `));
-  button.append(text, element('span', { class: 'visually-hidden' }, ` step ${number}`));
-  button.disabled = disabled;
+  button.append(text, element('span', { class: 'visually-hidden step__number' }));
   return button;
 };
 
-/** One step as a fieldset: its three fields and its move up / move down / remove buttons. */
-export const renderStep = (step: StepDraft, index: number, count: number): HTMLLIElement => {
+/** What of a rendered step depends on its place in the list, so a move or a removal updates only that. */
+interface StepPlace {
+  readonly legend: HTMLLegendElement;
+  readonly controls: readonly HTMLElement[];
+  readonly up: HTMLButtonElement;
+  readonly down: HTMLButtonElement;
+  readonly numbers: readonly HTMLElement[];
+  index: number;
+  count: number;
+}
+const places = new WeakMap<HTMLLIElement, StepPlace>();
+
+/** One step as a fieldset: its three fields and its move up / move down / remove buttons, not yet placed. */
+const createStep = (step: StepDraft): HTMLLIElement => {
   const item = element('li', { class: 'step', 'data-key': String(step.key) });
   const fieldset = element('fieldset');
-  const number = index + 1;
-  fieldset.append(element('legend', {}, `Step ${number}`));
+  const legend = element('legend');
+  fieldset.append(legend);
   const fields = element('div', { class: 'step__fields' });
-  for (const field of FIELDS) fields.append(fieldControl(step, index, field));
+  for (const field of FIELDS) fields.append(fieldControl(step, field));
   fieldset.append(fields);
   const actions = element('div', { class: 'step__actions' });
-  actions.append(
-    actionButton('up', '↑', 'Move up', number, index === 0),
-    actionButton('down', '↓', 'Move down', number, index === count - 1),
-    actionButton('remove', '', 'Remove', number, false),
-  );
+  const up = actionButton('up', '↑', 'Move up');
+  const down = actionButton('down', '↓', 'Move down');
+  actions.append(up, down, actionButton('remove', '', 'Remove'));
   fieldset.append(actions);
   item.append(fieldset);
+  places.set(item, {
+    legend,
+    controls: [...fields.querySelectorAll<HTMLElement>('[data-step-field]')],
+    up,
+    down,
+    numbers: [...actions.querySelectorAll<HTMLElement>('.step__number')],
+    index: -1,
+    count: -1,
+  });
   return item;
 };
 
-/** Brings the counters (and over-limit marks) of rendered steps up to date; they must be in the document. */
-export const refreshStepFields = (list: HTMLElement): void => {
-  for (const control of list.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max-chars]')) {
-    refreshField(control, Number(control.dataset['maxChars']));
+/** Numbers a step for its place: its legend, its fields' API paths, its buttons' names and states. */
+const placeStep = (item: HTMLLIElement, index: number, count: number): void => {
+  const place = places.get(item);
+  if (place === undefined || (place.index === index && place.count === count)) return;
+  if (place.index !== index) {
+    const number = index + 1;
+    place.legend.textContent = `Step ${number}`;
+    for (const control of place.controls) {
+      control.dataset['field'] = `steps.${index}.${control.dataset['stepField'] ?? ''}`;
+    }
+    for (const span of place.numbers) span.textContent = ` step ${number}`;
+  }
+  place.up.disabled = index === 0;
+  place.down.disabled = index === count - 1;
+  place.index = index;
+  place.count = count;
+};
+
+/**
+ * Shows `steps` in `list`, keeping the element of every step already shown (matched by its key): a move
+ * moves one element, a removal removes one, and the others are only renumbered where their place
+ * changed. A tour of 500 steps is not rebuilt for each edit, and focus and typing stay where they are.
+ */
+export const renderSteps = (list: HTMLOListElement, steps: readonly StepDraft[]): void => {
+  const shown = new Map<number, HTMLLIElement>();
+  for (const item of list.querySelectorAll<HTMLLIElement>(':scope > li.step')) {
+    shown.set(Number(item.dataset['key']), item);
+  }
+  const kept = new Set(steps.map((step) => step.key));
+  for (const [key, item] of shown) {
+    if (!kept.has(key)) item.remove();
+  }
+  const created: HTMLLIElement[] = [];
+  let cursor = list.firstElementChild;
+  steps.forEach((step, index) => {
+    let item = shown.get(step.key);
+    if (item === undefined) {
+      item = createStep(step);
+      created.push(item);
+    }
+    if (item === cursor) cursor = cursor.nextElementSibling;
+    else list.insertBefore(item, cursor);
+    placeStep(item, index, steps.length);
+  });
+  // Counters need the fields in the document; those of steps already shown are up to date.
+  for (const item of created) {
+    for (const control of item.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('[data-max-chars]')) {
+      refreshField(control, Number(control.dataset['maxChars']));
+    }
   }
 };
 

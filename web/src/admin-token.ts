@@ -5,7 +5,7 @@ import { byId } from './dom.js';
  * The operator page's access token field: the token lives in the tab's session storage (access-token.ts),
  * never in the address; the Kiosk link carries it to the kiosk, which takes it from its own address.
  */
-export const wireTokenField = (onChange: () => void): { refused(): void } => {
+export const wireTokenField = (onChange: () => void): { refused(tokenSent: boolean): void } => {
   const form = byId('token-form', HTMLFormElement);
   const field = byId('token', HTMLInputElement);
   const status = byId('token-status', HTMLElement);
@@ -25,8 +25,10 @@ export const wireTokenField = (onChange: () => void): { refused(): void } => {
     onChange();
   });
   return {
-    refused: () => {
-      status.textContent = 'Access refused: enter this robot’s access token';
+    refused: (tokenSent) => {
+      status.textContent = tokenSent
+        ? 'Token refused: this robot does not accept it; enter the right one'
+        : 'Access refused: enter this robot’s access token';
       field.focus();
     },
   };

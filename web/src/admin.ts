@@ -1,7 +1,17 @@
 import { refreshField } from './admin-counters.js';
-import { createTour, deleteTour, getTour, updateTour, whenAccessRefused } from './admin-api.js';
+import { createTour, deleteTour, getTour, unconfirmed, updateTour, whenAccessRefused } from './admin-api.js';
 import { wireTokenField } from './admin-token.js';
-import { explainConflict, explainGone, explainNameTaken, explainOldKept } from './admin-conflict.js';
+import {
+  explainConflict,
+  explainGone,
+  explainNameTaken,
+  explainOldKept,
+  explainStillUnconfirmed,
+  explainUnconfirmed,
+  plainNoAnswer,
+  type UnconfirmedChange,
+} from './admin-conflict.js';
+import { checkLateChange, type LateCheck, type ReadBack } from './admin-late-change.js';
 import { createTourList } from './admin-list.js';
 import {
   clearProblem as clearProblemIn,
@@ -9,7 +19,7 @@ import {
   showProblemAs as showProblemAsIn,
   type ProblemAction,
 } from './admin-problem.js';
-import { refreshStepFields, renderStep, wireStepEditing } from './admin-steps.js';
+import { renderSteps as renderStepList, wireStepEditing } from './admin-steps.js';
 import { byId } from './dom.js';
 import {
   canAddStep,
@@ -67,6 +77,13 @@ interface Editor {
 }
 let editor: Editor | undefined;
 let busy = false;
+/** Reading back a change the robot did not confirm in time; stopped by any other change or tour. */
+let lateCheck: LateCheck | undefined;
+
+const stopLateCheck = (): void => {
+  lateCheck?.cancel();
+  lateCheck = undefined;
+};
 
 /** A version no tour has: sent when the page could not learn the current one, so the robot refuses (412). */
 const UNKNOWN_VERSION = '"unknown"';
@@ -97,7 +114,7 @@ const showProblemAs = (heading: string, problem: Problem, actions: readonly Prob
   say('');
 };
 const showProblem = (action: string, problem: Problem): void => {
-  showProblemIn(problemView, action, problem);
+  showProblemIn(problemView, action, unconfirmed(problem) ? plainNoAnswer(problem) : problem);
   say('');
 };
 
@@ -120,8 +137,7 @@ const loadList = (): Promise<void> => tourList.load();
 const renderSteps = (): void => {
   if (editor === undefined) return;
   const steps = editor.draft.steps;
-  page.steps.replaceChildren(...steps.map((step, index) => renderStep(step, index, steps.length)));
-  refreshStepFields(page.steps);
+  renderStepList(page.steps, steps);
   page.stepCount.textContent = `(${steps.length} of at most ${TOUR_LIMITS.maxSteps})`;
   page.addStep.disabled = !canAddStep(editor.draft);
 };
@@ -146,13 +162,21 @@ const renderEditor = (): void => {
   renderSteps();
 };
 
-const setBusy = (value: boolean): void => {
-  busy = value;
-  for (const button of [page.save, page.remove, page.newTour]) button.disabled = value;
-  page.form.setAttribute('aria-busy', String(value));
+/**
+ * While a change is on its way: its button says so ("Saving…"), the others wait. Save stays focusable
+ * (aria-disabled, its presses ignored): disabling the focused button would drop focus to the page.
+ */
+const setBusy = (activity: 'saving' | 'deleting' | undefined): void => {
+  busy = activity !== undefined;
+  page.save.setAttribute('aria-disabled', String(busy));
+  page.save.textContent = activity === 'saving' ? 'Saving…' : 'Save';
+  page.remove.textContent = activity === 'deleting' ? 'Deleting…' : 'Delete tour';
+  for (const button of [page.remove, page.newTour]) button.disabled = busy;
+  page.form.setAttribute('aria-busy', String(busy));
 };
 
 const startEditing = (next: Editor): void => {
+  stopLateCheck();
   editor = next;
   clearProblem();
   renderEditor();
@@ -160,6 +184,7 @@ const startEditing = (next: Editor): void => {
 };
 
 const openTour = async (name: string): Promise<void> => {
+  stopLateCheck();
   say(`Loading “${name}”…`);
   const result = await getTour(name);
   if (!result.ok) {
@@ -222,17 +247,67 @@ const showGone = async (problem: Problem): Promise<void> => {
   await loadList();
 };
 
-/** Creates `tour` under its new name, then deletes the old one (if nobody changed it meanwhile). */
-const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<void> => {
-  const created = await createTour(tour);
-  if (!created.ok) {
-    showProblem('Renaming', explainNameTaken(created.problem));
-    page.problem.focus();
-    await loadList();
-    return;
-  }
+/** How to tell whether a change the robot did not confirm was made, and what follows once it was. */
+interface LateOutcome {
+  readonly read: () => Promise<ReadBack>;
+  readonly made: () => void;
+}
+
+/** Reads `tour` back: made when the robot holds exactly it. */
+const readWritten = (tour: Tour) => async (): Promise<ReadBack> => {
+  const fresh = await getTour(tour.tour_name);
+  if (fresh.ok) return sameTour(fresh.value.tour, tour) ? 'made' : 'not made';
+  return fresh.problem.status === 404 ? 'not made' : 'unknown';
+};
+
+/** Reads the tour `name` back: made when the robot no longer holds it. */
+const readDeleted = (name: string) => async (): Promise<ReadBack> => {
+  const fresh = await getTour(name);
+  if (fresh.ok) return 'not made';
+  return fresh.problem.status === 404 ? 'made' : 'unknown';
+};
+
+/** Said when a read-back finds the change made: the robot did it, only its answer came too late. */
+const LATE = 'the robot was slow to confirm, but it is done.';
+
+/**
+ * The robot did not confirm a change in time: says it may still have been made, reloads the list, and
+ * reads the robot back a few times to tell whether it was made after all (then goes on as if it had been
+ * confirmed), was not, or still cannot be told.
+ */
+const showUnconfirmed = (
+  change: UnconfirmedChange,
+  name: string,
+  problem: Problem,
+  outcome: LateOutcome,
+): void => {
+  const { heading, problem: explained } = explainUnconfirmed(change, name, problem);
+  showProblemAs(heading, explained);
+  page.problem.focus();
+  void loadList();
+  const watched = editor;
+  lateCheck = checkLateChange(outcome.read, (found) => {
+    lateCheck = undefined;
+    if (editor !== watched) return;
+    if (found === 'made') {
+      outcome.made();
+      return;
+    }
+    const still = explainStillUnconfirmed(change, name, found, problem);
+    showProblemAs(still.heading, still.problem);
+    void loadList();
+  });
+};
+
+/** The second half of a rename, once the tour exists under its new name: the old one is deleted. */
+const finishRename = async (
+  from: StoredVersion,
+  tour: Tour,
+  sent: string,
+  message: string,
+): Promise<void> => {
   const deleted = await deleteTour(from.name, from.etag);
-  await settleSaved(tour, sent, `Renamed “${from.name}” to “${tour.tour_name}”.`);
+  await settleSaved(tour, sent, message);
   if (!deleted.ok && deleted.problem.status !== 404) {
     const { heading, problem } = explainOldKept(from.name, tour.tour_name, deleted.problem);
     showProblemAs(heading, problem);
@@ -240,15 +315,40 @@ const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<vo
   }
 };
 
+/** Creates `tour` under its new name, then deletes the old one (if nobody changed it meanwhile). */
+const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<void> => {
+  const renamed = `Renamed “${from.name}” to “${tour.tour_name}”`;
+  const created = await createTour(tour);
+  if (created.ok) return finishRename(from, tour, sent, `${renamed}.`);
+  if (unconfirmed(created.problem)) {
+    showUnconfirmed('renamed', tour.tour_name, created.problem, {
+      read: readWritten(tour),
+      made: () => void finishRename(from, tour, sent, `${renamed}: ${LATE}`),
+    });
+    return;
+  }
+  showProblem('Renaming', explainNameTaken(created.problem));
+  page.problem.focus();
+  void loadList();
+};
+
 /** Sends the draft: creates, renames or updates (with If-Match), and says what came of it. */
 const send = async (current: StoredVersion | undefined, tour: Tour, sent: string): Promise<void> => {
   if (current === undefined) {
     const result = await createTour(tour);
     if (result.ok) return settleSaved(tour, sent, `Created “${tour.tour_name}”.`);
-    showProblem('Creating', explainNameTaken(result.problem));
-    page.problem.focus();
-    // The name may be taken by a tour this page does not list yet.
-    return loadList();
+    if (unconfirmed(result.problem)) {
+      showUnconfirmed('created', tour.tour_name, result.problem, {
+        read: readWritten(tour),
+        made: () => void settleSaved(tour, sent, `Created “${tour.tour_name}”: ${LATE}`),
+      });
+    } else {
+      showProblem('Creating', explainNameTaken(result.problem));
+      page.problem.focus();
+      // The name may be taken by a tour this page does not list yet.
+      void loadList();
+    }
+    return;
   }
   if (tour.tour_name !== current.name) {
     const asked = `Rename “${current.name}” to “${tour.tour_name}”? The tour is saved under the new name, then “${current.name}” is deleted.`;
@@ -256,7 +356,12 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
   }
   const result = await updateTour(current.name, tour, current.etag);
   if (result.ok) return settleSaved(tour, sent, `Saved “${tour.tour_name}”.`);
-  if (result.problem.status === 412) {
+  if (unconfirmed(result.problem)) {
+    showUnconfirmed('saved', tour.tour_name, result.problem, {
+      read: readWritten(tour),
+      made: () => void settleSaved(tour, sent, `Saved “${tour.tour_name}”: ${LATE}`),
+    });
+  } else if (result.problem.status === 412) {
     showConflict('saved', result.problem, (latest) => void save(latest));
   } else if (result.problem.status === 404) {
     await showGone(result.problem);
@@ -269,6 +374,7 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
 /** Save, or "Overwrite with mine" after a conflict (`etag`: the version to overwrite). */
 const save = async (etag?: string): Promise<void> => {
   if (editor === undefined || busy) return;
+  stopLateCheck();
   const stored = editor.stored;
   if (stored !== undefined && etag !== undefined) editor.stored = { ...stored, etag };
   // A new name (a new tour, or a rename) goes out trimmed, an existing one exactly as the robot holds it.
@@ -282,15 +388,20 @@ const save = async (etag?: string): Promise<void> => {
     page.problem.focus();
     return;
   }
-  setBusy(true);
+  const tour = tourFromDraft(editor.draft);
+  setBusy('saving');
+  say(`Saving “${tour.tour_name}”…`);
   try {
-    await send(editor.stored, tourFromDraft(editor.draft), draftFingerprint(editor.draft));
+    await send(editor.stored, tour, draftFingerprint(editor.draft));
   } finally {
-    setBusy(false);
+    setBusy(undefined);
   }
+  // A control that re-rendered under the focus: Save, where the operator was, with the outcome said.
+  if (document.activeElement === null || document.activeElement === document.body) page.save.focus();
 };
 
 const closeDeleted = async (message: string): Promise<void> => {
+  stopLateCheck();
   editor = undefined;
   clearProblem();
   renderEditor();
@@ -306,15 +417,21 @@ const removeTour = async (etag?: string): Promise<void> => {
   if (stored === undefined || busy) return;
   const { name } = stored;
   if (etag === undefined && !window.confirm(`Delete the tour “${name}”? This cannot be undone.`)) return;
-  setBusy(true);
+  setBusy('deleting');
+  say(`Deleting “${name}”…`);
   const result = await deleteTour(name, etag ?? stored.etag);
-  setBusy(false);
+  setBusy(undefined);
   if (result.ok) {
     await closeDeleted(`Deleted “${name}”.`);
   } else if (result.problem.status === 404) {
     await closeDeleted(`“${name}” was already deleted by someone else.`);
   } else if (result.problem.status === 412) {
     showConflict('deleted', result.problem, (latest) => void removeTour(latest));
+  } else if (unconfirmed(result.problem)) {
+    showUnconfirmed('deleted', name, result.problem, {
+      read: readDeleted(name),
+      made: () => void closeDeleted(`Deleted “${name}”: ${LATE}`),
+    });
   } else {
     showProblem('Deleting', result.problem);
     page.problem.focus();
@@ -357,6 +474,7 @@ page.remove.addEventListener('click', () => {
 });
 page.close.addEventListener('click', () => {
   if (!mayDiscard()) return;
+  stopLateCheck();
   editor = undefined;
   clearProblem();
   renderEditor();
@@ -382,8 +500,8 @@ window.addEventListener('beforeunload', (event) => {
 });
 
 const tokenField = wireTokenField(() => void loadList());
-whenAccessRefused(() => {
-  tokenField.refused();
+whenAccessRefused((tokenSent) => {
+  tokenField.refused(tokenSent);
 });
 
 renderEditor();

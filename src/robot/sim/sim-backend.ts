@@ -50,6 +50,11 @@ export interface SimFaults {
   setUnavailable(service: RosCallKey, unavailable: boolean): void;
   /** The service takes requests (the action accepts goals) and never answers until set back. */
   setUnresponsive(service: RosCallKey, unresponsive: boolean): void;
+  /**
+   * The service carries out and answers each request `delayMs` after it is made, instead of after the
+   * latency, until set back with 0: a robot slower than the bridge's time-out.
+   */
+  setSlow(service: RosServiceKey, delayMs: number): void;
   /** The /play_audio subscription fails, as a broken subscription would; a new subscription works. */
   failPlayAudio(error: Error): void;
   /** The /play_audio stream ends; a new subscription works. */
@@ -86,6 +91,9 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   const microphoneRequests = new Subject<MicrophoneRequest>();
   const unavailable = new Set<RosCallKey>();
   const unresponsive = new Set<RosCallKey>();
+  const slow = new Map<RosServiceKey, number>();
+  // Calls still to be carried out (answered or not): closing the simulation drops them.
+  const callTimers = new Set<Subscription>();
   let closed = false;
 
   // The simulated server decides when the request "arrives", after the latency, like a remote node.
@@ -102,9 +110,10 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
 
   // A call answered on the next microtask (no latency, no test scheduler: the default) or after the
   // latency on the scheduler. One object per call is the port's ticket and the pending answer.
+  // Cancelling drops the answer only: as on a ROS graph, the request has reached the robot, which still
+  // carries it out (a tour created after the bridge stopped waiting is there).
   class SimCall<K extends RosServiceKey> implements RosCallTicket {
     cancelled = false;
-    timer: Subscription | undefined = undefined;
     constructor(
       readonly service: K,
       readonly request: RosRequest<K>,
@@ -112,19 +121,16 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     ) {}
     cancel(): void {
       this.cancelled = true;
-      this.timer?.unsubscribe();
     }
     run(): void {
-      // Cancelled before the answer: the request never "arrives", as with a remote node that is too late.
-      if (this.cancelled) return;
       let response: RosResponse<K>;
       try {
         response = serve(this.service, this.request);
       } catch (error) {
-        this.handler.failed(error instanceof Error ? error : new Error(String(error)));
+        if (!this.cancelled) this.handler.failed(error instanceof Error ? error : new Error(String(error)));
         return;
       }
-      this.handler.answered(response);
+      if (!this.cancelled) this.handler.answered(response);
     }
   }
   const runCall = (call: SimCall<RosServiceKey>): void => {
@@ -144,11 +150,13 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     if (unresponsive.has(service)) return SETTLED_CALL;
     const pending = new SimCall(service, request, handler);
     // The modelled pipeline makes the whole answer of /chat wait for its last part.
-    const delayMs = service === 'chat' ? latencyMs + chatParts * partMs : latencyMs;
+    const delayMs = slow.get(service) ?? (service === 'chat' ? latencyMs + chatParts * partMs : latencyMs);
     if (delayMs > 0 || scheduler !== undefined) {
-      pending.timer = (scheduler ?? asyncScheduler).schedule(() => {
+      const timer = (scheduler ?? asyncScheduler).schedule(() => {
         pending.run();
+        callTimers.delete(timer);
       }, delayMs);
+      callTimers.add(timer);
     } else {
       // A promise reaction rather than queueMicrotask, which wraps each callback in an AsyncResource.
       void Promise.resolve(pending).then(runCall);
@@ -266,6 +274,8 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     close: () => {
       if (!closed) {
         closed = true;
+        for (const timer of callTimers) timer.unsubscribe();
+        callTimers.clear();
         playAudio.complete();
         microphoneRequests.complete();
       }
@@ -285,6 +295,10 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
       setUnresponsive: (service, isUnresponsive) => {
         if (isUnresponsive) unresponsive.add(service);
         else unresponsive.delete(service);
+      },
+      setSlow: (service, delayMs) => {
+        if (delayMs > 0) slow.set(service, delayMs);
+        else slow.delete(service);
       },
       failPlayAudio: (error) => {
         const failed = playAudio;
