@@ -17,6 +17,7 @@ export interface BridgeMetrics {
   /** Client frames not carried out, by the error code the session was told (busy, microphone_disabled, …). */
   readonly wsRefusedFrames: CounterFamily;
   readonly wsSessionsClosed: CounterFamily;
+  readonly wsSessionsRefused: CounterFamily;
   readonly rosStreamRestarts: CounterFamily;
   /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
   readonly playAudioDropped: CounterFamily;
@@ -106,6 +107,12 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       `${PREFIX}ws_sessions_closed_total`,
       'WebSocket sessions ended, by close code (1008 slow reader, 1009 frame too large, 1013 too many, …)',
       ['code'],
+    ),
+    wsSessionsRefused: new CounterFamily(
+      registry,
+      `${PREFIX}ws_sessions_refused_total`,
+      'WebSocket sessions closed with 1013 as they opened, by reason (max_sessions: --max_sessions held; per_address: the address holds --ws_sessions_per_address)',
+      ['reason'],
     ),
     rosStreamRestarts: new CounterFamily(
       registry,

@@ -70,7 +70,7 @@ describe('unfinished messages and sessions per client address', () => {
       );
       assert.ok(grewMiB > (PER_ADDRESS * UNFINISHED_BYTES) / MIB / 2, 'the unfinished messages are held');
       assert.equal(
-        await metric(server.baseUrl, 'tour_bridge_ws_sessions_closed_total{code="1013"}'),
+        await metric(server.baseUrl, 'tour_bridge_ws_sessions_refused_total{reason="per_address"}'),
         SOCKETS - PER_ADDRESS,
       );
 

@@ -284,6 +284,7 @@ export const installConversationEndpoint = (
       const slog = sessionLog(socket);
       if (!addresses.take(socket.address)) {
         refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit });
+        metrics?.wsSessionsRefused.child('per_address').inc();
         const { code, reason } = CLOSE_CODES.tooManySessionsFromAddress;
         socket.endedBySession = true;
         ws.end(code, reason);
@@ -321,7 +322,10 @@ export const installConversationEndpoint = (
         },
       });
       if (socket.session !== undefined) slog.info('session opened');
-      else slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
+      else {
+        metrics?.wsSessionsRefused.child('max_sessions').inc();
+        slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
+      }
     },
 
     message: (ws, message, isBinary) => {
