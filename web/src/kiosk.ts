@@ -376,6 +376,8 @@ const connection = new KioskConnection(wsUrl, {
   onMessage,
   onBinary,
   onSessionEnd: () => {
+    // The offline screen says the robot cannot answer: its voice must not go on saying otherwise.
+    player.stopAll();
     // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
     pairer.clear();
     // A question still waiting now will never be answered: the next session says so.
