@@ -7,8 +7,11 @@ import type { KioskState, KioskView } from './kiosk-view.js';
  * (kiosk-view.ts), the robot's answer in its box, and short notices under the button.
  */
 
-/** Answer text shrinks in these steps before it scrolls in its box. */
-const SPEECH_SCALES = [1, 0.9, 0.8] as const;
+/**
+ * Answer text shrinks this little before it scrolls in its box: it must stay legible at arm's length, and
+ * a longer answer scrolls along with the robot's voice (speech-follower.ts).
+ */
+const SPEECH_SCALES = [1, 0.9] as const;
 /** How long a notice under the button stays. */
 const NOTICE_MS = 6_000;
 
@@ -53,7 +56,7 @@ const setText = (target: HTMLElement, text: string): boolean => {
 };
 
 /**
- * Fits the answer box to its share of the screen: the text shrinks in steps (never below a readable size),
+ * Fits the answer box to its share of the screen: the text shrinks a step (never below a readable size),
  * then scrolls inside the box, which is then focusable so it can be scrolled from the keyboard too.
  */
 export const fitSpeech = (): void => {
@@ -67,14 +70,17 @@ export const fitSpeech = (): void => {
   box.dataset['overflowing'] = String(overflowing);
   if (overflowing) box.tabIndex = 0;
   else box.removeAttribute('tabindex');
-  box.scrollTop = 0;
 };
 
-/** What the robot says now; empty shows the idle text instead. */
-export const showAnswer = (text: string): void => {
+/**
+ * What the robot says now; empty shows the idle text instead. `continued`: the text goes on from what the
+ * box showed (the next part of one answer), so the box keeps its place instead of going back to the top.
+ */
+export const showAnswer = (text: string, continued = false): void => {
   page.speech.textContent = text;
   page.speechIdle.hidden = text !== '';
   fitSpeech();
+  if (!continued) page.speechBox.scrollTo({ top: 0, behavior: 'instant' });
 };
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;

@@ -8,6 +8,7 @@ import type { Slot } from './playback-timeline.js';
 import { clearNotice, drawView, face, fitSpeech, notify, page, showAnswer } from './kiosk-page.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
+import { SpeechFollower } from './speech-follower.js';
 import {
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   PCM_SAMPLE_RATE,
@@ -263,6 +264,8 @@ const showFailure = (line: FailureLine): void => {
   showAnswer(line.text);
 };
 
+const follower = new SpeechFollower(page.speechBox, page.speech, () => context.currentTime);
+
 const player = new Player(context, {
   onStart: (pair: AudioPair, slot: Slot) => {
     clearNotice();
@@ -270,7 +273,9 @@ const player = new Player(context, {
     // The parts of one streamed answer stay together; anything else starts the bubble afresh.
     const samePart = pair.meta.turn !== undefined && pair.meta.turn === state.bubbleTurn;
     state.bubbleTurn = pair.meta.turn;
-    showAnswer(samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text);
+    const text = samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text;
+    showAnswer(text, samePart);
+    follower.follow(text.length - pair.meta.text.length, text.length, slot, !samePart);
     setSpeaking(face, true);
     probe.recordStart({
       messageId: pair.meta.messageId,
@@ -285,6 +290,7 @@ const player = new Player(context, {
     render();
   },
   onEnd: (pair: AudioPair, outcome: PlayOutcome) => {
+    follower.stop();
     setSpeaking(face, false);
     state.lastPlaybackEndedAt = performance.now();
     probe.recordEnd(pair.meta.messageId, outcome);
