@@ -137,7 +137,11 @@ describe('kioskView', () => {
 
   it('says why talking is not possible', () => {
     assert.equal(refusal(ready), undefined);
-    assert.equal(refusal({ ...ready, connection: 'offline' }), 'Not connected to the robot yet.');
+    assert.equal(refusal({ ...ready, connection: 'offline' }), 'The robot is offline.');
+    assert.equal(
+      refusal({ ...ready, connection: 'connecting', microphoneAllowed: undefined }),
+      'Not connected to the robot yet.',
+    );
     assert.equal(
       refusal({ ...ready, microphoneAllowed: false }),
       'The robot has switched the microphone off.',
@@ -145,6 +149,25 @@ describe('kioskView', () => {
     assert.equal(refusal({ ...ready, device: 'failed', deviceProblem: 'denied' }), 'No microphone: denied');
     assert.equal(refusal({ ...ready, device: 'opening' }), 'The microphone is starting.');
     assert.equal(kioskView({ ...ready, microphoneAllowed: false }, 0).talkLook, 'unavailable');
+  });
+
+  it('has a hint for every refusal, so a refused press points at it rather than repeating it', () => {
+    const refused: KioskState[] = [
+      { ...ready, connection: 'offline', lostSession: true },
+      { ...ready, connection: 'connecting', microphoneAllowed: undefined },
+      { ...ready, connection: 'refused' },
+      { ...ready, microphoneAllowed: false },
+      { ...ready, device: 'failed', deviceProblem: 'denied' },
+      { ...ready, device: 'opening' },
+      { ...ready, handsFree: true },
+    ];
+    for (const state of refused) {
+      const view = kioskView(state, 0);
+      assert.notEqual(refusal(state), undefined);
+      assert.doesNotMatch(view.hint, /^Hold the button/, JSON.stringify(state));
+      // The bubble does not invite the visitor to do what the kiosk cannot.
+      assert.doesNotMatch(view.idleText, /Hold the big button/, JSON.stringify(state));
+    }
   });
 
   it('counts whole seconds up', () => {

@@ -83,6 +83,18 @@ export const showAnswer = (text: string, continued = false): void => {
   if (!continued) page.speechBox.scrollTo({ top: 0, behavior: 'instant' });
 };
 
+/** How long the hint stands out after a press it explains. */
+const HINT_ATTENTION_MS = 2_000;
+let hintTimer: ReturnType<typeof setTimeout> | undefined;
+/** A press did nothing: the hint beside the button, which says why, stands out for a moment. */
+export const pointAtHint = (): void => {
+  page.hint.dataset['attention'] = 'true';
+  clearTimeout(hintTimer);
+  hintTimer = setTimeout(() => {
+    delete page.hint.dataset['attention'];
+  }, HINT_ATTENTION_MS);
+};
+
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 export const clearNotice = (): void => {
   clearTimeout(noticeTimer);

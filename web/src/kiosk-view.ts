@@ -83,8 +83,14 @@ export const secondsLeft = (retryAt: number, now: number): number =>
 export const canTalk = (state: KioskState): boolean =>
   state.connection === 'online' && state.microphoneAllowed === true && state.device === 'open';
 
-/** Why a press does not talk, in words for the visitor; undefined when it does. */
+/**
+ * Why a press does not talk, in words for the visitor; undefined when it does. The hint beside the button
+ * already says each of these, so the page points at the hint and a screen reader hears this.
+ */
 export const refusal = (state: KioskState): string | undefined => {
+  const shown = shownConnection(state);
+  if (shown === 'offline') return 'The robot is offline.';
+  if (shown === 'refused') return 'The robot refused this kiosk’s access.';
   if (state.connection !== 'online') return 'Not connected to the robot yet.';
   if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
@@ -168,6 +174,7 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'connecting') return 'Connecting to the robot…';
   if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.microphoneAllowed === undefined || state.device !== 'open') return 'The microphone is starting…';
   if (state.handsFree && state.speaking) {
     return state.voiceInterrupts
       ? 'The robot is speaking: talk over it, or press the button, to interrupt it.'
@@ -181,6 +188,14 @@ const idleText = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'offline') return 'I am offline at the moment, so I cannot hear or answer you. Back soon!';
   if (shown === 'refused') return 'I cannot talk on this screen right now. Please ask a member of staff.';
   if (shown === 'connecting') return 'Just a moment — I am getting ready.';
+  // No invitation to talk that the kiosk cannot keep.
+  if (state.microphoneAllowed === false) return 'Hello! My microphone is off for now, so I cannot hear you.';
+  if (state.device === 'failed') {
+    return 'Hello! I cannot hear you on this screen: it has no working microphone. Please ask a member of staff.';
+  }
+  if (state.microphoneAllowed === undefined || state.device !== 'open') {
+    return 'Just a moment — I am getting ready.';
+  }
   if (state.handsFree) return 'Hello! Just speak and ask me something.';
   return 'Hello! Hold the big button and ask me something.';
 };

@@ -5,7 +5,16 @@ import { FramePairer, type AudioPair } from './frame-pairer.js';
 import { Microphone, type MicrophoneDevice } from './microphone.js';
 import { Player, type PlayOutcome } from './player.js';
 import type { Slot } from './playback-timeline.js';
-import { clearNotice, drawView, face, fitSpeech, notify, page, showAnswer } from './kiosk-page.js';
+import {
+  clearNotice,
+  drawView,
+  face,
+  fitSpeech,
+  notify,
+  page,
+  pointAtHint,
+  showAnswer,
+} from './kiosk-page.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
 import { SpeechFollower } from './speech-follower.js';
@@ -171,7 +180,9 @@ const beginPush = (): void => {
   const reason = refusal(state);
   if (reason !== undefined) {
     probe.recordRefusal(reason);
-    notify(reason);
+    // The hint beside the button already says why: it is pointed at, not repeated in a notice.
+    page.talkStatus.textContent = reason;
+    pointAtHint();
     return;
   }
   // Hands-free: the press only interrupts; listening starts afresh at once (nothing heard over the robot's
@@ -245,12 +256,11 @@ const applyMicrophoneAllowed = (allowed: boolean): void => {
   if (allowed) {
     void microphone.open();
   } else {
-    if (state.recording !== 'none') finishRecording(false, 'The robot switched the microphone off.');
+    if (state.recording !== 'none') finishRecording(false, 'What you were saying was not sent.');
     microphone.close();
   }
-  if (changed && state.connection === 'online') {
-    notify(allowed ? 'The microphone is on again.' : 'The robot has switched the microphone off.');
-  }
+  // Switched off, the hint and the bubble say so; back on, nothing else would.
+  if (changed && allowed && state.connection === 'online') notify('The microphone is on again.');
   render();
 };
 
@@ -318,6 +328,7 @@ const onMessage = (message: ServerMessage): void => {
       // A new session's state replaces whatever the page showed before (reconnects included).
       probe.statesApplied += 1;
       state.bubbleTurn = undefined;
+      clearNotice();
       if (state.lostQuestion) {
         state.lostQuestion = false;
         showFailure(LOST_QUESTION);
