@@ -114,9 +114,10 @@ const assertFits = (layout: Layout, where: string): void => {
 const assertAnswerScrolls = async (page: Page, where: string): Promise<void> => {
   const scrolled = await page.evaluate<{ box: number; page: number }>(`(() => {
     const speech = document.querySelector('#speech');
-    speech.scrollTop = speech.scrollHeight;
+    // Instant: the box glides when it follows the robot's voice, and this reads the position at once.
+    speech.scrollTo({ top: speech.scrollHeight, behavior: 'instant' });
     const result = { box: speech.scrollTop, page: document.scrollingElement.scrollTop };
-    speech.scrollTop = 0;
+    speech.scrollTo({ top: 0, behavior: 'instant' });
     return result;
   })()`);
   assert.ok(scrolled.box > 0, `${where}: the answer box does not scroll`);
