@@ -207,12 +207,26 @@ describe('kiosk layout', () => {
     assert.ok(portrait >= landscape * 0.9, `portrait ${portrait} px vs landscape ${landscape} px`);
   });
 
-  it('keeps the talk button’s label clear of its round edge, also while listening', async () => {
+  it('keeps the talk button’s label clear of its round edge, also while listening or the robot speaks', async () => {
     for (const size of SIZES) {
       await page.setViewportSize({ width: size.width, height: size.height });
       const where = `${size.width}×${size.height}`;
       const idle = await labelClearance(page);
       assert.ok(idle >= 8, `${where}: "Hold to talk" is ${idle.toFixed(1)} px from the edge`);
+
+      const spoken = (await snapshot(page)).played.length;
+      await service.playAudio({ emotion: 'happy', text: 'One moment.', audio: toneWav(1_000) });
+      await page.locator('#talk[data-look="speaking"]').waitFor();
+      const speaking = await labelClearance(page);
+      assert.ok(
+        speaking >= 8,
+        `${where}: "Speaking… hold to interrupt" is ${speaking.toFixed(1)} px from the edge`,
+      );
+      await waitForSnapshot(
+        page,
+        (s) => s.played.length > spoken && s.played.at(-1)?.endedAt !== undefined,
+        'the message to end',
+      );
 
       const before = (await snapshot(page)).played.length;
       const box = await page.locator('#talk').boundingBox();

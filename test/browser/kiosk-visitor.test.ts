@@ -10,6 +10,7 @@ import {
   startKioskService,
   toneWav,
   waitForSnapshot,
+  type KioskService,
 } from './kiosk-harness.js';
 
 /** What the visitor reads: the hint, the notice under the button, and the bubble (its idle text or answer). */
@@ -138,5 +139,80 @@ describe('kiosk: nothing on screen contradicts the robot', () => {
       await insecure.close();
       await service.stop();
     }
+  });
+});
+
+describe('kiosk: the robot talks like a robot, and the bubble says what happened to its answer', () => {
+  let browser: Browser;
+  let service: KioskService;
+  before(async () => {
+    service = await startKioskService();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await service.stop();
+  });
+
+  it('answers in the demo with how long the visitor spoke, not with a byte count', async () => {
+    const { page, problems } = await openKiosk(browser, service);
+    await holdTalkButton(page, 1_200);
+    const state = await waitForSnapshot(page, (s) => s.played.length === 1, 'the echo');
+    const said = state.played[0]!.text;
+    assert.match(said, /^You spoke for about [12] seconds?\. This is what I heard\.$/);
+    assert.equal(await page.locator('#speech-text').textContent(), said);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('says "hold to interrupt" while the robot speaks in hold-to-talk mode, and marks the answer the visitor cut', async () => {
+    const { page, problems } = await openKiosk(browser, service);
+    const answer = 'The pond was dug in 1902, when the old gate was moved here from the town square.';
+    await service.playAudio({ emotion: 'happy', text: answer, audio: toneWav(6_000, 220) });
+    await page.locator('#talk[data-look="speaking"]').waitFor();
+    assert.equal(await page.locator('#talk-label').textContent(), 'Speaking…\nhold to interrupt');
+    assert.equal(
+      await page.locator('#talk-hint').textContent(),
+      'The robot is speaking: hold the button to interrupt it and ask something else.',
+    );
+    assert.equal(await page.locator('#speech-cut').isVisible(), false);
+    await assertNoSeriousViolations(page, 'the kiosk while the robot speaks, hold-to-talk mode');
+
+    const box = await page.locator('#talk').boundingBox();
+    assert.ok(box !== null);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    try {
+      await waitForSnapshot(page, (s) => s.played.at(-1)?.outcome === 'stopped', 'the answer to stop');
+      // The cut answer stays, greyed, with a line that says the visitor interrupted it.
+      assert.equal(await page.locator('#speech-text').textContent(), answer);
+      assert.equal(await page.locator('#speech-cut').isVisible(), true);
+      assert.equal(await page.locator('#speech-cut').textContent(), '— you interrupted me here');
+      assert.equal(await page.locator('#speech').getAttribute('data-interrupted'), 'true');
+      await assertNoSeriousViolations(page, 'the kiosk with an interrupted answer');
+      await page.waitForTimeout(400);
+    } finally {
+      await page.mouse.up();
+    }
+    // The next answer replaces it, unmarked.
+    await waitForSnapshot(page, (s) => s.played.length === 2, 'the echo of the question');
+    assert.equal(await page.locator('#speech-cut').isVisible(), false);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('clears the old answer from the bubble when a new conversation starts', async () => {
+    const { page, problems } = await openKiosk(browser, service);
+    await service.playAudio({ emotion: 'sad', text: 'The old gate fell in the storm.', audio: toneWav(200) });
+    await waitForSnapshot(page, (s) => s.played.at(-1)?.endedAt !== undefined, 'the answer to end');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.locator('#notice', { hasText: 'New conversation' }).waitFor();
+    const shown = await shownTexts(page);
+    assert.equal(await page.locator('#speech-text').textContent(), '');
+    assert.equal(shown.bubble, 'Hello! Hold the big button and ask me something.');
+    assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'neutral');
+    await assertNoSeriousViolations(page, 'the kiosk after New conversation');
+    assert.deepEqual(problems, []);
+    await page.close();
   });
 });

@@ -44,6 +44,15 @@ describe('kioskView', () => {
     assert.equal(listening.microphoneText, 'Listening…');
   });
 
+  it('push-to-talk while the robot speaks: the button and the hint say a press interrupts it', () => {
+    const view = kioskView({ ...ready, speaking: true }, 0);
+    assert.equal(view.talkLook, 'speaking');
+    assert.equal(view.talkLabel, 'Speaking…\nhold to interrupt');
+    assert.equal(view.hint, 'The robot is speaking: hold the button to interrupt it and ask something else.');
+    assert.equal(view.talkUsable, true);
+    assert.equal(kioskView({ ...ready, speaking: true, recording: 'push' }, 0).talkLook, 'listening');
+  });
+
   it('says offline everywhere, with no microphone, and counts down to the next attempt', () => {
     const offline: KioskState = {
       ...ready,

@@ -25,6 +25,7 @@ export const page = {
   speechBox: byId('speech', HTMLElement),
   speechIdle: byId('speech-idle', HTMLElement),
   speech: byId('speech-text', HTMLElement),
+  speechCut: byId('speech-cut', HTMLElement),
   talk: byId('talk', HTMLButtonElement),
   talkLabel: byId('talk-label', HTMLElement),
   hint: byId('talk-hint', HTMLElement),
@@ -79,8 +80,17 @@ export const fitSpeech = (): void => {
 export const showAnswer = (text: string, continued = false): void => {
   page.speech.textContent = text;
   page.speechIdle.hidden = text !== '';
+  page.speechCut.hidden = true;
+  delete page.speechBox.dataset['interrupted'];
   fitSpeech();
   if (!continued) page.speechBox.scrollTo({ top: 0, behavior: 'instant' });
+};
+
+/** The visitor talked over the answer in the bubble: it says so under it. */
+export const markInterrupted = (): void => {
+  page.speechBox.dataset['interrupted'] = 'true';
+  page.speechCut.hidden = false;
+  fitSpeech();
 };
 
 /** How long the hint stands out after a press it explains. */

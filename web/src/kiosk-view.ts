@@ -41,6 +41,7 @@ export type ShownConnection = 'connecting' | 'online' | 'offline' | 'refused';
 export type TalkLook =
   | 'ready'
   | 'listening'
+  | 'speaking'
   | 'hands-free'
   | 'hands-free-listening'
   | 'hands-free-speaking'
@@ -161,9 +162,10 @@ const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkL
       ? { talkLabel: 'Listening…', talkLook: 'hands-free-listening' }
       : { talkLabel: 'Just speak', talkLook: 'hands-free' };
   }
-  return state.recording === 'push'
-    ? { talkLabel: 'Listening…\nlet go to send', talkLook: 'listening' }
-    : { talkLabel: 'Hold to talk', talkLook: 'ready' };
+  if (state.recording === 'push') return { talkLabel: 'Listening…\nlet go to send', talkLook: 'listening' };
+  // A press stops the robot and records at once: the button says so while it speaks.
+  if (state.speaking) return { talkLabel: 'Speaking…\nhold to interrupt', talkLook: 'speaking' };
+  return { talkLabel: 'Hold to talk', talkLook: 'ready' };
 };
 
 const hint = (state: KioskState, shown: ShownConnection): string => {
@@ -181,6 +183,9 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
       : 'The robot is speaking and does not listen meanwhile: press the button to interrupt it.';
   }
   if (state.handsFree) return 'Hands-free is on: just speak. The robot answers when you pause.';
+  if (state.speaking && state.recording === 'none') {
+    return 'The robot is speaking: hold the button to interrupt it and ask something else.';
+  }
   return 'Hold the button — or the Space bar — while you speak, then let go.';
 };
 

@@ -10,6 +10,7 @@ import {
   drawView,
   face,
   fitSpeech,
+  markInterrupted,
   notify,
   page,
   pointAtHint,
@@ -161,7 +162,9 @@ const robotAnswering = (): boolean => turns.answering || player.holds((pair) => 
  * far is played (turns.ts drops what still arrives), and the service stops working on them.
  */
 const bargeIn = (): void => {
+  const cutShort = answerPlaying;
   player.stopAll();
+  if (cutShort) markInterrupted();
   turns.cancelAll();
   probe.recordBargeIn(turns.latest);
   connection.send(JSON.stringify({ service: 'cancel' }));
@@ -275,6 +278,8 @@ const showFailure = (line: FailureLine): void => {
 };
 
 const follower = new SpeechFollower(page.speechBox, page.speech, () => context.currentTime);
+/** The bubble's answer is being spoken now (its audio started and has not ended). */
+let answerPlaying = false;
 
 const player = new Player(context, {
   onStart: (pair: AudioPair, slot: Slot) => {
@@ -286,6 +291,7 @@ const player = new Player(context, {
     const text = samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text;
     showAnswer(text, samePart);
     follower.follow(text.length - pair.meta.text.length, text.length, slot, !samePart);
+    answerPlaying = true;
     setSpeaking(face, true);
     probe.recordStart({
       messageId: pair.meta.messageId,
@@ -300,6 +306,7 @@ const player = new Player(context, {
     render();
   },
   onEnd: (pair: AudioPair, outcome: PlayOutcome) => {
+    answerPlaying = false;
     follower.stop();
     setSpeaking(face, false);
     state.lastPlaybackEndedAt = performance.now();
@@ -349,8 +356,14 @@ const onMessage = (message: ServerMessage): void => {
     case 'ack':
       probe.recordAck(message.service);
       // A cancel's ack needs no words: the visitor is already talking.
-      if (message.service === 'clear_history')
+      if (message.service === 'clear_history') {
+        // What was said is forgotten: its last answer goes from the bubble too.
+        state.bubbleTurn = undefined;
+        state.emotion = 'neutral';
+        showAnswer('');
         notify('New conversation: the robot has forgotten what was said.');
+        render();
+      }
       return;
     case 'error':
       probe.recordError(message.code);
