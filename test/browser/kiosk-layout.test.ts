@@ -288,6 +288,25 @@ describe('kiosk layout', () => {
     assert.equal(await page.locator('#threshold-value').textContent(), '-45 dB');
   });
 
+  it('opens the operator’s settings from a keyboard (Ctrl+Alt+S) without a tab stop for visitors', async () => {
+    // Nothing new for a visitor to land on: Tab goes from the talk button to the visitor's options.
+    assert.equal(await page.locator('#face-wrap').getAttribute('tabindex'), null);
+    await page.locator('#talk').focus();
+    await page.keyboard.press('Control+Alt+KeyS');
+    await page.locator('#settings').waitFor({ state: 'visible' });
+    // The keyboard is in the dialog: its first control has the focus, and Tab moves on inside it.
+    assert.equal(await page.evaluate(`document.activeElement.id`), 'threshold');
+    await page.keyboard.press('Tab');
+    assert.equal(
+      await page.evaluate(`document.querySelector('#settings').contains(document.activeElement)`),
+      true,
+    );
+    await assertNoSeriousViolations(page, 'the kiosk settings, opened from the keyboard');
+    await page.keyboard.press('Escape');
+    await page.locator('#settings').waitFor({ state: 'hidden' });
+    assert.equal(await page.evaluate(`document.activeElement.id`), 'talk');
+  });
+
   it('loaded nothing from outside the service and logged no errors', () => {
     assert.deepEqual(problems, []);
   });
