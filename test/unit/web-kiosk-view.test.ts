@@ -12,6 +12,8 @@ const ready: KioskState = {
   deviceProblem: '',
   handsFree: false,
   recording: 'none',
+  secondsLeft: undefined,
+  heldPastLimit: false,
   thinking: false,
   speaking: false,
   voiceInterrupts: false,
@@ -42,6 +44,20 @@ describe('kioskView', () => {
     const listening = kioskView({ ...ready, recording: 'push' }, 0);
     assert.equal(listening.talkLook, 'listening');
     assert.equal(listening.microphoneText, 'Listening…');
+  });
+
+  it('counts down the last seconds before the length limit, and says it was sent while still held', () => {
+    assert.equal(
+      kioskView({ ...ready, recording: 'push', secondsLeft: 7 }, 0).talkLabel,
+      'Listening…\n7 s left',
+    );
+    assert.equal(
+      kioskView({ ...ready, handsFree: true, recording: 'hands-free', secondsLeft: 3 }, 0).talkLabel,
+      'Listening…\n3 s left',
+    );
+    const held = kioskView({ ...ready, heldPastLimit: true, speaking: true }, 0);
+    assert.equal(held.talkLabel, 'Sent —\nlet go');
+    assert.equal(held.talkLook, 'sent');
   });
 
   it('push-to-talk while the robot speaks: the button and the hint say a press interrupts it', () => {

@@ -110,11 +110,21 @@ export const clearNotice = (): void => {
   clearTimeout(noticeTimer);
   page.notice.textContent = '';
 };
-/** A short message under the button; it goes away by itself. */
-export const notify = (text: string): void => {
+/** The notice shown must stay when an answer starts (it says what happened to the question). */
+let noticeOutlivesAnswer = false;
+/**
+ * A short message under the button; it goes away by itself, or when an answer starts unless
+ * `outlivesAnswer` (clearNoticeForAnswer).
+ */
+export const notify = (text: string, outlivesAnswer = false): void => {
   page.notice.textContent = text;
+  noticeOutlivesAnswer = outlivesAnswer;
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(clearNotice, NOTICE_MS);
+};
+/** An answer starts: notices about getting there ("Sent.") are done. */
+export const clearNoticeForAnswer = (): void => {
+  if (!noticeOutlivesAnswer) clearNotice();
 };
 
 /** The emotion the face was last drawn with, so it is redrawn only when it changes. */

@@ -23,6 +23,10 @@ export interface KioskState {
   readonly deviceProblem: string;
   readonly handsFree: boolean;
   readonly recording: Recording;
+  /** Whole seconds of recording left before the length limit, in the last seconds before it; else undefined. */
+  readonly secondsLeft: number | undefined;
+  /** The limit sent a push-to-talk recording while the button is still held. */
+  readonly heldPastLimit: boolean;
   /** An utterance is with the robot, nothing of its answer has come yet, and nothing else plays. */
   readonly thinking: boolean;
   /** The robot's voice is playing. */
@@ -41,6 +45,7 @@ export type ShownConnection = 'connecting' | 'online' | 'offline' | 'refused';
 export type TalkLook =
   | 'ready'
   | 'listening'
+  | 'sent'
   | 'speaking'
   | 'hands-free'
   | 'hands-free-listening'
@@ -145,6 +150,10 @@ const microphone = (
   };
 };
 
+/** The seconds left before the length limit, on the label's second line, in the last seconds before it. */
+const timeLeft = (state: KioskState): string =>
+  state.secondsLeft === undefined ? '' : `\n${state.secondsLeft} s left`;
+
 const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkLabel' | 'talkLook'> => {
   if (shown === 'offline') return { talkLabel: 'Offline', talkLook: 'offline' };
   if (shown === 'refused') return { talkLabel: 'Access refused', talkLook: 'offline' };
@@ -159,10 +168,16 @@ const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkL
       return { talkLabel: 'Speaking…\npress to interrupt', talkLook: 'hands-free-speaking' };
     }
     return state.recording === 'hands-free'
-      ? { talkLabel: 'Listening…', talkLook: 'hands-free-listening' }
+      ? { talkLabel: `Listening…${timeLeft(state)}`, talkLook: 'hands-free-listening' }
       : { talkLabel: 'Just speak', talkLook: 'hands-free' };
   }
-  if (state.recording === 'push') return { talkLabel: 'Listening…\nlet go to send', talkLook: 'listening' };
+  if (state.recording === 'push') {
+    const label =
+      state.secondsLeft === undefined ? 'Listening…\nlet go to send' : `Listening…${timeLeft(state)}`;
+    return { talkLabel: label, talkLook: 'listening' };
+  }
+  // Still held after the limit sent the recording: nothing more is heard until the visitor lets go.
+  if (state.heldPastLimit) return { talkLabel: 'Sent —\nlet go', talkLook: 'sent' };
   // A press stops the robot and records at once: the button says so while it speaks.
   if (state.speaking) return { talkLabel: 'Speaking…\nhold to interrupt', talkLook: 'speaking' };
   return { talkLabel: 'Hold to talk', talkLook: 'ready' };

@@ -7,6 +7,7 @@ import { Player, type PlayOutcome } from './player.js';
 import type { Slot } from './playback-timeline.js';
 import {
   clearNotice,
+  clearNoticeForAnswer,
   drawView,
   face,
   fitSpeech,
@@ -45,6 +46,9 @@ const MIN_UTTERANCE_MS = 250;
  * A service run with a lower `--max_audio_frame_bytes` needs this lowered too (docs/protocol.md).
  */
 const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAULT_MAX_AUDIO_FRAME_BYTES));
+/** For this many seconds before the limit, the button counts down what is left. */
+const LIMIT_WARNING_S = 10;
+const LIMIT_NOTICE = 'One minute is the longest a message can be, so what you said was sent.';
 /** Hands-free keeps this much audio from before the threshold tripped. */
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
 /** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
@@ -67,6 +71,8 @@ const state = {
   deviceProblem: '',
   handsFree: false,
   recording: 'none' as Recording,
+  secondsLeft: undefined as number | undefined,
+  heldPastLimit: false,
   thinking: false,
   speaking: false,
   /** The operator allows voice to interrupt the robot (kiosk settings). */
@@ -117,6 +123,8 @@ const render = (): void => {
 const startRecording = (kind: Exclude<Recording, 'none'>): void => {
   utterance.reset();
   state.recording = kind;
+  state.secondsLeft = undefined;
+  state.heldPastLimit = false;
   if (kind === 'push') page.talkStatus.textContent = 'Listening. Release to send.';
   render();
 };
@@ -128,6 +136,7 @@ const finishRecording = (send: boolean, note?: string): void => {
   const releasedClock = context.currentTime;
   if (state.recording === 'push') page.talkStatus.textContent = send ? 'Sent.' : 'Not sent.';
   state.recording = 'none';
+  state.secondsLeft = undefined;
   vad.reset();
   const samples = utterance.take();
   render();
@@ -149,8 +158,10 @@ const finishRecording = (send: boolean, note?: string): void => {
   probe.recordSent({ bytes: wav.byteLength, ms, turn, releasedClock });
   // A server that never ends the turn stops showing "thinking" after a while (turns.ts).
   setTimeout(render, THINKING_MAX_MS + 1);
-  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once.
-  notify(note ?? 'Sent.');
+  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once. A note says what happened
+  // to the question, so it stays when the answer starts.
+  if (note === undefined) notify('Sent.');
+  else notify(note, true);
   render();
 };
 
@@ -201,19 +212,38 @@ const beginPush = (): void => {
 
 const endPush = (send: boolean): void => {
   if (state.recording === 'push') finishRecording(send);
+  if (state.heldPastLimit) {
+    state.heldPastLimit = false;
+    render();
+  }
+};
+
+/** Counts down the last seconds before the length limit; false once the limit is reached. */
+const appendRecorded = (samples: Int16Array): boolean => {
+  const room = utterance.append(samples);
+  const left = Math.ceil((MAX_UTTERANCE_SAMPLES - utterance.samples) / PCM_SAMPLE_RATE);
+  const secondsLeft = left <= LIMIT_WARNING_S ? left : undefined;
+  if (room && secondsLeft !== state.secondsLeft) {
+    state.secondsLeft = secondsLeft;
+    render();
+  }
+  return room;
 };
 
 const onChunk = (chunk: PcmChunk): void => {
   settings.showLevel(chunk.levelDb);
   if (state.recording === 'push') {
-    if (!utterance.append(chunk.samples))
-      finishRecording(true, 'That was the longest a message can be: sent.');
+    if (!appendRecorded(chunk.samples)) {
+      // The finger is still down: the button says it was sent and to let go.
+      state.heldPastLimit = true;
+      finishRecording(true, LIMIT_NOTICE);
+    }
     return;
   }
   if (state.recording === 'hands-free') {
-    const full = !utterance.append(chunk.samples);
+    const full = !appendRecorded(chunk.samples);
     const event = vad.update(chunk.levelDb, chunk.ms);
-    if (full) finishRecording(true, 'That was the longest a message can be: sent.');
+    if (full) finishRecording(true, LIMIT_NOTICE);
     else if (event === 'end') finishRecording(true);
     else if (event === 'discard') finishRecording(false);
     return;
@@ -283,7 +313,7 @@ let answerPlaying = false;
 
 const player = new Player(context, {
   onStart: (pair: AudioPair, slot: Slot) => {
-    clearNotice();
+    clearNoticeForAnswer();
     state.emotion = pair.meta.emotion;
     // The parts of one streamed answer stay together; anything else starts the bubble afresh.
     const samePart = pair.meta.turn !== undefined && pair.meta.turn === state.bubbleTurn;
