@@ -140,6 +140,27 @@ describe('kiosk: nothing on screen contradicts the robot', () => {
       await service.stop();
     }
   });
+
+  it('on plain http at another name, has its microphone when the browser is told to trust that origin (a trial without TLS, docs/kiosk.md)', async () => {
+    const service = await startKioskService();
+    const origin = `http://kiosk.test:${service.service.listeningPort}`;
+    const trial = await launchBrowser({
+      args: [
+        '--host-resolver-rules=MAP kiosk.test 127.0.0.1',
+        `--unsafely-treat-insecure-origin-as-secure=${origin}`,
+      ],
+    });
+    try {
+      const page = await trial.newPage();
+      await page.goto(`${origin}/`);
+      await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
+      assert.equal(await page.evaluate('isSecureContext'), true);
+      assert.equal(await page.locator('#talk-label').textContent(), 'Hold to talk');
+    } finally {
+      await trial.close();
+      await service.stop();
+    }
+  });
 });
 
 describe('kiosk: the robot talks like a robot, and the bubble says what happened to its answer', () => {
