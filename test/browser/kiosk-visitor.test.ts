@@ -205,11 +205,18 @@ describe('kiosk: the robot talks like a robot, and the bubble says what happened
     await page.mouse.down();
     try {
       await waitForSnapshot(page, (s) => s.played.at(-1)?.outcome === 'stopped', 'the answer to stop');
-      // The cut answer stays, greyed, with a line that says the visitor interrupted it.
+      // The cut answer stays, with a line that says the visitor interrupted it, and what was not said greyed.
       assert.equal(await page.locator('#speech-text').textContent(), answer);
       assert.equal(await page.locator('#speech-cut').isVisible(), true);
-      assert.equal(await page.locator('#speech-cut').textContent(), '— you interrupted me here');
-      assert.equal(await page.locator('#speech').getAttribute('data-interrupted'), 'true');
+      assert.equal(
+        await page.locator('#speech-cut').textContent(),
+        'You interrupted me: I did not say the part in grey.',
+      );
+      const unsaid = await page.evaluate<string>(
+        `[...CSS.highlights.get('unsaid')].map((range) => range.toString()).join('')`,
+      );
+      assert.ok(unsaid.length > 0 && answer.endsWith(unsaid), `greyed: ${JSON.stringify(unsaid)}`);
+      assert.ok(unsaid.length < answer.length, 'the whole answer was greyed, as if none of it was said');
       await assertNoSeriousViolations(page, 'the kiosk with an interrupted answer');
       await page.waitForTimeout(400);
     } finally {

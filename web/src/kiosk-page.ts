@@ -82,12 +82,35 @@ export const showAnswer = (text: string, continued = false): void => {
   page.speechIdle.hidden = text !== '';
   page.speechCut.hidden = true;
   delete page.speechBox.dataset['interrupted'];
+  CSS.highlights.delete(UNSAID);
   fitSpeech();
   if (!continued) page.speechBox.scrollTo({ top: 0, behavior: 'instant' });
 };
 
-/** The visitor talked over the answer in the bubble: it says so under it. */
-export const markInterrupted = (): void => {
+/** The CSS highlight (kiosk.css, `::highlight(unsaid)`) that greys what the robot did not get to say. */
+const UNSAID = 'unsaid';
+
+/**
+ * The visitor talked over the answer in the bubble, the voice at character `spokenTo` (undefined: not
+ * known): the rest is greyed, and a line pinned to the box's lower edge says so wherever it is scrolled.
+ */
+export const markInterrupted = (spokenTo: number | undefined): void => {
+  const node = page.speech.firstChild;
+  // The word the voice was in counts as said: the grey starts at a word, not inside one.
+  const wordEnd =
+    node instanceof Text && spokenTo !== undefined ? node.data.slice(spokenTo).search(/\s/) : -1;
+  const cut =
+    spokenTo === undefined ? undefined : wordEnd < 0 ? Number.POSITIVE_INFINITY : spokenTo + wordEnd;
+  const unsaid = node instanceof Text && cut !== undefined && cut < node.length;
+  if (unsaid) {
+    const range = document.createRange();
+    range.setStart(node, cut);
+    range.setEnd(node, node.length);
+    CSS.highlights.set(UNSAID, new Highlight(range));
+  }
+  page.speechCut.textContent = unsaid
+    ? 'You interrupted me: I did not say the part in grey.'
+    : 'You interrupted me.';
   page.speechBox.dataset['interrupted'] = 'true';
   page.speechCut.hidden = false;
   fitSpeech();

@@ -173,9 +173,10 @@ const robotAnswering = (): boolean => turns.answering || player.holds((pair) => 
  * far is played (turns.ts drops what still arrives), and the service stops working on them.
  */
 const bargeIn = (): void => {
+  const spokenTo = answerPlaying ? follower.spokenOffset() : undefined;
   const cutShort = answerPlaying;
   player.stopAll();
-  if (cutShort) markInterrupted();
+  if (cutShort) markInterrupted(spokenTo);
   turns.cancelAll();
   probe.recordBargeIn(turns.latest);
   connection.send(JSON.stringify({ service: 'cancel' }));

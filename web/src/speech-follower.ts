@@ -55,6 +55,15 @@ export class SpeechFollower {
     this.step();
   }
 
+  /** The character of the bubble's text the voice is at now, by its share of the audio; undefined when silent. */
+  spokenOffset(): number | undefined {
+    const following = this.following;
+    if (following === undefined) return undefined;
+    const { slot, from, to } = following;
+    const share = Math.min(1, Math.max(0, (this.clock() - slot.start) / (slot.end - slot.start || 1)));
+    return Math.round(from + share * (to - from));
+  }
+
   /** The robot stopped speaking: the box stays where it is. */
   stop(): void {
     clearInterval(this.timer);
@@ -63,15 +72,12 @@ export class SpeechFollower {
   }
 
   private step(): void {
-    const following = this.following;
     const node = this.text.firstChild;
-    if (following === undefined || !(node instanceof Text)) return;
+    if (this.following === undefined || !(node instanceof Text)) return;
     if (performance.now() < this.visitorUntil) return;
     const room = this.box.scrollHeight - this.box.clientHeight;
     if (room <= 0) return;
-    const { slot, from, to } = following;
-    const share = Math.min(1, Math.max(0, (this.clock() - slot.start) / (slot.end - slot.start || 1)));
-    const offset = Math.min(node.length, Math.round(from + share * (to - from)));
+    const offset = Math.min(node.length, this.spokenOffset() ?? 0);
     const range = document.createRange();
     range.setStart(node, offset);
     range.setEnd(node, Math.min(node.length, offset + 1));
