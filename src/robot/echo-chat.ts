@@ -1,15 +1,44 @@
 import type { ChatRequestMsg, ChatResponseMsg, ConverseFeedbackMsg } from '../ros/ros-messages.js';
 
+/** How long a WAV recording lasts (s), from its `fmt ` and `data` chunks; undefined when it is not one. */
+const wavSeconds = (audio: Uint8Array): number | undefined => {
+  const view = new DataView(audio.buffer, audio.byteOffset, audio.byteLength);
+  const tag = (at: number): string => String.fromCharCode(...audio.subarray(at, at + 4));
+  if (audio.byteLength < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return undefined;
+  let byteRate: number | undefined;
+  // Each pass moves past one chunk, so this ends within the file.
+  for (let at = 12; at + 8 <= audio.byteLength; ) {
+    const size = view.getUint32(at + 4, true);
+    if (tag(at) === 'fmt ' && at + 16 <= audio.byteLength) byteRate = view.getUint32(at + 16, true);
+    if (tag(at) === 'data') {
+      if (byteRate === undefined || byteRate === 0) return undefined;
+      return Math.min(size, audio.byteLength - at - 8) / byteRate;
+    }
+    at += 8 + size + (size % 2);
+  }
+  return undefined;
+};
+
+/** What the robot says about an utterance it echoes: how long the visitor spoke, as a person would say it. */
+const echoText = (audio: Uint8Array): string => {
+  if (audio.byteLength === 0) return 'I did not hear anything. Please try again.';
+  const seconds = wavSeconds(audio);
+  if (seconds === undefined) return 'I heard you. This is what you sent me.';
+  if (seconds < 1) return 'You spoke for less than a second. This is what I heard.';
+  const whole = Math.round(seconds);
+  return `You spoke for about ${whole} second${whole === 1 ? '' : 's'}. This is what I heard.`;
+};
+
 /**
- * The echo answer to a `/chat` request: the audio back, with a text saying how much was heard. Served
- * by the simulation and by the reference demo chat node (src/robot/nodes/demo-chat-node.ts), so a person at
- * a kiosk hears themselves on either.
+ * The echo answer to a `/chat` request: the audio back, with a text saying how long the visitor spoke.
+ * Served by the simulation and by the reference demo chat node (src/robot/nodes/demo-chat-node.ts), so a
+ * person at a kiosk hears themselves on either.
  */
 export const echoChat = (request: ChatRequestMsg): ChatResponseMsg => {
   const bytes = request.audio.byteLength;
   return {
     emotion: bytes === 0 ? 'surprised' : 'happy',
-    text: `I heard ${bytes} bytes of audio.`,
+    text: echoText(request.audio),
     // The same bytes, not a copy: neither side mutates audio, and the copy showed in the chat p99 (GC).
     audio: request.audio,
   };

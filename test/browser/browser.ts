@@ -36,13 +36,16 @@ export interface Browser {
 /**
  * `env`: the browser's environment instead of this process's; the TLS test gives it a HOME whose NSS
  * database trusts the test's CA, which is where Chromium on Linux looks for locally trusted roots.
+ * `args`: flags beyond CHROMIUM_FLAGS.
  */
-export const launchBrowser = async (options: { env?: Record<string, string> } = {}): Promise<Browser> => {
+export const launchBrowser = async (
+  options: { env?: Record<string, string>; args?: readonly string[] } = {},
+): Promise<Browser> => {
   const profile = mkdtempSync(join(tmpdir(), 'tour-bridge-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_FLAGS,
+    args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
     ...(options.env === undefined ? {} : { env: options.env }),
     viewport: VIEWPORT,
     timeout: 30_000,

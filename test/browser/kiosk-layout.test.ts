@@ -114,9 +114,10 @@ const assertFits = (layout: Layout, where: string): void => {
 const assertAnswerScrolls = async (page: Page, where: string): Promise<void> => {
   const scrolled = await page.evaluate<{ box: number; page: number }>(`(() => {
     const speech = document.querySelector('#speech');
-    speech.scrollTop = speech.scrollHeight;
+    // Instant: the box glides when it follows the robot's voice, and this reads the position at once.
+    speech.scrollTo({ top: speech.scrollHeight, behavior: 'instant' });
     const result = { box: speech.scrollTop, page: document.scrollingElement.scrollTop };
-    speech.scrollTop = 0;
+    speech.scrollTo({ top: 0, behavior: 'instant' });
     return result;
   })()`);
   assert.ok(scrolled.box > 0, `${where}: the answer box does not scroll`);
@@ -206,12 +207,26 @@ describe('kiosk layout', () => {
     assert.ok(portrait >= landscape * 0.9, `portrait ${portrait} px vs landscape ${landscape} px`);
   });
 
-  it('keeps the talk button’s label clear of its round edge, also while listening', async () => {
+  it('keeps the talk button’s label clear of its round edge, also while listening or the robot speaks', async () => {
     for (const size of SIZES) {
       await page.setViewportSize({ width: size.width, height: size.height });
       const where = `${size.width}×${size.height}`;
       const idle = await labelClearance(page);
       assert.ok(idle >= 8, `${where}: "Hold to talk" is ${idle.toFixed(1)} px from the edge`);
+
+      const spoken = (await snapshot(page)).played.length;
+      await service.playAudio({ emotion: 'happy', text: 'One moment.', audio: toneWav(1_000) });
+      await page.locator('#talk[data-look="speaking"]').waitFor();
+      const speaking = await labelClearance(page);
+      assert.ok(
+        speaking >= 8,
+        `${where}: "Speaking… hold to interrupt" is ${speaking.toFixed(1)} px from the edge`,
+      );
+      await waitForSnapshot(
+        page,
+        (s) => s.played.length > spoken && s.played.at(-1)?.endedAt !== undefined,
+        'the message to end',
+      );
 
       const before = (await snapshot(page)).played.length;
       const box = await page.locator('#talk').boundingBox();
@@ -271,6 +286,25 @@ describe('kiosk layout', () => {
     await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
     assert.equal(await page.locator('#threshold').inputValue(), '-45');
     assert.equal(await page.locator('#threshold-value').textContent(), '-45 dB');
+  });
+
+  it('opens the operator’s settings from a keyboard (Ctrl+Alt+S) without a tab stop for visitors', async () => {
+    // Nothing new for a visitor to land on: Tab goes from the talk button to the visitor's options.
+    assert.equal(await page.locator('#face-wrap').getAttribute('tabindex'), null);
+    await page.locator('#talk').focus();
+    await page.keyboard.press('Control+Alt+KeyS');
+    await page.locator('#settings').waitFor({ state: 'visible' });
+    // The keyboard is in the dialog: its first control has the focus, and Tab moves on inside it.
+    assert.equal(await page.evaluate(`document.activeElement.id`), 'threshold');
+    await page.keyboard.press('Tab');
+    assert.equal(
+      await page.evaluate(`document.querySelector('#settings').contains(document.activeElement)`),
+      true,
+    );
+    await assertNoSeriousViolations(page, 'the kiosk settings, opened from the keyboard');
+    await page.keyboard.press('Escape');
+    await page.locator('#settings').waitFor({ state: 'hidden' });
+    assert.equal(await page.evaluate(`document.activeElement.id`), 'talk');
   });
 
   it('loaded nothing from outside the service and logged no errors', () => {

@@ -70,7 +70,10 @@ describe('kiosk reconnecting', () => {
       await waitForSnapshot(page, (s) => s.played.length === 1, 'the message');
       await first.setMicrophone(false);
       await page.locator('body[data-microphone="disabled"]').waitFor();
-      assert.equal(await page.locator('#notice').textContent(), 'The robot has switched the microphone off.');
+      assert.equal(
+        await page.locator('#talk-hint').textContent(),
+        'The robot has switched the microphone off for now.',
+      );
       assert.equal(await page.locator('#speech-text').textContent(), 'Before the restart');
       const onlineBar = await statusBarColour(page);
 
@@ -100,7 +103,7 @@ describe('kiosk reconnecting', () => {
       await assertNoSeriousViolations(page, 'the kiosk, offline');
 
       await holdTalkButton(page, 300);
-      assert.deepEqual((await snapshot(page)).refused.at(-1), 'Not connected to the robot yet.');
+      assert.deepEqual((await snapshot(page)).refused.at(-1), 'The robot is offline.');
 
       // The retry countdown counts down, and the page stays "offline" between attempts.
       const counted = await countdownSeen(page);

@@ -15,6 +15,7 @@ import {
   type KioskService,
 } from './kiosk-harness.js';
 import { FRAGMENT_BYTES } from '../../src/transport/ws/ws-endpoint.js';
+import { echoChat } from '../../src/robot/echo-chat.js';
 
 /**
  * The kiosk page in a real headless Chromium against the real service on the simulation (whose /chat
@@ -71,7 +72,7 @@ describe('kiosk page', () => {
       [{ bytes: sent.byteLength, ms: seconds * 1000, turn: 1 }],
     );
     const played = state.played[0]!;
-    assert.equal(played.text, `I heard ${sent.byteLength} bytes of audio.`);
+    assert.equal(played.text, echoChat({ audio: sent }).text);
     assert.equal(played.audioBytes, sent.byteLength);
     // Played for as long as it lasts: decoded and rendered, not skipped.
     const playedMs = played.endedAt! - played.startedAt;

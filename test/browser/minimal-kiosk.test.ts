@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, watchPage, type Browser } from './browser.js';
 import { parseWav, startKioskService, toneWav, type KioskService } from './kiosk-harness.js';
+import { echoChat } from '../../src/robot/echo-chat.js';
 
 /**
  * The minimal kiosk of docs/protocol.md, the very block between its markers, run in Chromium on a page
@@ -70,7 +71,11 @@ describe('the minimal kiosk of docs/protocol.md', () => {
     await talk.dispatchEvent('pointerdown');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await talk.dispatchEvent('pointerup');
-    const answer = await waitForSaid(page, /^I heard \d+ bytes of audio\.$/, 'answer');
+    const answer = await waitForSaid(
+      page,
+      /^You spoke for about \d+ seconds?\. This is what I heard\.$/,
+      'answer',
+    );
 
     assert.equal(service.chats.length, 1, 'one utterance, one /chat call');
     const [sent] = service.chats;
@@ -78,7 +83,7 @@ describe('the minimal kiosk of docs/protocol.md', () => {
     const wav = parseWav(sent);
     assert.deepEqual([wav.format, wav.channels, wav.sampleRate, wav.bitsPerSample], [1, 1, 16_000, 16]);
     assert.ok(wav.samples.length > 8_000, `${wav.samples.length} samples for a 1.5 s press`);
-    assert.equal(answer, `I heard ${sent.byteLength} bytes of audio.`);
+    assert.equal(answer, echoChat({ audio: sent }).text);
 
     await service.playAudio({ emotion: 'happy', text: 'Hello from the robot', audio: toneWav(300) });
     await waitForSaid(page, /^Hello from the robot$/, 'the /play_audio message');

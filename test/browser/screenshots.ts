@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots`: the pictures in docs/img, taken from the real pages in headless Chromium against
- * the service on the simulation: the kiosk at a landscape kiosk (1280×800), a phone (390×844) and offline,
+ * the service on the simulation: the kiosk at a landscape kiosk (1280×800), a phone (390×844), following a
+ * long answer, with an answer the visitor interrupted, counting down to the recording limit, and offline,
  * and the operator page (1280×800): a tour open, and a save refused because another operator saved first.
  */
 import { mkdirSync } from 'node:fs';
@@ -25,6 +26,9 @@ const ANSWER =
   'Welcome to the museum! Today we will see the rose garden, planted in 1898, the pond with its old ' +
   'carp, and the gate built in 1750. The walk takes about forty minutes, with benches on the way. ' +
   'Hold the blue button to ask me anything, at any time.';
+
+/** About 3,000 characters: longer than the bubble, as a language model answers a broad question. */
+const LONG_ANSWER = Array.from({ length: 12 }, () => ANSWER).join(' ');
 
 const service = await startKioskService();
 const browser = await launchBrowser();
@@ -56,6 +60,50 @@ try {
     await waitForSnapshot(kiosk, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
   }
   await kiosk.setViewportSize(VIEWPORT);
+
+  // A long answer, two fifths of the way through: the bubble has followed the voice down.
+  const longBefore = (await snapshot(kiosk)).played.length;
+  await service.playAudio({ emotion: 'happy', text: LONG_ANSWER, audio: toneWav(20_000, 220) });
+  const longStarted = await waitForSnapshot(
+    kiosk,
+    (state) => state.played.length === longBefore + 1,
+    'the long answer to start',
+  );
+  const longAnswer = longStarted.played.at(-1)!;
+  await waitForSnapshot(
+    kiosk,
+    (state) =>
+      state.audio.clock >= longAnswer.clockStart + 0.4 * (longAnswer.clockEnd - longAnswer.clockStart),
+    'two fifths of the long answer',
+    20_000,
+  );
+  await kiosk.waitForTimeout(600);
+  await shoot(kiosk, 'kiosk-long-answer.png');
+  // The visitor holds the button over it: the answer stops and says it was interrupted.
+  const talk = await kiosk.locator('#talk').boundingBox();
+  if (talk === null) throw new Error('the talk button is not visible');
+  await kiosk.mouse.move(talk.x + talk.width / 2, talk.y + talk.height / 2);
+  await kiosk.mouse.down();
+  await kiosk.locator('#speech-cut').waitFor();
+  await kiosk.waitForTimeout(400);
+  await shoot(kiosk, 'kiosk-interrupted.png');
+  await kiosk.mouse.up();
+  await waitForSnapshot(
+    kiosk,
+    (state) => state.played.length === longBefore + 2 && state.played.at(-1)?.endedAt !== undefined,
+    'the echo of the interruption to end',
+  );
+
+  // A visitor near the one-minute limit: the button counts down.
+  const { page: holding } = await openKiosk(browser, service);
+  const holdAt = await holding.locator('#talk').boundingBox();
+  if (holdAt === null) throw new Error('the talk button is not visible');
+  await holding.mouse.move(holdAt.x + holdAt.width / 2, holdAt.y + holdAt.height / 2);
+  await holding.mouse.down();
+  await holding.locator('#talk-label', { hasText: '7 s left' }).waitFor({ timeout: 60_000 });
+  await shoot(holding, 'kiosk-time-left.png');
+  await holding.mouse.up();
+  await holding.close();
 
   await sendJson(service.baseUrl, 'POST', '/tour', {
     tour_name: 'garden',

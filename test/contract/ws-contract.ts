@@ -41,7 +41,7 @@ export const wsConversationContract = (target: () => WsContractTarget): void => 
       await kiosk.frameCount(4, FRAME_TIMEOUT_MS);
       const pair = pairAt(kiosk.frames, 1);
       assert.equal(pair.meta['emotion'], 'happy');
-      assert.equal(pair.meta['text'], 'I heard 1000 bytes of audio.');
+      assert.equal(pair.meta['text'], 'I heard you. This is what you sent me.');
       assert.equal(pair.meta['messageId'], pair.messageId);
       assert.equal(pair.meta['turn'], 1);
       assert.deepEqual(pair.audio, audio);

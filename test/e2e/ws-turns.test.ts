@@ -73,7 +73,7 @@ describe('streamed turns over /ws (simulation)', () => {
         'turn_end',
       );
       assert.deepEqual(lines(kiosk.frames), [
-        'pair 1 I heard 3001 bytes of audio. 1000',
+        'pair 1 I heard you. This is what you sent me. 1000',
         'pair 1 This is part 2 of 3. 1000',
         'pair 1 This is part 3 of 3. 1001',
         '{"type":"turn_end","turn":1,"outcome":"answered"}',
@@ -112,7 +112,7 @@ describe('streamed turns over /ws (simulation)', () => {
       await kiosk.frameCount(1 + 3);
       const elapsed = performance.now() - sent;
       assert.deepEqual(lines(kiosk.frames), [
-        'pair 1 I heard 2000 bytes of audio. This is part 2 of 3. This is part 3 of 3. 2000',
+        'pair 1 I heard you. This is what you sent me. This is part 2 of 3. This is part 3 of 3. 2000',
         '{"type":"turn_end","turn":1,"outcome":"answered"}',
       ]);
       assert.ok(elapsed >= 300 - 5, `answered after ${elapsed} ms`);
@@ -142,7 +142,8 @@ describe('streamed turns over /ws (simulation)', () => {
           (frames) => frames.some((frame) => frame.kind === 'text' && frame.json['service'] === 'cancel'),
           'the cancel ack',
         );
-        const beforeAck = chatInterface === 'action' ? ['pair 1 I heard 300 bytes of audio. 100'] : [];
+        const beforeAck =
+          chatInterface === 'action' ? ['pair 1 I heard you. This is what you sent me. 100'] : [];
         const expected = [
           ...beforeAck,
           '{"type":"turn_end","turn":1,"outcome":"cancelled"}',

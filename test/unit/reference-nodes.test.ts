@@ -159,7 +159,7 @@ describe('the reference demo chat node', () => {
     assert.equal(node.services.get('/clear_history')?.type, 'std_srvs/srv/Empty');
     assert.deepEqual(await node.call('/chat', { audio: [1, 2, 3] }), {
       emotion: 'happy',
-      text: 'I heard 3 bytes of audio.',
+      text: 'I heard you. This is what you sent me.',
       audio: new Uint8Array([1, 2, 3]),
     });
     assert.deepEqual(await node.call('/clear_history', {}), {});
@@ -363,7 +363,7 @@ describe('the reference demo chat node: the Converse action', () => {
     assert.deepEqual(
       goal.feedback.map((each) => [each.text, [...each.audio]]),
       [
-        ['I heard 6 bytes of audio.', [1, 2]],
+        ['I heard you. This is what you sent me.', [1, 2]],
         ['This is part 2 of 3.', [3, 4]],
         ['This is part 3 of 3.', [5, 6]],
       ],

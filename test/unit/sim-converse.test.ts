@@ -45,13 +45,13 @@ describe('the echo answer in parts', () => {
     const audio = bytes(10);
     assert.deepEqual(
       echoChatParts({ audio }, 3).map((part) => part.text),
-      ['I heard 10 bytes of audio.', 'This is part 2 of 3.', 'This is part 3 of 3.'],
+      ['I heard you. This is what you sent me.', 'This is part 2 of 3.', 'This is part 3 of 3.'],
     );
     assert.deepEqual(echoChatParts({ audio }, 1), [echoChat({ audio })]);
     assert.deepEqual(echoChatWhole({ audio }, 1), echoChat({ audio }));
     assert.deepEqual(echoChatWhole({ audio }, 2), {
       emotion: 'happy',
-      text: 'I heard 10 bytes of audio. This is part 2 of 2.',
+      text: 'I heard you. This is what you sent me. This is part 2 of 2.',
       audio,
     });
     assert.throws(() => echoChatParts({ audio }, 0), RangeError);
@@ -87,7 +87,10 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
     scheduler.flush();
     const response = await answer;
     assert.equal(at, 1200);
-    assert.equal(response.text, 'I heard 100 bytes of audio. This is part 2 of 3. This is part 3 of 3.');
+    assert.equal(
+      response.text,
+      'I heard you. This is what you sent me. This is part 2 of 3. This is part 3 of 3.',
+    );
     assert.deepEqual(response.audio, audio);
   });
 
@@ -149,5 +152,42 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
     sim.converse({ audio: bytes(2) }, handler);
     scheduler.flush();
     assert.deepEqual(heard.slice(1), ['part 1 @10', 'part 2 @20', `result ${ConverseOutcome.OK} true @20`]);
+  });
+});
+
+describe('the echo answer’s words', () => {
+  /** A 16 kHz 16-bit mono WAV of `seconds` of silence. */
+  const wav = (seconds: number): Uint8Array => {
+    const data = Math.round(seconds * 16_000) * 2;
+    const file = Buffer.alloc(44 + data);
+    file.write('RIFF', 0, 'ascii');
+    file.writeUInt32LE(36 + data, 4);
+    file.write('WAVEfmt ', 8, 'ascii');
+    file.writeUInt32LE(16, 16);
+    file.writeUInt16LE(1, 20);
+    file.writeUInt16LE(1, 22);
+    file.writeUInt32LE(16_000, 24);
+    file.writeUInt32LE(32_000, 28);
+    file.writeUInt16LE(2, 32);
+    file.writeUInt16LE(16, 34);
+    file.write('data', 36, 'ascii');
+    file.writeUInt32LE(data, 40);
+    return new Uint8Array(file);
+  };
+
+  it('says how long the visitor spoke, as a person would, and never a byte count', () => {
+    assert.equal(echoChat({ audio: wav(2.2) }).text, 'You spoke for about 2 seconds. This is what I heard.');
+    assert.equal(echoChat({ audio: wav(1.2) }).text, 'You spoke for about 1 second. This is what I heard.');
+    assert.equal(
+      echoChat({ audio: wav(0.4) }).text,
+      'You spoke for less than a second. This is what I heard.',
+    );
+    assert.equal(echoChat({ audio: new Uint8Array() }).text, 'I did not hear anything. Please try again.');
+    assert.equal(echoChat({ audio: bytes(69_610) }).text, 'I heard you. This is what you sent me.');
+    // A header that claims more data than the file holds counts what is there.
+    assert.equal(
+      echoChat({ audio: wav(3).subarray(0, 44 + 32_000) }).text.startsWith('You spoke for about 1 second'),
+      true,
+    );
   });
 });

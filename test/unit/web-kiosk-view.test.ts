@@ -12,6 +12,8 @@ const ready: KioskState = {
   deviceProblem: '',
   handsFree: false,
   recording: 'none',
+  secondsLeft: undefined,
+  heldPastLimit: false,
   thinking: false,
   speaking: false,
   voiceInterrupts: false,
@@ -42,6 +44,29 @@ describe('kioskView', () => {
     const listening = kioskView({ ...ready, recording: 'push' }, 0);
     assert.equal(listening.talkLook, 'listening');
     assert.equal(listening.microphoneText, 'Listening…');
+  });
+
+  it('counts down the last seconds before the length limit, and says it was sent while still held', () => {
+    assert.equal(
+      kioskView({ ...ready, recording: 'push', secondsLeft: 7 }, 0).talkLabel,
+      'Listening…\n7 s left',
+    );
+    assert.equal(
+      kioskView({ ...ready, handsFree: true, recording: 'hands-free', secondsLeft: 3 }, 0).talkLabel,
+      'Listening…\n3 s left',
+    );
+    const held = kioskView({ ...ready, heldPastLimit: true, speaking: true }, 0);
+    assert.equal(held.talkLabel, 'Sent —\nlet go');
+    assert.equal(held.talkLook, 'sent');
+  });
+
+  it('push-to-talk while the robot speaks: the button and the hint say a press interrupts it', () => {
+    const view = kioskView({ ...ready, speaking: true }, 0);
+    assert.equal(view.talkLook, 'speaking');
+    assert.equal(view.talkLabel, 'Speaking…\nhold to interrupt');
+    assert.equal(view.hint, 'The robot is speaking: hold the button to interrupt it and ask something else.');
+    assert.equal(view.talkUsable, true);
+    assert.equal(kioskView({ ...ready, speaking: true, recording: 'push' }, 0).talkLook, 'listening');
   });
 
   it('says offline everywhere, with no microphone, and counts down to the next attempt', () => {
@@ -137,7 +162,11 @@ describe('kioskView', () => {
 
   it('says why talking is not possible', () => {
     assert.equal(refusal(ready), undefined);
-    assert.equal(refusal({ ...ready, connection: 'offline' }), 'Not connected to the robot yet.');
+    assert.equal(refusal({ ...ready, connection: 'offline' }), 'The robot is offline.');
+    assert.equal(
+      refusal({ ...ready, connection: 'connecting', microphoneAllowed: undefined }),
+      'Not connected to the robot yet.',
+    );
     assert.equal(
       refusal({ ...ready, microphoneAllowed: false }),
       'The robot has switched the microphone off.',
@@ -145,6 +174,25 @@ describe('kioskView', () => {
     assert.equal(refusal({ ...ready, device: 'failed', deviceProblem: 'denied' }), 'No microphone: denied');
     assert.equal(refusal({ ...ready, device: 'opening' }), 'The microphone is starting.');
     assert.equal(kioskView({ ...ready, microphoneAllowed: false }, 0).talkLook, 'unavailable');
+  });
+
+  it('has a hint for every refusal, so a refused press points at it rather than repeating it', () => {
+    const refused: KioskState[] = [
+      { ...ready, connection: 'offline', lostSession: true },
+      { ...ready, connection: 'connecting', microphoneAllowed: undefined },
+      { ...ready, connection: 'refused' },
+      { ...ready, microphoneAllowed: false },
+      { ...ready, device: 'failed', deviceProblem: 'denied' },
+      { ...ready, device: 'opening' },
+      { ...ready, handsFree: true },
+    ];
+    for (const state of refused) {
+      const view = kioskView(state, 0);
+      assert.notEqual(refusal(state), undefined);
+      assert.doesNotMatch(view.hint, /^Hold the button/, JSON.stringify(state));
+      // The bubble does not invite the visitor to do what the kiosk cannot.
+      assert.doesNotMatch(view.idleText, /Hold the big button/, JSON.stringify(state));
+    }
   });
 
   it('counts whole seconds up', () => {

@@ -7,8 +7,11 @@ import type { KioskState, KioskView } from './kiosk-view.js';
  * (kiosk-view.ts), the robot's answer in its box, and short notices under the button.
  */
 
-/** Answer text shrinks in these steps before it scrolls in its box. */
-const SPEECH_SCALES = [1, 0.9, 0.8] as const;
+/**
+ * Answer text shrinks this little before it scrolls in its box: it must stay legible at arm's length, and
+ * a longer answer scrolls along with the robot's voice (speech-follower.ts).
+ */
+const SPEECH_SCALES = [1, 0.9] as const;
 /** How long a notice under the button stays. */
 const NOTICE_MS = 6_000;
 
@@ -22,6 +25,7 @@ export const page = {
   speechBox: byId('speech', HTMLElement),
   speechIdle: byId('speech-idle', HTMLElement),
   speech: byId('speech-text', HTMLElement),
+  speechCut: byId('speech-cut', HTMLElement),
   talk: byId('talk', HTMLButtonElement),
   talkLabel: byId('talk-label', HTMLElement),
   hint: byId('talk-hint', HTMLElement),
@@ -53,7 +57,7 @@ const setText = (target: HTMLElement, text: string): boolean => {
 };
 
 /**
- * Fits the answer box to its share of the screen: the text shrinks in steps (never below a readable size),
+ * Fits the answer box to its share of the screen: the text shrinks a step (never below a readable size),
  * then scrolls inside the box, which is then focusable so it can be scrolled from the keyboard too.
  */
 export const fitSpeech = (): void => {
@@ -67,14 +71,61 @@ export const fitSpeech = (): void => {
   box.dataset['overflowing'] = String(overflowing);
   if (overflowing) box.tabIndex = 0;
   else box.removeAttribute('tabindex');
-  box.scrollTop = 0;
 };
 
-/** What the robot says now; empty shows the idle text instead. */
-export const showAnswer = (text: string): void => {
+/**
+ * What the robot says now; empty shows the idle text instead. `continued`: the text goes on from what the
+ * box showed (the next part of one answer), so the box keeps its place instead of going back to the top.
+ */
+export const showAnswer = (text: string, continued = false): void => {
   page.speech.textContent = text;
   page.speechIdle.hidden = text !== '';
+  page.speechCut.hidden = true;
+  delete page.speechBox.dataset['interrupted'];
+  CSS.highlights.delete(UNSAID);
   fitSpeech();
+  if (!continued) page.speechBox.scrollTo({ top: 0, behavior: 'instant' });
+};
+
+/** The CSS highlight (kiosk.css, `::highlight(unsaid)`) that greys what the robot did not get to say. */
+const UNSAID = 'unsaid';
+
+/**
+ * The visitor talked over the answer in the bubble, the voice at character `spokenTo` (undefined: not
+ * known): the rest is greyed, and a line pinned to the box's lower edge says so wherever it is scrolled.
+ */
+export const markInterrupted = (spokenTo: number | undefined): void => {
+  const node = page.speech.firstChild;
+  // The word the voice was in counts as said: the grey starts at a word, not inside one.
+  const wordEnd =
+    node instanceof Text && spokenTo !== undefined ? node.data.slice(spokenTo).search(/\s/) : -1;
+  const cut =
+    spokenTo === undefined ? undefined : wordEnd < 0 ? Number.POSITIVE_INFINITY : spokenTo + wordEnd;
+  const unsaid = node instanceof Text && cut !== undefined && cut < node.length;
+  if (unsaid) {
+    const range = document.createRange();
+    range.setStart(node, cut);
+    range.setEnd(node, node.length);
+    CSS.highlights.set(UNSAID, new Highlight(range));
+  }
+  page.speechCut.textContent = unsaid
+    ? 'You interrupted me: I did not say the part in grey.'
+    : 'You interrupted me.';
+  page.speechBox.dataset['interrupted'] = 'true';
+  page.speechCut.hidden = false;
+  fitSpeech();
+};
+
+/** How long the hint stands out after a press it explains. */
+const HINT_ATTENTION_MS = 2_000;
+let hintTimer: ReturnType<typeof setTimeout> | undefined;
+/** A press did nothing: the hint beside the button, which says why, stands out for a moment. */
+export const pointAtHint = (): void => {
+  page.hint.dataset['attention'] = 'true';
+  clearTimeout(hintTimer);
+  hintTimer = setTimeout(() => {
+    delete page.hint.dataset['attention'];
+  }, HINT_ATTENTION_MS);
 };
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -82,11 +133,21 @@ export const clearNotice = (): void => {
   clearTimeout(noticeTimer);
   page.notice.textContent = '';
 };
-/** A short message under the button; it goes away by itself. */
-export const notify = (text: string): void => {
+/** The notice shown must stay when an answer starts (it says what happened to the question). */
+let noticeOutlivesAnswer = false;
+/**
+ * A short message under the button; it goes away by itself, or when an answer starts unless
+ * `outlivesAnswer` (clearNoticeForAnswer).
+ */
+export const notify = (text: string, outlivesAnswer = false): void => {
   page.notice.textContent = text;
+  noticeOutlivesAnswer = outlivesAnswer;
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(clearNotice, NOTICE_MS);
+};
+/** An answer starts: notices about getting there ("Sent.") are done. */
+export const clearNoticeForAnswer = (): void => {
+  if (!noticeOutlivesAnswer) clearNotice();
 };
 
 /** The emotion the face was last drawn with, so it is redrawn only when it changes. */

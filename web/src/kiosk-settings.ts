@@ -2,7 +2,8 @@ import { byId } from './dom.js';
 import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE } from './vad.js';
 
 /**
- * The kiosk settings, for operators: a dialog behind a long press on the face, out of a visitor's way. The
+ * The kiosk settings, for operators: a dialog behind a long press on the face, or Ctrl+Alt+S on a keyboard,
+ * out of a visitor's way (no button, no tab stop). The
  * hands-free threshold sits on the live level meter, on one scale; beside it, whether voice may interrupt
  * the robot while it speaks, and what the browser says about echo cancellation, which that needs. Kept in
  * this browser's storage, per kiosk.
@@ -10,6 +11,12 @@ import { clampThreshold, DEFAULT_VAD, THRESHOLD_RANGE } from './vad.js';
 
 /** A press on the face this long opens the settings (a visitor's tap does nothing). */
 const SETTINGS_PRESS_MS = 2_000;
+/**
+ * Ctrl+Alt+S opens the settings from a keyboard: an operator's chord, which a visitor does not press by
+ * chance and which Chromium leaves to the page. By `code`, so it is the same key on any layout.
+ */
+const isSettingsShortcut = (event: KeyboardEvent): boolean =>
+  event.ctrlKey && event.altKey && !event.shiftKey && !event.metaKey && event.code === 'KeyS';
 const THRESHOLD_KEY = 'tour-bridge.kiosk.threshold-db';
 const VOICE_INTERRUPTS_KEY = 'tour-bridge.kiosk.voice-interrupts';
 
@@ -72,6 +79,11 @@ export class KioskSettings {
       this.dialog.close();
     });
     this.watchLongPress(face);
+    document.addEventListener('keydown', (event) => {
+      if (!isSettingsShortcut(event) || this.dialog.open) return;
+      event.preventDefault();
+      this.dialog.showModal();
+    });
   }
 
   /** Hands the stored settings to the handlers (once, at start). */

@@ -23,6 +23,10 @@ export interface KioskState {
   readonly deviceProblem: string;
   readonly handsFree: boolean;
   readonly recording: Recording;
+  /** Whole seconds of recording left before the length limit, in the last seconds before it; else undefined. */
+  readonly secondsLeft: number | undefined;
+  /** The limit sent a push-to-talk recording while the button is still held. */
+  readonly heldPastLimit: boolean;
   /** An utterance is with the robot, nothing of its answer has come yet, and nothing else plays. */
   readonly thinking: boolean;
   /** The robot's voice is playing. */
@@ -41,6 +45,8 @@ export type ShownConnection = 'connecting' | 'online' | 'offline' | 'refused';
 export type TalkLook =
   | 'ready'
   | 'listening'
+  | 'sent'
+  | 'speaking'
   | 'hands-free'
   | 'hands-free-listening'
   | 'hands-free-speaking'
@@ -83,8 +89,14 @@ export const secondsLeft = (retryAt: number, now: number): number =>
 export const canTalk = (state: KioskState): boolean =>
   state.connection === 'online' && state.microphoneAllowed === true && state.device === 'open';
 
-/** Why a press does not talk, in words for the visitor; undefined when it does. */
+/**
+ * Why a press does not talk, in words for the visitor; undefined when it does. The hint beside the button
+ * already says each of these, so the page points at the hint and a screen reader hears this.
+ */
 export const refusal = (state: KioskState): string | undefined => {
+  const shown = shownConnection(state);
+  if (shown === 'offline') return 'The robot is offline.';
+  if (shown === 'refused') return 'The robot refused this kiosk’s access.';
   if (state.connection !== 'online') return 'Not connected to the robot yet.';
   if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
@@ -138,6 +150,10 @@ const microphone = (
   };
 };
 
+/** The seconds left before the length limit, on the label's second line, in the last seconds before it. */
+const timeLeft = (state: KioskState): string =>
+  state.secondsLeft === undefined ? '' : `\n${state.secondsLeft} s left`;
+
 const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkLabel' | 'talkLook'> => {
   if (shown === 'offline') return { talkLabel: 'Offline', talkLook: 'offline' };
   if (shown === 'refused') return { talkLabel: 'Access refused', talkLook: 'offline' };
@@ -152,12 +168,19 @@ const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkL
       return { talkLabel: 'Speaking…\npress to interrupt', talkLook: 'hands-free-speaking' };
     }
     return state.recording === 'hands-free'
-      ? { talkLabel: 'Listening…', talkLook: 'hands-free-listening' }
+      ? { talkLabel: `Listening…${timeLeft(state)}`, talkLook: 'hands-free-listening' }
       : { talkLabel: 'Just speak', talkLook: 'hands-free' };
   }
-  return state.recording === 'push'
-    ? { talkLabel: 'Listening…\nlet go to send', talkLook: 'listening' }
-    : { talkLabel: 'Hold to talk', talkLook: 'ready' };
+  if (state.recording === 'push') {
+    const label =
+      state.secondsLeft === undefined ? 'Listening…\nlet go to send' : `Listening…${timeLeft(state)}`;
+    return { talkLabel: label, talkLook: 'listening' };
+  }
+  // Still held after the limit sent the recording: nothing more is heard until the visitor lets go.
+  if (state.heldPastLimit) return { talkLabel: 'Sent —\nlet go', talkLook: 'sent' };
+  // A press stops the robot and records at once: the button says so while it speaks.
+  if (state.speaking) return { talkLabel: 'Speaking…\nhold to interrupt', talkLook: 'speaking' };
+  return { talkLabel: 'Hold to talk', talkLook: 'ready' };
 };
 
 const hint = (state: KioskState, shown: ShownConnection): string => {
@@ -168,12 +191,16 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'connecting') return 'Connecting to the robot…';
   if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
   if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.microphoneAllowed === undefined || state.device !== 'open') return 'The microphone is starting…';
   if (state.handsFree && state.speaking) {
     return state.voiceInterrupts
       ? 'The robot is speaking: talk over it, or press the button, to interrupt it.'
       : 'The robot is speaking and does not listen meanwhile: press the button to interrupt it.';
   }
   if (state.handsFree) return 'Hands-free is on: just speak. The robot answers when you pause.';
+  if (state.speaking && state.recording === 'none') {
+    return 'The robot is speaking: hold the button to interrupt it and ask something else.';
+  }
   return 'Hold the button — or the Space bar — while you speak, then let go.';
 };
 
@@ -181,6 +208,14 @@ const idleText = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'offline') return 'I am offline at the moment, so I cannot hear or answer you. Back soon!';
   if (shown === 'refused') return 'I cannot talk on this screen right now. Please ask a member of staff.';
   if (shown === 'connecting') return 'Just a moment — I am getting ready.';
+  // No invitation to talk that the kiosk cannot keep.
+  if (state.microphoneAllowed === false) return 'Hello! My microphone is off for now, so I cannot hear you.';
+  if (state.device === 'failed') {
+    return 'Hello! I cannot hear you on this screen: it has no working microphone. Please ask a member of staff.';
+  }
+  if (state.microphoneAllowed === undefined || state.device !== 'open') {
+    return 'Just a moment — I am getting ready.';
+  }
   if (state.handsFree) return 'Hello! Just speak and ask me something.';
   return 'Hello! Hold the big button and ask me something.';
 };

@@ -5,9 +5,21 @@ import { FramePairer, type AudioPair } from './frame-pairer.js';
 import { Microphone, type MicrophoneDevice } from './microphone.js';
 import { Player, type PlayOutcome } from './player.js';
 import type { Slot } from './playback-timeline.js';
-import { clearNotice, drawView, face, fitSpeech, notify, page, showAnswer } from './kiosk-page.js';
+import {
+  clearNotice,
+  clearNoticeForAnswer,
+  drawView,
+  face,
+  fitSpeech,
+  markInterrupted,
+  notify,
+  page,
+  pointAtHint,
+  showAnswer,
+} from './kiosk-page.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
+import { SpeechFollower } from './speech-follower.js';
 import {
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   PCM_SAMPLE_RATE,
@@ -34,6 +46,9 @@ const MIN_UTTERANCE_MS = 250;
  * A service run with a lower `--max_audio_frame_bytes` needs this lowered too (docs/protocol.md).
  */
 const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAULT_MAX_AUDIO_FRAME_BYTES));
+/** For this many seconds before the limit, the button counts down what is left. */
+const LIMIT_WARNING_S = 10;
+const LIMIT_NOTICE = 'One minute is the longest a message can be, so what you said was sent.';
 /** Hands-free keeps this much audio from before the threshold tripped. */
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
 /** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
@@ -56,6 +71,8 @@ const state = {
   deviceProblem: '',
   handsFree: false,
   recording: 'none' as Recording,
+  secondsLeft: undefined as number | undefined,
+  heldPastLimit: false,
   thinking: false,
   speaking: false,
   /** The operator allows voice to interrupt the robot (kiosk settings). */
@@ -106,6 +123,8 @@ const render = (): void => {
 const startRecording = (kind: Exclude<Recording, 'none'>): void => {
   utterance.reset();
   state.recording = kind;
+  state.secondsLeft = undefined;
+  state.heldPastLimit = false;
   if (kind === 'push') page.talkStatus.textContent = 'Listening. Release to send.';
   render();
 };
@@ -117,6 +136,7 @@ const finishRecording = (send: boolean, note?: string): void => {
   const releasedClock = context.currentTime;
   if (state.recording === 'push') page.talkStatus.textContent = send ? 'Sent.' : 'Not sent.';
   state.recording = 'none';
+  state.secondsLeft = undefined;
   vad.reset();
   const samples = utterance.take();
   render();
@@ -138,8 +158,10 @@ const finishRecording = (send: boolean, note?: string): void => {
   probe.recordSent({ bytes: wav.byteLength, ms, turn, releasedClock });
   // A server that never ends the turn stops showing "thinking" after a while (turns.ts).
   setTimeout(render, THINKING_MAX_MS + 1);
-  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once.
-  notify(note ?? 'Sent.');
+  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once. A note says what happened
+  // to the question, so it stays when the answer starts.
+  if (note === undefined) notify('Sent.');
+  else notify(note, true);
   render();
 };
 
@@ -151,7 +173,10 @@ const robotAnswering = (): boolean => turns.answering || player.holds((pair) => 
  * far is played (turns.ts drops what still arrives), and the service stops working on them.
  */
 const bargeIn = (): void => {
+  const spokenTo = answerPlaying ? follower.spokenOffset() : undefined;
+  const cutShort = answerPlaying;
   player.stopAll();
+  if (cutShort) markInterrupted(spokenTo);
   turns.cancelAll();
   probe.recordBargeIn(turns.latest);
   connection.send(JSON.stringify({ service: 'cancel' }));
@@ -170,7 +195,9 @@ const beginPush = (): void => {
   const reason = refusal(state);
   if (reason !== undefined) {
     probe.recordRefusal(reason);
-    notify(reason);
+    // The hint beside the button already says why: it is pointed at, not repeated in a notice.
+    page.talkStatus.textContent = reason;
+    pointAtHint();
     return;
   }
   // Hands-free: the press only interrupts; listening starts afresh at once (nothing heard over the robot's
@@ -186,19 +213,38 @@ const beginPush = (): void => {
 
 const endPush = (send: boolean): void => {
   if (state.recording === 'push') finishRecording(send);
+  if (state.heldPastLimit) {
+    state.heldPastLimit = false;
+    render();
+  }
+};
+
+/** Counts down the last seconds before the length limit; false once the limit is reached. */
+const appendRecorded = (samples: Int16Array): boolean => {
+  const room = utterance.append(samples);
+  const left = Math.ceil((MAX_UTTERANCE_SAMPLES - utterance.samples) / PCM_SAMPLE_RATE);
+  const secondsLeft = left <= LIMIT_WARNING_S ? left : undefined;
+  if (room && secondsLeft !== state.secondsLeft) {
+    state.secondsLeft = secondsLeft;
+    render();
+  }
+  return room;
 };
 
 const onChunk = (chunk: PcmChunk): void => {
   settings.showLevel(chunk.levelDb);
   if (state.recording === 'push') {
-    if (!utterance.append(chunk.samples))
-      finishRecording(true, 'That was the longest a message can be: sent.');
+    if (!appendRecorded(chunk.samples)) {
+      // The finger is still down: the button says it was sent and to let go.
+      state.heldPastLimit = true;
+      finishRecording(true, LIMIT_NOTICE);
+    }
     return;
   }
   if (state.recording === 'hands-free') {
-    const full = !utterance.append(chunk.samples);
+    const full = !appendRecorded(chunk.samples);
     const event = vad.update(chunk.levelDb, chunk.ms);
-    if (full) finishRecording(true, 'That was the longest a message can be: sent.');
+    if (full) finishRecording(true, LIMIT_NOTICE);
     else if (event === 'end') finishRecording(true);
     else if (event === 'discard') finishRecording(false);
     return;
@@ -244,12 +290,11 @@ const applyMicrophoneAllowed = (allowed: boolean): void => {
   if (allowed) {
     void microphone.open();
   } else {
-    if (state.recording !== 'none') finishRecording(false, 'The robot switched the microphone off.');
+    if (state.recording !== 'none') finishRecording(false, 'What you were saying was not sent.');
     microphone.close();
   }
-  if (changed && state.connection === 'online') {
-    notify(allowed ? 'The microphone is on again.' : 'The robot has switched the microphone off.');
-  }
+  // Switched off, the hint and the bubble say so; back on, nothing else would.
+  if (changed && allowed && state.connection === 'online') notify('The microphone is on again.');
   render();
 };
 
@@ -263,14 +308,21 @@ const showFailure = (line: FailureLine): void => {
   showAnswer(line.text);
 };
 
+const follower = new SpeechFollower(page.speechBox, page.speech, () => context.currentTime);
+/** The bubble's answer is being spoken now (its audio started and has not ended). */
+let answerPlaying = false;
+
 const player = new Player(context, {
   onStart: (pair: AudioPair, slot: Slot) => {
-    clearNotice();
+    clearNoticeForAnswer();
     state.emotion = pair.meta.emotion;
     // The parts of one streamed answer stay together; anything else starts the bubble afresh.
     const samePart = pair.meta.turn !== undefined && pair.meta.turn === state.bubbleTurn;
     state.bubbleTurn = pair.meta.turn;
-    showAnswer(samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text);
+    const text = samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text;
+    showAnswer(text, samePart);
+    follower.follow(text.length - pair.meta.text.length, text.length, slot, !samePart);
+    answerPlaying = true;
     setSpeaking(face, true);
     probe.recordStart({
       messageId: pair.meta.messageId,
@@ -285,6 +337,8 @@ const player = new Player(context, {
     render();
   },
   onEnd: (pair: AudioPair, outcome: PlayOutcome) => {
+    answerPlaying = false;
+    follower.stop();
     setSpeaking(face, false);
     state.lastPlaybackEndedAt = performance.now();
     probe.recordEnd(pair.meta.messageId, outcome);
@@ -312,6 +366,7 @@ const onMessage = (message: ServerMessage): void => {
       // A new session's state replaces whatever the page showed before (reconnects included).
       probe.statesApplied += 1;
       state.bubbleTurn = undefined;
+      clearNotice();
       if (state.lostQuestion) {
         state.lostQuestion = false;
         showFailure(LOST_QUESTION);
@@ -332,8 +387,14 @@ const onMessage = (message: ServerMessage): void => {
     case 'ack':
       probe.recordAck(message.service);
       // A cancel's ack needs no words: the visitor is already talking.
-      if (message.service === 'clear_history')
+      if (message.service === 'clear_history') {
+        // What was said is forgotten: its last answer goes from the bubble too.
+        state.bubbleTurn = undefined;
+        state.emotion = 'neutral';
+        showAnswer('');
         notify('New conversation: the robot has forgotten what was said.');
+        render();
+      }
       return;
     case 'error':
       probe.recordError(message.code);
@@ -376,6 +437,8 @@ const connection = new KioskConnection(wsUrl, {
   onMessage,
   onBinary,
   onSessionEnd: () => {
+    // The offline screen says the robot cannot answer: its voice must not go on saying otherwise.
+    player.stopAll();
     // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
     pairer.clear();
     // A question still waiting now will never be answered: the next session says so.

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { assertNoSeriousViolations } from './axe.js';
+import { launchBrowser, type Browser } from './browser.js';
+import {
+  openKiosk,
+  parseWav,
+  snapshot,
+  startKioskService,
+  waitForSnapshot,
+  type KioskService,
+} from './kiosk-harness.js';
+
+/**
+ * A visitor who holds the button past the one-minute limit sees the time left before it, and then that
+ * what they said was sent, while the finger is still down and after the answer starts. The hold is real:
+ * a minute of Chromium's fake microphone, as a visitor would give it.
+ */
+
+const LIMIT_NOTICE = 'One minute is the longest a message can be, so what you said was sent.';
+
+const talkLabel = async (page: Page): Promise<string> =>
+  (await page.locator('#talk-label').textContent()) ?? '';
+
+/** Polls the talk button's label until it shows the time left, then a lower one; bounded. */
+const countdownSeen = async (page: Page, timeoutMs: number): Promise<[number, number]> => {
+  const deadline = Date.now() + timeoutMs;
+  let first: number | undefined;
+  while (Date.now() < deadline) {
+    const left = /^Listening…\n(\d+) s left$/.exec(await talkLabel(page))?.[1];
+    if (left !== undefined) {
+      if (first === undefined) first = Number(left);
+      else if (Number(left) < first) return [first, Number(left)];
+    }
+    await page.waitForTimeout(first === undefined ? 500 : 100);
+  }
+  throw new Error(
+    `no countdown within ${timeoutMs} ms; the label reads ${JSON.stringify(await talkLabel(page))}`,
+  );
+};
+
+describe('kiosk: the one-minute recording limit', () => {
+  let browser: Browser;
+  let service: KioskService;
+  before(async () => {
+    service = await startKioskService();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await service.stop();
+  });
+
+  it('counts down the last seconds, then says it sent the message while the button is still held', async () => {
+    const { page, problems } = await openKiosk(browser, service);
+    const box = await page.locator('#talk').boundingBox();
+    assert.ok(box !== null);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    try {
+      // The label has said "let go to send" for 50 s; then it counts down.
+      assert.equal(await talkLabel(page), 'Listening…\nlet go to send');
+      const [first, later] = await countdownSeen(page, 58_000);
+      assert.ok(first <= 10, `the countdown started at ${first} s`);
+      console.log(`# countdown seen: ${first} → ${later} s`);
+      await assertNoSeriousViolations(page, 'the kiosk counting down to the recording limit');
+
+      const sent = await waitForSnapshot(
+        page,
+        (s) => s.sent.length === 1,
+        'the recording to be sent',
+        12_000,
+      );
+      assert.equal(sent.sent[0]!.ms, 60_000);
+      // The finger is still down: the button and the notice say what happened.
+      assert.equal(await talkLabel(page), 'Sent —\nlet go');
+      assert.equal(await page.locator('#talk').getAttribute('data-look'), 'sent');
+      assert.equal(await page.locator('#notice').textContent(), LIMIT_NOTICE);
+      await assertNoSeriousViolations(page, 'the kiosk after the recording limit, still held');
+
+      // The answer starts; the notice stays, so the visitor still knows why it was cut.
+      await waitForSnapshot(page, (s) => s.played.length === 1, 'the answer to start');
+      assert.equal(await page.locator('#notice').textContent(), LIMIT_NOTICE);
+      assert.equal(await talkLabel(page), 'Sent —\nlet go');
+    } finally {
+      await page.mouse.up();
+    }
+    // Letting go sends nothing more; the button is the robot's again.
+    await page.locator('#talk[data-look="speaking"]').waitFor();
+    assert.equal((await snapshot(page)).sent.length, 1);
+    assert.equal(service.chats.length, 1);
+    assert.equal(parseWav(service.chats[0]!).samples.length, 60 * 16_000);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
