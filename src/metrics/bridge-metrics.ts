@@ -18,6 +18,7 @@ export interface BridgeMetrics {
   readonly wsRefusedFrames: CounterFamily;
   readonly wsSessionsClosed: CounterFamily;
   readonly wsSessionsRefused: CounterFamily;
+  readonly wsTurns: CounterFamily;
   readonly rosStreamRestarts: CounterFamily;
   /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
   readonly playAudioDropped: CounterFamily;
@@ -113,6 +114,12 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       `${PREFIX}ws_sessions_refused_total`,
       'WebSocket sessions closed with 1013 as they opened, by reason (max_sessions: --max_sessions held; per_address: the address holds --ws_sessions_per_address)',
       ['reason'],
+    ),
+    wsTurns: new CounterFamily(
+      registry,
+      `${PREFIX}ws_turns_total`,
+      'Turns (kiosk audio frames) ended, by outcome (answered, failed, refused, cancelled): every refused frame, a busy said once for several included',
+      ['outcome'],
     ),
     rosStreamRestarts: new CounterFamily(
       registry,

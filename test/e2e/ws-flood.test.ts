@@ -145,6 +145,8 @@ describe('a kiosk sending faster than a slow robot answers', () => {
         10_000,
       );
       assert.equal(kiosk.texts().filter((message) => message['code'] === 'busy').length, 2);
+      // Every refused turn is counted, the ones whose busy was not repeated included.
+      assert.equal(await metric(server.baseUrl, 'tour_bridge_ws_turns_total{outcome="refused"}'), 35);
     } finally {
       kiosk.close();
     }

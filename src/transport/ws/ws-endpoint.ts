@@ -141,6 +141,7 @@ const frameCounters = (metrics: BridgeMetrics) => {
         outText.bytes.inc(frame.text.length);
         // An error frame answers a client frame that was not carried out.
         if (frame.message.type === 'error') metrics.wsRefusedFrames.child(frame.message.code).inc();
+        else if (frame.message.type === 'turn_end') metrics.wsTurns.child(frame.message.outcome).inc();
         return;
       }
       outText.frames.inc();
