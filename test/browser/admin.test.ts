@@ -79,6 +79,13 @@ describe('operator page', () => {
     await assertNoSeriousViolations(page, 'the operator page, list only');
   });
 
+  it('needs no token here: shows no token field and says none is needed', async () => {
+    await page.locator('#token-not-needed', { hasText: 'No access token needed' }).waitFor();
+    assert.equal(await page.locator('#token').count(), 1);
+    assert.equal(await page.locator('#token').isVisible(), false);
+    assert.doesNotMatch(await page.locator('header').innerText(), /No token set/);
+  });
+
   it('creates a tour with steps', async () => {
     await page.getByRole('button', { name: 'New tour' }).click();
     await page.getByLabel('Tour name').fill('garden');

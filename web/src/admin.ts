@@ -1,5 +1,5 @@
 import { refreshField } from './admin-counters.js';
-import { createTour, deleteTour, getTour, unconfirmed, updateTour, whenAccessRefused } from './admin-api.js';
+import { createTour, deleteTour, getTour, unconfirmed, updateTour, whenAccess } from './admin-api.js';
 import { wireTokenField } from './admin-token.js';
 import {
   explainConflict,
@@ -521,8 +521,8 @@ window.addEventListener('beforeunload', (event) => {
 });
 
 const tokenField = wireTokenField(() => void loadList());
-whenAccessRefused((tokenSent) => {
-  tokenField.refused(tokenSent);
+whenAccess((outcome, tokenSent) => {
+  tokenField[outcome](tokenSent);
 });
 
 renderEditor();
