@@ -213,7 +213,7 @@ describe('operator page: tours that change under it', () => {
     await first.getByLabel('Map name').fill('port');
     await step(first, 0).getByLabel('Description').fill('Planks');
     await first.getByRole('button', { name: 'Save', exact: true }).click();
-    await first.locator('#problem h3', { hasText: '(409)' }).waitFor();
+    await first.locator('#problem h3', { hasText: 'A tour named “pier” already exists' }).waitFor();
     await listButton(first, 'pier').waitFor();
     assert.equal(await first.getByLabel('Tour name').getAttribute('aria-invalid'), 'true');
 

@@ -28,6 +28,9 @@ describe('operator page: the access token', () => {
     await page.goto(`${service.baseUrl}/admin`);
     await page.locator('#token-status', { hasText: 'Access refused' }).waitFor({ timeout: 10_000 });
     assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'token');
+    // Asked for: the field shows, and nothing says a token is not needed.
+    assert.equal(await page.locator('#token').isVisible(), true);
+    assert.equal(await page.locator('#token-not-needed').isVisible(), false);
     const shown = await page.locator('main').innerText();
     assert.doesNotMatch(shown, /Authorization header/);
     await page.locator('#token').fill(TOKEN);
@@ -36,9 +39,11 @@ describe('operator page: the access token', () => {
     assert.equal(await page.locator('#token-status').textContent(), 'Token set for this tab');
     assert.doesNotMatch(page.url(), /token/);
     assert.equal(await page.locator('#kiosk-link').getAttribute('href'), `/?token=${TOKEN}`);
-    // The same tab keeps it across a reload.
+    // The same tab keeps it across a reload, and the field stays to change or clear it.
     await page.reload();
     await page.getByRole('button', { name: 'welcome', exact: true }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#token').isVisible(), true);
+    assert.equal(await page.locator('#token-not-needed').isVisible(), false);
     await page.close();
   });
 

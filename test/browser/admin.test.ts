@@ -79,6 +79,13 @@ describe('operator page', () => {
     await assertNoSeriousViolations(page, 'the operator page, list only');
   });
 
+  it('needs no token here: shows no token field and says none is needed', async () => {
+    await page.locator('#token-not-needed', { hasText: 'No access token needed' }).waitFor();
+    assert.equal(await page.locator('#token').count(), 1);
+    assert.equal(await page.locator('#token').isVisible(), false);
+    assert.doesNotMatch(await page.locator('header').innerText(), /No token set/);
+  });
+
   it('creates a tour with steps', async () => {
     await page.getByRole('button', { name: 'New tour' }).click();
     await page.getByLabel('Tour name').fill('garden');
@@ -293,7 +300,7 @@ describe('operator page', () => {
     await page.locator('#tour-list [aria-current="true"]', { hasText: 'orchard' }).waitFor();
   });
 
-  it('shows a 409 from the API on the name field: the name is taken', async () => {
+  it('says once, in plain words, that the name is taken (a 409), and marks the name field', async () => {
     await page.getByRole('button', { name: 'New tour' }).click();
     assert.equal(await page.locator('#tour-list [aria-current]').count(), 0);
     await page.getByLabel('Tour name').fill('welcome');
@@ -301,18 +308,18 @@ describe('operator page', () => {
     await page.locator('#steps > li').first().getByLabel('Description').fill('Hall');
     await page.getByRole('button', { name: 'Save' }).click();
     const problem = page.locator('#problem');
-    await problem.locator('h3', { hasText: '(409)' }).waitFor();
-    assert.equal(await problem.locator('h3').textContent(), 'Creating failed: Tour already exists (409)');
-    assert.equal(
-      await problem.locator('.problem__detail').textContent(),
-      'a tour named "welcome" already exists',
-    );
+    await problem.locator('h3', { hasText: 'already exists' }).waitFor();
+    assert.equal(await problem.locator('h3').textContent(), 'A tour named “welcome” already exists');
+    // The banner says it once: no status code, no second or third wording of the same thing.
+    const banner = await problem.innerText();
+    assert.doesNotMatch(banner, /409/);
+    assert.equal(banner.match(/exists|taken/gi)?.length, 1, banner);
     assert.equal(await page.getByLabel('Tour name').getAttribute('aria-invalid'), 'true');
-    assert.equal(
-      await page.locator('#tour-name-error').textContent(),
-      'A tour with this name already exists: choose another name.',
-    );
+    assert.equal(await page.locator('#tour-name-error').textContent(), 'Taken by another tour.');
     await assertNoSeriousViolations(page, 'the operator page, a 409');
+    // The banner's one action takes the operator to the name.
+    await problem.getByRole('button', { name: 'Choose another name' }).click();
+    assert.equal(await page.locator(':focus').getAttribute('id'), 'tour-name');
   });
 
   it('shows a 422 from the API next to the field it names', async () => {

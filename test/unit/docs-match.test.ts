@@ -88,6 +88,13 @@ describe('README matches the code', () => {
     }
   });
 
+  it('keeps every line within 200 characters, so it reads without scrolling sideways', () => {
+    const wide = readme
+      .split('\n')
+      .flatMap((line, index) => (line.length > 200 ? [`line ${index + 1}: ${line.length}`] : []));
+    assert.deepEqual(wide, [], 'README lines wider than 200 characters');
+  });
+
   it('gives the two fresh-machine commands on its first screen', () => {
     const firstScreen = readme.split('\n').slice(0, 25).join('\n');
     assert.match(firstScreen, /npm ci && npm run demo/);

@@ -18,13 +18,17 @@ const TIMEOUT_MS = 10_000;
 
 const tourPath = (name: string): string => `/tour/${encodeURIComponent(name)}`;
 
-let onAccessRefused: (tokenSent: boolean) => void = () => undefined;
+/** What an answer told about access: refused (401), or granted (a success). */
+export type AccessOutcome = 'refused' | 'granted';
+
+let onAccess: (outcome: AccessOutcome, tokenSent: boolean) => void = () => undefined;
 /**
- * Told when the service refuses access (401), e.g. to point at the token field; `tokenSent` tells a
- * token that was refused from none given.
+ * Told what each answer says about access: a 401 is refused (e.g. to point at the token field), a success
+ * granted. `tokenSent` tells an answer to a request with a token from one without: a success without a
+ * token means the service needs none.
  */
-export const whenAccessRefused = (listener: (tokenSent: boolean) => void): void => {
-  onAccessRefused = listener;
+export const whenAccess = (listener: (outcome: AccessOutcome, tokenSent: boolean) => void): void => {
+  onAccess = listener;
 };
 
 /** The title of the page's own time-out (the service did not answer at all). */
@@ -83,7 +87,7 @@ const call = async <T>(
     json = undefined;
   }
   if (response.status === 401) {
-    onAccessRefused(tokenSent);
+    onAccess('refused', tokenSent);
     return {
       ok: false,
       problem: {
@@ -102,6 +106,7 @@ const call = async <T>(
     const etag = versionOf(response.headers);
     return { ok: false, problem: etag === undefined ? problem : { ...problem, etag } };
   }
+  onAccess('granted', tokenSent);
   const value = read(json, response.headers);
   if (value === undefined) {
     return {

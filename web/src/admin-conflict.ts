@@ -45,17 +45,22 @@ export const explainOldKept = (from: string, to: string, problem: Problem): Expl
   },
 });
 
-/** A 409 on create is about the name: the name field says so too, not only the banner. */
-export const explainNameTaken = (problem: Problem): Problem =>
-  problem.status === 409 && !problem.errors.some((error) => error.field === 'tour_name')
-    ? {
-        ...problem,
-        errors: [
-          { field: 'tour_name', message: 'A tour with this name already exists: choose another name.' },
-          ...problem.errors,
-        ],
-      }
-    : problem;
+/**
+ * A 409 on a create or a rename: the name is taken. Said once, in plain words (the API's title and detail
+ * say the same again); admin.ts marks the name field and offers to go to it.
+ */
+export const explainNameTaken = (
+  name: string,
+  renamedFrom: string | undefined,
+  problem: Problem,
+): Explained => ({
+  heading: `A tour named “${name}” already exists`,
+  problem: {
+    ...problem,
+    detail: renamedFrom === undefined ? '' : `“${renamedFrom}” keeps its name.`,
+    errors: [],
+  },
+});
 
 /** What the robot was asked to do when it did not confirm in time. */
 export type UnconfirmedChange = 'created' | 'saved' | 'renamed' | 'deleted';

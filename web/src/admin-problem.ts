@@ -43,6 +43,16 @@ const controlFor = (form: HTMLFormElement, field: string): HTMLElement | undefin
   return undefined;
 };
 
+/** Marks the control of `field` invalid and says why beside it; the control, or undefined if none. */
+export const markField = (view: ProblemView, field: string, message: string): HTMLElement | undefined => {
+  const control = controlFor(view.form, field);
+  if (control === undefined) return undefined;
+  control.setAttribute('aria-invalid', 'true');
+  const beside = document.getElementById(`${control.id}-error`);
+  if (beside !== null) beside.textContent = message;
+  return control;
+};
+
 /** Shows a problem: a heading, its detail, each field error next to its field, and the offered actions. */
 export const showProblemAs = (
   view: ProblemView,
@@ -62,16 +72,13 @@ export const showProblemAs = (
   if (problem.errors.length > 0) {
     const list = element('ul', { class: 'problem__errors' });
     for (const error of problem.errors) {
-      const control = controlFor(view.form, error.field);
       const message = fieldMessage(error.field, error.message);
+      const control = markField(view, error.field, message);
       const text = `${fieldLabel(error.field)}: ${message}`;
       const item = element('li');
       if (control === undefined) {
         item.textContent = text;
       } else {
-        control.setAttribute('aria-invalid', 'true');
-        const beside = document.getElementById(`${control.id}-error`);
-        if (beside !== null) beside.textContent = message;
         const jump = element('button', { type: 'button', class: 'link' }, text);
         jump.addEventListener('click', () => {
           control.focus();

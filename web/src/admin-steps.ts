@@ -43,7 +43,13 @@ const fieldControl = (step: StepDraft, field: (typeof FIELDS)[number]): HTMLElem
     name: id,
     'data-step-field': field.name,
     'data-max-chars': String(field.maxLength),
-    'aria-describedby': `${id}-error ${id}-count${field.hint === undefined ? '' : ` ${id}-hint`}`,
+    // What Enter does here: the hint at the top of the form (admin.html), one line per kind of field.
+    'aria-describedby': [
+      `${id}-error`,
+      `${id}-count`,
+      ...(field.hint === undefined ? [] : [`${id}-hint`]),
+      field.multiline ? 'key-enter-new-line' : 'key-enter-saves',
+    ].join(' '),
   };
   if (field.name === 'description') attributes['required'] = '';
   const control = field.multiline

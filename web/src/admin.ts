@@ -1,5 +1,5 @@
 import { refreshField } from './admin-counters.js';
-import { createTour, deleteTour, getTour, unconfirmed, updateTour, whenAccessRefused } from './admin-api.js';
+import { createTour, deleteTour, getTour, unconfirmed, updateTour, whenAccess } from './admin-api.js';
 import { wireTokenField } from './admin-token.js';
 import {
   explainConflict,
@@ -17,6 +17,7 @@ import {
   clearProblem as clearProblemIn,
   showProblem as showProblemIn,
   showProblemAs as showProblemAsIn,
+  markField,
   type ProblemAction,
 } from './admin-problem.js';
 import { renderSteps as renderStepList, wireStepEditing } from './admin-steps.js';
@@ -236,6 +237,21 @@ const showConflict = (verb: 'saved' | 'deleted', problem: Problem, retry: (etag:
   page.problem.focus();
 };
 
+/** A 409 on a create or a rename: the name is taken, by a tour this page may not list yet. */
+const showNameTaken = (name: string, renamedFrom: string | undefined, problem: Problem): void => {
+  const { heading, problem: explained } = explainNameTaken(name, renamedFrom, problem);
+  const chooseName: ProblemAction = {
+    label: 'Choose another name',
+    run: () => {
+      page.name.focus();
+    },
+  };
+  showProblemAs(heading, explained, [chooseName]);
+  markField(problemView, 'tour_name', 'Taken by another tour.');
+  page.problem.focus();
+  void loadList();
+};
+
 /** A 404 on save: someone deleted the tour. It leaves the list, and saving again creates it anew. */
 const showGone = async (problem: Problem): Promise<void> => {
   if (editor === undefined) return;
@@ -327,7 +343,11 @@ const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<vo
     });
     return;
   }
-  showProblem('Renaming', explainNameTaken(created.problem));
+  if (created.problem.status === 409) {
+    showNameTaken(tour.tour_name, from.name, created.problem);
+    return;
+  }
+  showProblem('Renaming', created.problem);
   page.problem.focus();
   void loadList();
 };
@@ -342,10 +362,11 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
         read: readWritten(tour),
         made: () => void settleSaved(tour, sent, `Created “${tour.tour_name}”: ${LATE}`),
       });
+    } else if (result.problem.status === 409) {
+      showNameTaken(tour.tour_name, undefined, result.problem);
     } else {
-      showProblem('Creating', explainNameTaken(result.problem));
+      showProblem('Creating', result.problem);
       page.problem.focus();
-      // The name may be taken by a tour this page does not list yet.
       void loadList();
     }
     return;
@@ -500,8 +521,8 @@ window.addEventListener('beforeunload', (event) => {
 });
 
 const tokenField = wireTokenField(() => void loadList());
-whenAccessRefused((tokenSent) => {
-  tokenField.refused(tokenSent);
+whenAccess((outcome, tokenSent) => {
+  tokenField[outcome](tokenSent);
 });
 
 renderEditor();

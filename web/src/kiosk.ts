@@ -485,6 +485,8 @@ page.newConversation.addEventListener('click', () => {
 
 // Browsers start audio only after a user gesture unless the kiosk's browser is set to allow it
 // (--autoplay-policy=no-user-gesture-required, see docs/kiosk.md); until then a tap anywhere unlocks it.
+// The talk button stays above the overlay (kiosk.css), so a first press on it also talks; unlocking
+// listens in the capture phase, so audio resumes before the press starts the utterance.
 const showUnlock = () => {
   page.unlock.hidden = context.state === 'running';
 };
@@ -492,8 +494,8 @@ context.addEventListener('statechange', showUnlock);
 const unlock = () => {
   if (context.state !== 'running') void context.resume();
 };
-document.addEventListener('pointerdown', unlock);
-document.addEventListener('keydown', unlock);
+document.addEventListener('pointerdown', unlock, { capture: true });
+document.addEventListener('keydown', unlock, { capture: true });
 
 window.addEventListener('online', () => {
   connection.retryNow();

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertNoSeriousViolations } from './axe.js';
+import { launchBrowser, type Browser } from './browser.js';
+import {
+  holdTalkButton,
+  openKiosk,
+  snapshot,
+  startKioskService,
+  waitForSnapshot,
+  type KioskService,
+} from './kiosk-harness.js';
+
+/**
+ * A kiosk whose browser has no autoplay exemption: audio stays off until a gesture, and the page asks for
+ * a tap. The visitor's first press on the talk button must count as a press, not only as that tap.
+ *
+ * Headless Chromium lets audio start without a gesture whatever its --autoplay-policy, so an init script
+ * gives the page the policy of a browser without the exemption, as Chromium applies it: a new AudioContext
+ * starts suspended, and resume() takes effect only once the page has had a user activation (a press).
+ */
+const AUDIO_NEEDS_A_GESTURE = `(() => {
+  const Native = window.AudioContext;
+  window.AudioContext = class extends Native {
+    constructor(...args) {
+      super(...args);
+      void super.suspend();
+    }
+    resume() {
+      return navigator.userActivation.hasBeenActive ? super.resume() : Promise.resolve();
+    }
+  };
+})()`;
+
+const openLockedKiosk = async (browser: Browser, service: KioskService) => {
+  const opened = await openKiosk(browser, service, {
+    beforeLoad: (page) => void page.addInitScript(AUDIO_NEEDS_A_GESTURE),
+  });
+  await opened.page.locator('#unlock').waitFor({ state: 'visible' });
+  return opened;
+};
+
+describe('kiosk: audio that needs a gesture', () => {
+  let service: KioskService;
+  let browser: Browser;
+  before(async () => {
+    service = await startKioskService();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await service.stop();
+  });
+
+  it('the first press on the talk button starts audio and is a press: what is said is sent', async () => {
+    const { page, problems } = await openLockedKiosk(browser, service);
+    assert.equal(await page.locator('#unlock').innerText(), 'Tap anywhere to start');
+    await assertNoSeriousViolations(page, 'the kiosk, asking for a tap');
+    const chatsBefore = service.chats.length;
+    // Audio is off: its clock stands still.
+    const stopped = (await snapshot(page)).audio.clock;
+    await page.waitForTimeout(300);
+    assert.equal((await snapshot(page)).audio.clock, stopped);
+
+    await holdTalkButton(page, 600);
+    const state = await waitForSnapshot(page, (kiosk) => kiosk.sent.length === 1, 'the first press sent');
+    assert.equal(state.sent[0]?.turn, 1);
+    await page.locator('#unlock').waitFor({ state: 'hidden' });
+    await waitForSnapshot(page, (kiosk) => kiosk.audio.clock > stopped + 0.2, 'the audio clock to move');
+    assert.equal(service.chats.length, chatsBefore + 1);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('so is a first touch hold, as on the kiosk tablets', async () => {
+    const { page, problems } = await openLockedKiosk(browser, service);
+    const box = await page.locator('#talk').boundingBox();
+    assert.ok(box !== null);
+    const point = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    // A real touch, as the tablet's screen gives it (the browser context has no touch emulation).
+    const touch = await page.context().newCDPSession(page);
+    await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [point] });
+    await page.waitForTimeout(600);
+    await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await waitForSnapshot(page, (kiosk) => kiosk.sent.length === 1, 'the first touch hold sent');
+    await page.locator('#unlock').waitFor({ state: 'hidden' });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('so is a first Space held from the keyboard', async () => {
+    const { page, problems } = await openLockedKiosk(browser, service);
+    await page.keyboard.down('Space');
+    await page.waitForTimeout(600);
+    await page.keyboard.up('Space');
+    await waitForSnapshot(page, (kiosk) => kiosk.sent.length === 1, 'the first Space held sent');
+    await page.locator('#unlock').waitFor({ state: 'hidden' });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('a tap elsewhere only starts audio: nothing is sent', async () => {
+    const { page, problems } = await openLockedKiosk(browser, service);
+    // The top left corner: the overlay, away from every control.
+    await page.mouse.click(10, 10);
+    await page.locator('#unlock').waitFor({ state: 'hidden' });
+    await page.waitForTimeout(500);
+    assert.deepEqual((await snapshot(page)).sent, []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
