@@ -1,6 +1,7 @@
+import { after, before } from 'node:test';
 import type { Page } from 'playwright-core';
 import { watchAudio } from './audio-log.js';
-import { watchPage, type Browser } from './browser.js';
+import { launchBrowser, watchPage, type Browser } from './browser.js';
 import type { RosPort, RosRequest } from '../../src/ros/ros-port.js';
 import {
   createSimBackend,
@@ -63,6 +64,23 @@ export const startKioskService = async (
  * binds without SO_REUSEADDR, so the connections the stopped service closed itself keep the port in
  * TIME_WAIT for Linux's fixed 60 s; a restarted service (tests or a robot) waits that out. Bounded.
  */
+/**
+ * A kiosk service and a Chromium shared by the tests of one describe block: started before them, stopped
+ * after them. Read its fields inside the tests (they are set when the block starts).
+ */
+export const kioskServiceAndBrowser = (): { readonly service: KioskService; readonly browser: Browser } => {
+  const shared = {} as { service: KioskService; browser: Browser };
+  before(async () => {
+    shared.service = await startKioskService();
+    shared.browser = await launchBrowser();
+  });
+  after(async () => {
+    await shared.browser.close();
+    await shared.service.stop();
+  });
+  return shared;
+};
+
 export const restartKioskService = async (port: number, timeoutMs = 90_000): Promise<KioskService> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertNoSeriousViolations } from './axe.js';
-import { launchBrowser, type Browser } from './browser.js';
 import {
+  type KioskService,
+  kioskServiceAndBrowser,
   openKiosk,
   snapshot,
-  startKioskService,
   toneWav,
   waitForSnapshot,
-  type KioskService,
 } from './kiosk-harness.js';
 
 /**
@@ -84,21 +83,12 @@ const sayLongAnswer = async (service: KioskService, page: Page, ms: number): Pro
 };
 
 describe('kiosk: a long answer', () => {
-  let browser: Browser;
-  let service: KioskService;
-  before(async () => {
-    service = await startKioskService();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await service.stop();
-  });
+  const shared = kioskServiceAndBrowser();
 
   it('follows the robot’s voice through a 3,079-character answer at 1280×800, and lets the visitor scroll back', async () => {
     assert.equal(LONG_ANSWER.length, 3_079);
-    const { page, problems } = await openKiosk(browser, service);
-    await sayLongAnswer(service, page, SPEECH_MS);
+    const { page, problems } = await openKiosk(shared.browser, shared.service);
+    await sayLongAnswer(shared.service, page, SPEECH_MS);
 
     const start = await read(page);
     assert.ok(start.fontPx >= 29, `answer text ${start.fontPx} px`);
@@ -136,9 +126,9 @@ describe('kiosk: a long answer', () => {
   });
 
   it('keeps a 3,079-character answer legible on a phone (390×844)', async () => {
-    const { page, problems } = await openKiosk(browser, service);
+    const { page, problems } = await openKiosk(shared.browser, shared.service);
     await page.setViewportSize({ width: 390, height: 844 });
-    await sayLongAnswer(service, page, 1_000);
+    await sayLongAnswer(shared.service, page, 1_000);
     const reading = await read(page);
     assert.ok(reading.fontPx >= 20, `answer text ${reading.fontPx} px on a phone`);
     await assertNoSeriousViolations(page, 'the kiosk on a phone, with a long answer');

@@ -1,16 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertNoSeriousViolations } from './axe.js';
-import { launchBrowser, type Browser } from './browser.js';
-import {
-  openKiosk,
-  parseWav,
-  snapshot,
-  startKioskService,
-  waitForSnapshot,
-  type KioskService,
-} from './kiosk-harness.js';
+import { kioskServiceAndBrowser, openKiosk, parseWav, snapshot, waitForSnapshot } from './kiosk-harness.js';
 
 /**
  * A visitor who holds the button past the one-minute limit sees the time left before it, and then that
@@ -41,19 +33,10 @@ const countdownSeen = async (page: Page, timeoutMs: number): Promise<[number, nu
 };
 
 describe('kiosk: the one-minute recording limit', () => {
-  let browser: Browser;
-  let service: KioskService;
-  before(async () => {
-    service = await startKioskService();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await service.stop();
-  });
+  const shared = kioskServiceAndBrowser();
 
   it('counts down the last seconds, then says it sent the message while the button is still held', async () => {
-    const { page, problems } = await openKiosk(browser, service);
+    const { page, problems } = await openKiosk(shared.browser, shared.service);
     const box = await page.locator('#talk').boundingBox();
     assert.ok(box !== null);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -89,8 +72,8 @@ describe('kiosk: the one-minute recording limit', () => {
     // Letting go sends nothing more; the button is the robot's again.
     await page.locator('#talk[data-look="speaking"]').waitFor();
     assert.equal((await snapshot(page)).sent.length, 1);
-    assert.equal(service.chats.length, 1);
-    assert.equal(parseWav(service.chats[0]!).samples.length, 60 * 16_000);
+    assert.equal(shared.service.chats.length, 1);
+    assert.equal(parseWav(shared.service.chats[0]!).samples.length, 60 * 16_000);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { assertNoSeriousViolations } from './axe.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { type Browser } from './browser.js';
 import {
   holdTalkButton,
+  type KioskService,
+  kioskServiceAndBrowser,
   openKiosk,
   snapshot,
-  startKioskService,
   waitForSnapshot,
-  type KioskService,
 } from './kiosk-harness.js';
 
 /**
@@ -41,22 +41,13 @@ const openLockedKiosk = async (browser: Browser, service: KioskService) => {
 };
 
 describe('kiosk: audio that needs a gesture', () => {
-  let service: KioskService;
-  let browser: Browser;
-  before(async () => {
-    service = await startKioskService();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await service.stop();
-  });
+  const shared = kioskServiceAndBrowser();
 
   it('the first press on the talk button starts audio and is a press: what is said is sent', async () => {
-    const { page, problems } = await openLockedKiosk(browser, service);
+    const { page, problems } = await openLockedKiosk(shared.browser, shared.service);
     assert.equal(await page.locator('#unlock').innerText(), 'Tap anywhere to start');
     await assertNoSeriousViolations(page, 'the kiosk, asking for a tap');
-    const chatsBefore = service.chats.length;
+    const chatsBefore = shared.service.chats.length;
     // Audio is off: its clock stands still.
     const stopped = (await snapshot(page)).audio.clock;
     await page.waitForTimeout(300);
@@ -67,13 +58,13 @@ describe('kiosk: audio that needs a gesture', () => {
     assert.equal(state.sent[0]?.turn, 1);
     await page.locator('#unlock').waitFor({ state: 'hidden' });
     await waitForSnapshot(page, (kiosk) => kiosk.audio.clock > stopped + 0.2, 'the audio clock to move');
-    assert.equal(service.chats.length, chatsBefore + 1);
+    assert.equal(shared.service.chats.length, chatsBefore + 1);
     assert.deepEqual(problems, []);
     await page.close();
   });
 
   it('so is a first touch hold, as on the kiosk tablets', async () => {
-    const { page, problems } = await openLockedKiosk(browser, service);
+    const { page, problems } = await openLockedKiosk(shared.browser, shared.service);
     const box = await page.locator('#talk').boundingBox();
     assert.ok(box !== null);
     const point = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
@@ -89,7 +80,7 @@ describe('kiosk: audio that needs a gesture', () => {
   });
 
   it('so is a first Space held from the keyboard', async () => {
-    const { page, problems } = await openLockedKiosk(browser, service);
+    const { page, problems } = await openLockedKiosk(shared.browser, shared.service);
     await page.keyboard.down('Space');
     await page.waitForTimeout(600);
     await page.keyboard.up('Space');
@@ -100,7 +91,7 @@ describe('kiosk: audio that needs a gesture', () => {
   });
 
   it('a tap elsewhere only starts audio: nothing is sent', async () => {
-    const { page, problems } = await openLockedKiosk(browser, service);
+    const { page, problems } = await openLockedKiosk(shared.browser, shared.service);
     // The top left corner: the overlay, away from every control.
     await page.mouse.click(10, 10);
     await page.locator('#unlock').waitFor({ state: 'hidden' });

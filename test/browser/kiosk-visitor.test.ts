@@ -5,12 +5,12 @@ import { launchBrowser, type Browser } from './browser.js';
 import type { Page } from 'playwright-core';
 import {
   holdTalkButton,
+  kioskServiceAndBrowser,
   openKiosk,
   snapshot,
   startKioskService,
   toneWav,
   waitForSnapshot,
-  type KioskService,
 } from './kiosk-harness.js';
 
 /** What the visitor reads: the hint, the notice under the button, and the bubble (its idle text or answer). */
@@ -164,19 +164,10 @@ describe('kiosk: nothing on screen contradicts the robot', () => {
 });
 
 describe('kiosk: the robot talks like a robot, and the bubble says what happened to its answer', () => {
-  let browser: Browser;
-  let service: KioskService;
-  before(async () => {
-    service = await startKioskService();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await service.stop();
-  });
+  const shared = kioskServiceAndBrowser();
 
   it('answers in the demo with how long the visitor spoke, not with a byte count', async () => {
-    const { page, problems } = await openKiosk(browser, service);
+    const { page, problems } = await openKiosk(shared.browser, shared.service);
     await holdTalkButton(page, 1_200);
     const state = await waitForSnapshot(page, (s) => s.played.length === 1, 'the echo');
     const said = state.played[0]!.text;
@@ -187,9 +178,9 @@ describe('kiosk: the robot talks like a robot, and the bubble says what happened
   });
 
   it('says "hold to interrupt" while the robot speaks in hold-to-talk mode, and marks the answer the visitor cut', async () => {
-    const { page, problems } = await openKiosk(browser, service);
+    const { page, problems } = await openKiosk(shared.browser, shared.service);
     const answer = 'The pond was dug in 1902, when the old gate was moved here from the town square.';
-    await service.playAudio({ emotion: 'happy', text: answer, audio: toneWav(6_000, 220) });
+    await shared.service.playAudio({ emotion: 'happy', text: answer, audio: toneWav(6_000, 220) });
     await page.locator('#talk[data-look="speaking"]').waitFor();
     assert.equal(await page.locator('#talk-label').textContent(), 'Speaking…\nhold to interrupt');
     assert.equal(
@@ -230,8 +221,12 @@ describe('kiosk: the robot talks like a robot, and the bubble says what happened
   });
 
   it('clears the old answer from the bubble when a new conversation starts', async () => {
-    const { page, problems } = await openKiosk(browser, service);
-    await service.playAudio({ emotion: 'sad', text: 'The old gate fell in the storm.', audio: toneWav(200) });
+    const { page, problems } = await openKiosk(shared.browser, shared.service);
+    await shared.service.playAudio({
+      emotion: 'sad',
+      text: 'The old gate fell in the storm.',
+      audio: toneWav(200),
+    });
     await waitForSnapshot(page, (s) => s.played.at(-1)?.endedAt !== undefined, 'the answer to end');
     await page.getByRole('button', { name: 'New conversation' }).click();
     await page.locator('#notice', { hasText: 'New conversation' }).waitFor();

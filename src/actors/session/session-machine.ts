@@ -108,7 +108,6 @@ export const sessionMachine = setup({
       busyTold: ({ context, event }) =>
         context.busyTold || (event.type === 'request' && event.request.service === 'chat'),
     }),
-    forgetBusyTold: assign({ busyTold: false }),
     /** The request's audio is taken from the budget (the guard checked that it fits). */
     holdAudio: ({ context, event }) => {
       if (event.type === 'request' && event.request.service === 'chat') {
@@ -116,11 +115,12 @@ export const sessionMachine = setup({
       }
     },
     /** Runs the request now when nothing runs or waits, else queues it. */
+    /** A queued request also ends the run of refusals one `busy` spoke for. */
     admit: assign(({ context, event }) => {
       if (event.type !== 'request') return {};
       return context.running === undefined && context.waiting.length === 0
-        ? { running: event.request }
-        : { waiting: [...context.waiting, event.request] };
+        ? { running: event.request, busyTold: false }
+        : { waiting: [...context.waiting, event.request], busyTold: false };
     }),
     /** The running call ended: its audio goes back to the budget before the answer is sent. */
     releaseAudio: ({ context }) => {
@@ -235,7 +235,7 @@ export const sessionMachine = setup({
                   'noteBusyTold',
                 ],
               },
-              { target: 'calling', actions: ['holdAudio', 'admit', 'forgetBusyTold'] },
+              { target: 'calling', actions: ['holdAudio', 'admit'] },
             ],
             cancel: { actions: 'deliverCancelled' },
           },
@@ -269,7 +269,7 @@ export const sessionMachine = setup({
                   'noteBusyTold',
                 ],
               },
-              { actions: ['holdAudio', 'admit', 'forgetBusyTold'] },
+              { actions: ['holdAudio', 'admit'] },
             ],
             'call.part': { guard: 'fromRunningCall', actions: 'deliverPart' },
             'call.settled': {

@@ -19,7 +19,7 @@ import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
-import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
+import { CLOSE_CODES, TURN_OUTCOME_NAMES, type TurnOutcome } from '../../protocol/ws-protocol.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 interface SessionSocket {
@@ -132,6 +132,9 @@ const frameCounters = (metrics: BridgeMetrics) => {
   });
   const outText = counters('out', 'text');
   const outBinary = counters('out', 'binary');
+  const turnsEnded = Object.fromEntries(
+    TURN_OUTCOME_NAMES.map((outcome) => [outcome, metrics.wsTurns.child(outcome)]),
+  ) as Record<TurnOutcome, ReturnType<BridgeMetrics['wsTurns']['child']>>;
   return {
     inText: counters('in', 'text'),
     inBinary: counters('in', 'binary'),
@@ -141,7 +144,7 @@ const frameCounters = (metrics: BridgeMetrics) => {
         outText.bytes.inc(frame.text.length);
         // An error frame answers a client frame that was not carried out.
         if (frame.message.type === 'error') metrics.wsRefusedFrames.child(frame.message.code).inc();
-        else if (frame.message.type === 'turn_end') metrics.wsTurns.child(frame.message.outcome).inc();
+        else if (frame.message.type === 'turn_end') turnsEnded[frame.message.outcome].inc();
         return;
       }
       outText.frames.inc();
