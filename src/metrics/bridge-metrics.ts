@@ -1,7 +1,8 @@
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { RosCallObserver } from '../ros/ros-calls.js';
 import type { RosCallKey } from '../ros/ros-port.js';
 import { CounterFamily, HistogramFamily, type PlainCounter, type PlainHistogram } from './plain-metrics.js';
+import { registerProcessMetrics } from './process-metrics.js';
 
 /**
  * What an operator watches, in Prometheus form (`GET /metrics`). One registry per service instance, so
@@ -76,7 +77,7 @@ const rosCallObserver = (registry: Registry): RosCallObserver => {
 
 export const createBridgeMetrics = (): BridgeMetrics => {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  registerProcessMetrics(registry, PREFIX);
   return {
     registry,
     httpRequests: new CounterFamily(

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The real service as its own process (sim backend, loopback, ephemeral port), so a test can read the
@@ -18,6 +18,8 @@ export interface ServerProcess {
   rssBytes(): number;
   /** CPU time the server process has used so far (user and system), in milliseconds. */
   cpuMs(): number;
+  /** Times any of the server's threads has gone to sleep so far (voluntary context switches, summed). */
+  wakeups(): number;
   stop(): Promise<void>;
   /** Kills the process at once (SIGKILL: no handler runs) and waits for it to be gone. */
   crash(): Promise<void>;
@@ -72,6 +74,15 @@ export const startServerProcess = async (
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
       return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
     },
+    wakeups: () =>
+      readdirSync(`/proc/${child.pid}/task`).reduce((sum, thread) => {
+        try {
+          const status = readFileSync(`/proc/${child.pid}/task/${thread}/status`, 'utf8');
+          return sum + Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+        } catch {
+          return sum; // the thread ended between the listing and the read
+        }
+      }, 0),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');

@@ -33,6 +33,26 @@ describe('metrics', () => {
     assert.match(text, /^tour_bridge_process_resident_memory_bytes \d+/m);
   });
 
+  it('reads the process metrics at scrape time, with no event-loop-delay sampler', async () => {
+    const metrics = createBridgeMetrics();
+    await metrics.registry.metrics();
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = await metrics.registry.metrics();
+    for (const family of [
+      'process_cpu_seconds_total',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+    ]) {
+      assert.match(text, new RegExp(`^# TYPE tour_bridge_${family} `, 'm'));
+    }
+    const utilization = Number(/^tour_bridge_nodejs_eventloop_utilization_ratio (\S+)$/m.exec(text)?.[1]);
+    assert.ok(utilization >= 0 && utilization <= 1, `utilization ${utilization}`);
+    const lag = Number(/^tour_bridge_nodejs_eventloop_lag_seconds (\S+)$/m.exec(text)?.[1]);
+    assert.ok(lag > 0 && lag < 1, `lag ${lag}`);
+    // The histogram's timer woke an idle process 100 times a second (test/e2e/idle-wakeups.test.ts).
+    assert.doesNotMatch(text, /eventloop_lag_(min|max|mean|stddev|p50|p90|p99)_seconds/);
+  });
+
   it('counts every call of the call wrapper once by outcome and times the answered ones', async () => {
     const metrics = createBridgeMetrics();
     const calls = createRosCalls({

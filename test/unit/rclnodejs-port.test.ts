@@ -152,6 +152,14 @@ class FakeNode {
   readonly publishers: { type: string; topic: string; options: { qos: FakeQoS }; published: unknown[] }[] =
     [];
   spinTimeout: number | undefined;
+  spinning = false;
+  /**
+   * rclnodejs's executor thread waits in rcl_wait holding the node's handle lock, so syncHandles (every
+   * entity created or destroyed) and stop() would block the main thread until it wakes: with no
+   * timeout, only a triggered guard condition wakes it. A sync consumes the wake.
+   */
+  executorWoken = false;
+  syncs = 0;
   destroyed = false;
   readonly extraArguments: unknown[];
   constructor(
@@ -177,12 +185,33 @@ class FakeNode {
     const entity = { type, topic, options, callback };
     this.subscriptions.push(entity);
     this.subscriptionsCreated += 1;
+    this.syncHandles();
     return entity;
   }
   destroySubscription(entity: object): void {
     const index = this.subscriptions.findIndex((subscription) => subscription === entity);
     assert.ok(index >= 0, 'destroying a subscription that does not exist');
     this.subscriptions.splice(index, 1);
+    this.syncHandles();
+  }
+  createGuardCondition(callback: () => unknown): { trigger(): void } {
+    assert.equal(typeof callback, 'function');
+    this.syncHandles();
+    return {
+      trigger: () => {
+        this.executorWoken = true;
+      },
+    };
+  }
+  syncHandles(): void {
+    if (this.spinning && this.spinTimeout !== undefined && this.spinTimeout < 0) {
+      assert.ok(
+        this.executorWoken,
+        'syncHandles while the executor sleeps in rcl_wait: the main thread blocks',
+      );
+      this.executorWoken = false;
+    }
+    this.syncs += 1;
   }
   subscriptionsCreated = 0;
   createService(
@@ -206,8 +235,13 @@ class FakeNode {
   }
   spin(timeout: number): void {
     this.spinTimeout = timeout;
+    this.spinning = true;
   }
   destroy(): void {
+    if (this.spinning && this.spinTimeout !== undefined && this.spinTimeout < 0) {
+      assert.ok(this.executorWoken, 'stop() joins an executor that sleeps in rcl_wait: it never returns');
+    }
+    this.spinning = false;
     this.destroyed = true;
   }
 }
@@ -297,7 +331,18 @@ describe('rclnodejs port wiring', () => {
       node.services.map((service) => [service.type, service.name, service.options]),
       [['std_srvs/srv/SetBool', '/microphone/set_enabled', { qos: 'qos_profile_services_default' }]],
     );
-    assert.equal(node.spinTimeout, 10);
+    // No timeout: the executor sleeps until the middleware has work (src/rcl/spin-asleep.ts).
+    assert.equal(node.spinTimeout, -1);
+  });
+
+  it('wakes the sleeping executor before every change to its entities and before it is stopped', async () => {
+    const { port, node, close } = setup();
+    const syncsAtStart = node.syncs;
+    // The stand-in fails a sync or a stop that would block on the sleeping executor.
+    for (let round = 0; round < 3; round += 1) port.playAudio$.subscribe().unsubscribe();
+    assert.equal(node.syncs - syncsAtStart, 6, 'a subscription made and destroyed in each round');
+    await close();
+    assert.deepEqual([node.destroyed, node.spinning], [true, false]);
   });
 
   // Issue #15: nodes had no way to learn the microphone's state, nor one started after a change.

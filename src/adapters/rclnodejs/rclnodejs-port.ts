@@ -22,6 +22,7 @@ import {
 } from '../../ros/ros-port.js';
 import { callConverse, type ConverseActionClientLike } from './converse-call.js';
 import { firstLine } from '../../rcl/error-text.js';
+import { spinAsleep } from '../../rcl/spin-asleep.js';
 import { createMicrophoneHandler } from './microphone-service.js';
 import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
 import { ALWAYS_UP, type RouterLink } from '../../zenoh/router-link.js';
@@ -31,12 +32,6 @@ import { describeReadiness } from './readiness.js';
 import { callRosService, type RosServiceClients, type ServiceClientLike } from './service-call.js';
 import type { WirePlayAudio, WireRequest, WireResponse, WireServiceType } from '../../ros/ros-wire.js';
 import { playAudioFromWire, setBoolRequestFromWire } from './wire.js';
-
-/**
- * How long the executor's background thread waits in rcl_wait before re-checking that it should
- * still run. Events wake it at once; this only bounds how long close() waits for the thread to join.
- */
-const SPIN_WAIT_MS = 10;
 
 /**
  * The name rcl gave an entity: its fully qualified name with remapping (`--ros-args -r`) applied, as
@@ -255,7 +250,7 @@ export const createRclnodejsPort = ({
 
   // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
   // pending async handle keeps the process alive until close().
-  node.spin(SPIN_WAIT_MS);
+  const asleep = spinAsleep(node);
   spinning = true;
   logger.info(
     {
@@ -298,6 +293,7 @@ export const createRclnodejsPort = ({
     // First: later calls are refused (calls outstanding are the call wrapper's to fail, RosCallSettings.closing).
     lifetime.abort();
     try {
+      asleep.wakeToStop();
       // Destroys the node (stopping its executor thread) and shuts rcl down for this context.
       context.shutdown();
     } catch (error) {

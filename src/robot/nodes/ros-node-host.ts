@@ -2,9 +2,7 @@ import type { Context, Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
 import { initRclnodejs } from '../../rcl/ros-init.js';
-
-/** How long the executor thread waits in rcl_wait before re-checking that it should still run. */
-const SPIN_WAIT_MS = 10;
+import { spinAsleep, type AsleepSpin } from '../../rcl/spin-asleep.js';
 
 export interface RosNodeHost {
   readonly rcl: Rclnodejs;
@@ -55,6 +53,7 @@ const hostOver = (
     throw error;
   }
   const lifetime = new AbortController();
+  let asleep: AsleepSpin | undefined;
   return {
     rcl,
     node,
@@ -62,12 +61,13 @@ const hostOver = (
     rmw,
     closing: lifetime.signal,
     spin: () => {
-      node.spin(SPIN_WAIT_MS);
+      asleep = spinAsleep(node);
     },
     close: () => {
       if (lifetime.signal.aborted) return;
       lifetime.abort();
       try {
+        asleep?.wakeToStop();
         context.shutdown();
       } catch (error) {
         logger.error({ err: error }, 'error while shutting the ROS node down');
