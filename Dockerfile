@@ -94,6 +94,7 @@ COPY --from=build /opt/tour_bridge_ws/install /opt/tour_bridge_ws/install
 COPY --from=build /app /app
 # --chmod: the script stays executable whatever mode the checkout gave it.
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/tour-bridge-entrypoint
+COPY --chmod=0755 docker/healthcheck.sh /usr/local/bin/tour-bridge-healthcheck
 
 # A fixed uid, so a bind-mounted store directory can be given to it (chown 10001).
 RUN groupadd --system --gid 10001 tourbridge \
@@ -124,5 +125,5 @@ USER tourbridge
 RUN node docker/check-uws-native.mjs
 EXPOSE 7000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["node", "/app/dist/src/healthcheck.js"]
+    CMD ["/usr/local/bin/tour-bridge-healthcheck"]
 ENTRYPOINT ["/usr/local/bin/tour-bridge-entrypoint"]

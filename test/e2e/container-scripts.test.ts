@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -131,7 +131,7 @@ describe('docker/entrypoint.sh', () => {
   });
 });
 
-describe('src/healthcheck.ts (the image HEALTHCHECK)', () => {
+describe('docker/healthcheck.sh (the image HEALTHCHECK)', () => {
   let running: TestService;
   before(async () => {
     running = await startSimService();
@@ -141,27 +141,79 @@ describe('src/healthcheck.ts (the image HEALTHCHECK)', () => {
   });
 
   const probe = (port: string) =>
-    run([process.execPath, '--import', 'tsx', 'src/healthcheck.ts'], {
-      ...process.env,
-      TOUR_BRIDGE_PORT: port,
+    run(['bash', 'docker/healthcheck.sh'], { ...process.env, TOUR_BRIDGE_PORT: port });
+
+  /** A stand-in on a loopback port that answers every connection with `answer` (or never, when undefined). */
+  const standIn = async (answer: string | undefined): Promise<{ port: string; close(): Promise<void> }> => {
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        if (answer !== undefined) socket.end(answer);
+      });
     });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    return {
+      port: String(typeof address === 'object' && address !== null ? address.port : 1),
+      close: () =>
+        new Promise((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          server.close(() => {
+            resolve();
+          });
+        }),
+    };
+  };
 
   it('exits 0 when /health answers 200', async () => {
     const result = await probe(new URL(running.baseUrl).port);
     assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '');
   });
 
   it('exits 1 with one line when nothing listens, or the port is not a port', async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    await new Promise((resolve) => server.close(resolve));
-    const closed = await probe(String(typeof address === 'object' && address !== null ? address.port : 1));
+    const gone = await standIn(undefined);
+    await gone.close();
+    const closed = await probe(gone.port);
     assert.equal(closed.code, 1);
-    assert.match(closed.stderr, /^healthcheck: http:\/\/127\.0\.0\.1:\d+\/health: /);
-    const invalid = await probe('70000');
-    assert.equal(invalid.code, 1);
-    assert.match(invalid.stderr, /TOUR_BRIDGE_PORT must be a port from 1 to 65535/);
+    assert.equal(
+      closed.stderr,
+      `healthcheck: http://127.0.0.1:${gone.port}/health: nothing accepts connections there\n`,
+    );
+    for (const port of ['70000', '0', 'abc', '']) {
+      const invalid = await probe(port);
+      assert.equal(invalid.code, 1, port);
+      assert.match(
+        invalid.stderr,
+        /^healthcheck: TOUR_BRIDGE_PORT must be a port from 1 to 65535, got '.*'\n$/,
+      );
+    }
+  });
+
+  it('exits 1 with one line when the answer is not 200, or does not come within 3 s', async () => {
+    const unready = await standIn('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n');
+    const silent = await standIn(undefined);
+    try {
+      const refused = await probe(unready.port);
+      assert.equal(refused.code, 1);
+      assert.equal(
+        refused.stderr,
+        `healthcheck: http://127.0.0.1:${unready.port}/health answered 'HTTP/1.1 503 Service Unavailable'\n`,
+      );
+      const started = Date.now();
+      const waited = await probe(silent.port);
+      assert.equal(waited.code, 1);
+      assert.equal(
+        waited.stderr,
+        `healthcheck: http://127.0.0.1:${silent.port}/health: no answer within 3 s\n`,
+      );
+      assert.ok(Date.now() - started < 6_000, 'bounded by its own 3 s');
+    } finally {
+      await unready.close();
+      await silent.close();
+    }
   });
 });
 

@@ -36,6 +36,11 @@ export interface ProbeNode {
    * publisher's last one, if it keeps it. Rejects when none comes in time.
    */
   latchedBool(topic: string, timeoutMs: number): Promise<boolean>;
+  /**
+   * Calls the tour store's /tour_get as a plain rclnodejs client (no bridge in the path) and resolves
+   * with its `success`: the reference the bridge's `GET /tour/{name}` is measured against.
+   */
+  getTour(tourName: string, timeoutMs: number): Promise<boolean>;
   /** Requests taken by the silent services so far, by service key. */
   readonly silentRequests: { tour_get: number; chat: number };
   close(): void;
@@ -110,6 +115,8 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
     rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
   );
 
+  let tourGet: ReturnType<typeof node.createClient<'tour_guide_interfaces/srv/TourGet'>> | undefined;
+
   let closed = false;
   return {
     publishPlayAudio: (message) => {
@@ -157,6 +164,19 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
           reject(new Error(`no message on ${topic} within ${timeoutMs} ms`));
         }, timeoutMs);
       }),
+    getTour: async (tourName, timeoutMs) => {
+      if (tourGet === undefined) {
+        tourGet = node.createClient<'tour_guide_interfaces/srv/TourGet'>(
+          ROS_SERVICES.tour_get.type,
+          ROS_SERVICES.tour_get.name,
+        );
+        if (!(await tourGet.waitForService(timeoutMs))) {
+          throw new Error(`no ${ROS_SERVICES.tour_get.name} server within ${timeoutMs} ms`);
+        }
+      }
+      const response = await tourGet.sendRequestAsync({ tour_name: tourName }, { timeout: timeoutMs });
+      return response.success;
+    },
     silentRequests,
     close: () => {
       if (closed) return;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
@@ -19,6 +18,7 @@ import {
 } from './graph.js';
 import { connectInspector } from './inspector.js';
 import { formatLatencies, summarise } from './latency.js';
+import { rssOf } from './proc-usage.js';
 
 /**
  * What only a real ROS 2 graph shows, run by `npm run test:ros` after the contract suites: messages
@@ -47,11 +47,6 @@ const MEMORY = {
   maxRssGrowth: 24 * 2 ** 20,
 } as const;
 
-const rssOf = (pid: number): number => {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'));
-  if (match === null) throw new Error(`no VmRSS for ${String(pid)}`);
-  return Number(match[1]) * 1024;
-};
 const uniqueName = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
 
 interface Pair {

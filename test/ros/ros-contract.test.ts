@@ -3,6 +3,7 @@ import { tourApiContract } from '../contract/tour-api-contract.js';
 import { wsConversationContract } from '../contract/ws-contract.js';
 import { converseBridgeSuite } from './converse-bridge-suite.js';
 import { converseSuite } from './converse-suite.js';
+import { footprintSuite } from './footprint-suite.js';
 import { startRosGraph, type RosGraph } from './graph.js';
 import { realGraphSuite } from './real-graph-suite.js';
 import { rosRunEnvironment } from './ros-env.js';
@@ -41,5 +42,6 @@ converseSuite(current);
 converseBridgeSuite(current);
 speechLossSuite(current);
 routerFaultSuite(current);
+footprintSuite(current);
 // Last: it ends with stopping the graph.
 realGraphSuite(current);

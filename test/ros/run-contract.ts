@@ -123,9 +123,12 @@ const generateMessages = (env: NodeJS.ProcessEnv): void => {
   }
 };
 
-/** The measurements the suite reports as diagnostics (`# latency GET /tour/{name} …`, `# memory per round …`). */
+/**
+ * The measurements the suite reports as diagnostics (`# latency GET /tour/{name} …`, `# memory: …`,
+ * `# footprint: …`).
+ */
 const tapMeasurements = (tap: string): string[] =>
-  [...tap.matchAll(/^\s*# ((?:latency|memory|loss) .*)$/gm)].map((match) => match[1] ?? '');
+  [...tap.matchAll(/^\s*# ((?:latency|memory|loss|footprint)[: ].*)$/gm)].map((match) => match[1] ?? '');
 
 const tail = (text: string, lines: number): string => text.trimEnd().split('\n').slice(-lines).join('\n');
 
@@ -259,7 +262,7 @@ const report = async (
   const tap = await readFile(tapFile, 'utf8').catch(() => '');
   const { passed, summary } = runOutcome(exitCode, tap);
   if (passed) {
-    for (const line of tapMeasurements(tap)) process.stdout.write(`${line.replace(' ', ': ')}\n`);
+    for (const line of tapMeasurements(tap)) process.stdout.write(`${line.replace(/^(\w+):? /, '$1: ')}\n`);
     process.stdout.write(`rclnodejs contract suite PASSED: ${summary} (${describeRosEnvironment(env)})\n`);
     return 0;
   }

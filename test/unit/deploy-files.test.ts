@@ -302,12 +302,19 @@ describe('Dockerfile', () => {
     assert.deepEqual(inStage(finalStage, 'EXPOSE').map(argumentsOf), [OPTION_SPECS.port.defaultValue]);
   });
 
-  it('checks health with node on /health, and enters through the entrypoint script', () => {
+  it('checks health with the bash probe on /health, and enters through the entrypoint script', () => {
     const [healthcheck] = inStage(finalStage, 'HEALTHCHECK').map(argumentsOf);
     const command = /CMD (\[.*\])$/.exec(healthcheck ?? '')?.[1];
-    assert.deepEqual(JSON.parse(command ?? 'null'), ['node', '/app/dist/src/healthcheck.js']);
-    assert.ok(exists('src/healthcheck.ts'));
-    assert.match(read('src/healthcheck.ts'), /\/health/);
+    assert.deepEqual(JSON.parse(command ?? 'null'), ['/usr/local/bin/tour-bridge-healthcheck']);
+    assert.ok(
+      dockerfile
+        .getCOPYs()
+        .some((copy) =>
+          /docker\/healthcheck\.sh \/usr\/local\/bin\/tour-bridge-healthcheck$/.test(argumentsOf(copy)),
+        ),
+      'the probe is copied to where HEALTHCHECK runs it',
+    );
+    assert.match(read('docker/healthcheck.sh'), /GET \/health/);
 
     const [entrypoint] = inStage(finalStage, 'ENTRYPOINT').map(argumentsOf);
     assert.deepEqual(JSON.parse(entrypoint ?? 'null'), ['/usr/local/bin/tour-bridge-entrypoint']);

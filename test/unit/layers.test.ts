@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 /** From the top to the bottom. */
 const LAYERS = [
   'server',
-  'healthcheck',
   'app',
   'adapters',
   'robot',

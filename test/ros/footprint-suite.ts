@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { sendJson } from '../support/http.js';
+import { openRawConnection } from '../support/raw-http.js';
+import { GRAPH_LIMITS, pollUntil, readyDetail, type RosGraph } from './graph.js';
+import { summarise } from './latency.js';
+import { cpuSecondsBetween, rssOf, threadCpuNs } from './proc-usage.js';
+
+/**
+ * What the bridge costs the robot's computer, on the real graph, as the image runs it (compiled, the
+ * image's allocator settings): CPU while idle with no kiosk and with five idle kiosks, RSS idle, at the
+ * peak of /play_audio fan-out rounds and a minute after them, and `GET /tour/{name}` beside a plain
+ * rclnodejs client calling the same /tour_get. Printed as one `footprint:` line per run (docs/performance.md,
+ * "Footprint on the robot"); asserted only where a figure says something is broken, the targets are read
+ * from the line.
+ */
+
+const FOOTPRINT = {
+  /** Start-up's last work (V8's compilation and GC tasks, the middleware's discovery) dies down. */
+  settleMs: 5_000,
+  windowMs: 10_000,
+  idleKiosks: 5,
+  burstKiosks: 20,
+  rounds: 3,
+  /** Each round: 20 messages of 512 KiB, one every 20 ms, to every kiosk (the issue's fan-out figure). */
+  messagesPerRound: 20,
+  messageBytes: 512 * 1024,
+  intervalMs: 20,
+  afterBurstMs: 60_000,
+  calls: 200,
+  warmupCalls: 10,
+  callTimeoutMs: 10_000,
+} as const;
+
+const MiB = 2 ** 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** CPU seconds the process spends over the window. */
+const cpuOver = async (pid: number, windowMs: number): Promise<number> => {
+  const before = threadCpuNs(pid);
+  await sleep(windowMs);
+  return cpuSecondsBetween(before, threadCpuNs(pid));
+};
+
+const openKiosk = async (wsUrl: string, onBinary: () => void): Promise<WebSocket> => {
+  const kiosk = new WebSocket(wsUrl);
+  kiosk.on('message', (_data, isBinary) => {
+    if (isBinary) onBinary();
+  });
+  await new Promise((resolve, reject) => {
+    kiosk.once('open', resolve);
+    kiosk.once('error', reject);
+  });
+  return kiosk;
+};
+
+export const footprintSuite = (graph: () => RosGraph): void => {
+  describe('footprint of the shipped bridge on the graph', () => {
+    it('reports idle CPU, RSS idle, at the fan-out peak and after it, and GET /tour/{name} beside a raw rclnodejs client', async (context) => {
+      const current = graph();
+      const { probe } = current;
+      const bridge = await current.startBridge(`footprint-bridge-${randomUUID().slice(0, 8)}`, [], {
+        shipped: true,
+      });
+      const kiosks: WebSocket[] = [];
+      try {
+        const pid = bridge.child.process.pid;
+        assert.ok(pid !== undefined);
+        await pollUntil('the footprint bridge spinning its ROS node', GRAPH_LIMITS.graphReadyMs, async () => {
+          return (await readyDetail(bridge.baseUrl)).status === 200;
+        });
+        await sleep(FOOTPRINT.settleMs);
+        const rssIdle = rssOf(pid);
+        const idleCpu = await cpuOver(pid, FOOTPRINT.windowMs);
+
+        let received = 0;
+        const countBinary = () => {
+          received += 1;
+        };
+        for (let index = 0; index < FOOTPRINT.idleKiosks; index += 1) {
+          kiosks.push(await openKiosk(bridge.wsUrl, countBinary));
+        }
+        await sleep(FOOTPRINT.settleMs);
+        const idleKiosksCpu = await cpuOver(pid, FOOTPRINT.windowMs);
+
+        // GET /tour/{name} through the bridge and /tour_get from a plain rclnodejs client, alternated call
+        // by call so that both meet the same machine; HTTP over one raw keep-alive connection, so the
+        // client's own cost stays small.
+        const tourName = `footprint-${randomUUID().slice(0, 8)}`;
+        const created = await sendJson(bridge.baseUrl, 'POST', '/tour', {
+          tour_name: tourName,
+          map_name: 'floor-1',
+          steps: [
+            { description: 'Entrance', destination: 'door', dialogue: 'Welcome!' },
+            { description: 'Hall', destination: null, dialogue: null },
+            { description: 'Exit', destination: 'gate', dialogue: '' },
+          ],
+        });
+        assert.equal(created.status, 201, created.text);
+        const connection = await openRawConnection(Number(new URL(bridge.baseUrl).port));
+        const get = `GET /tour/${encodeURIComponent(tourName)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+        const viaBridge: number[] = [];
+        const viaRclnodejs: number[] = [];
+        try {
+          for (let index = 0; index < FOOTPRINT.warmupCalls + FOOTPRINT.calls; index += 1) {
+            let started = performance.now();
+            assert.equal(await probe.getTour(tourName, FOOTPRINT.callTimeoutMs), true);
+            const rawMs = performance.now() - started;
+            started = performance.now();
+            connection.send(get);
+            const answer = await connection.next({ timeoutMs: FOOTPRINT.callTimeoutMs });
+            const bridgeMs = performance.now() - started;
+            assert.ok(answer !== 'closed' && answer.status === 200, 'GET /tour/{name} answered 200');
+            if (index >= FOOTPRINT.warmupCalls) {
+              viaRclnodejs.push(rawMs);
+              viaBridge.push(bridgeMs);
+            }
+          }
+        } finally {
+          connection.destroy();
+        }
+
+        for (let index = kiosks.length; index < FOOTPRINT.burstKiosks; index += 1) {
+          kiosks.push(await openKiosk(bridge.wsUrl, countBinary));
+        }
+        await pollUntil("the probe's markers reaching every kiosk", 30_000, () => {
+          if (received >= FOOTPRINT.burstKiosks) return Promise.resolve(true);
+          probe.publishSpeech({ emotion: 'neutral', text: 'marker', audio: new Uint8Array(1) });
+          return Promise.resolve(false);
+        });
+        await pollUntil('every marker delivered', 10_000, () =>
+          Promise.resolve(received % FOOTPRINT.burstKiosks === 0),
+        );
+        let rssPeak = rssOf(pid);
+        const sampler = setInterval(() => {
+          rssPeak = Math.max(rssPeak, rssOf(pid));
+        }, 25);
+        try {
+          const audio = new Uint8Array(FOOTPRINT.messageBytes).fill(7);
+          for (let round = 0; round < FOOTPRINT.rounds; round += 1) {
+            const expected = received + FOOTPRINT.burstKiosks * FOOTPRINT.messagesPerRound;
+            for (let index = 0; index < FOOTPRINT.messagesPerRound; index += 1) {
+              probe.publishSpeech({ emotion: 'neutral', text: `round ${String(round)}`, audio });
+              await sleep(FOOTPRINT.intervalMs);
+            }
+            await pollUntil(`fan-out round ${String(round)} delivered to every kiosk`, 60_000, () =>
+              Promise.resolve(received >= expected),
+            );
+          }
+        } finally {
+          clearInterval(sampler);
+        }
+        for (const kiosk of kiosks.splice(0)) kiosk.close();
+        await sleep(FOOTPRINT.afterBurstMs);
+        const rssAfterBurst = rssOf(pid);
+
+        const mib = (bytes: number) => (bytes / MiB).toFixed(1);
+        const seconds = (value: number) => value.toFixed(3);
+        const bridgeCalls = summarise(viaBridge);
+        const rawCalls = summarise(viaRclnodejs);
+        context.diagnostic(
+          `footprint: RMW_IMPLEMENTATION=${process.env['RMW_IMPLEMENTATION'] ?? 'default'} ` +
+            `idle_cpu_s_per_10s=${seconds((idleCpu * 10_000) / FOOTPRINT.windowMs)} ` +
+            `idle_cpu_5_kiosks_s_per_10s=${seconds((idleKiosksCpu * 10_000) / FOOTPRINT.windowMs)} ` +
+            `rss_idle_mib=${mib(rssIdle)} rss_peak_mib=${mib(rssPeak)} rss_after_burst_mib=${mib(rssAfterBurst)} ` +
+            `tour_get_p50_ms=${bridgeCalls.p50.toFixed(2)} raw_rclnodejs_p50_ms=${rawCalls.p50.toFixed(2)}`,
+        );
+        context.diagnostic(
+          `footprint detail: tour_get_p99_ms=${bridgeCalls.p99.toFixed(2)} raw_rclnodejs_p99_ms=${rawCalls.p99.toFixed(2)} ` +
+            `threads=${String(threadCpuNs(pid).size)} allocator=${
+              Object.entries(bridge.allocatorEnv)
+                .map(([name, value]) => `${name}=${value}`)
+                .join(',') || 'default'
+            }`,
+        );
+      } finally {
+        for (const kiosk of kiosks) kiosk.close();
+        await bridge.child.stop();
+      }
+    });
+  });
+};
