@@ -246,6 +246,13 @@ class FakeNode {
   }
 }
 
+/** rclnodejs's NodeOptions: every entity on by default. */
+class FakeNodeOptions {
+  startParameterServices = true;
+  startTypeDescriptionService = true;
+  enableRosout = true;
+}
+
 class FakeContext {
   readonly nodes: FakeNode[] = [];
   shutdowns = 0;
@@ -266,6 +273,7 @@ const setup = (
   // The stand-in covers only what the port uses; the cast is the price of not loading rclnodejs.
   const rcl = {
     Node: FakeNode,
+    NodeOptions: FakeNodeOptions,
     QoS: FakeQoS,
     ActionClient: 'ActionClient' in converse ? converse.ActionClient : FakeActionClient,
   } as unknown as Rclnodejs;
@@ -361,12 +369,18 @@ describe('rclnodejs port wiring', () => {
     assert.equal(publisher.published.length, 2, 'nothing after close');
   });
 
-  it('leaves node options, node-local arguments and useGlobalArguments at their defaults', () => {
+  it('starts no parameter, type description or rosout entities, and leaves the node-local arguments at their defaults', () => {
     // rclnodejs's Node(name, namespace, context, options, args = [], useGlobalArguments = true):
-    // with the defaults, rcl applies the ROS arguments given to rcl_init (`--ros-args -r
-    // /play_audio:=/kiosk/play_audio`) to this node's topic and service names.
+    // with args and useGlobalArguments at their defaults, rcl applies the ROS arguments given to rcl_init
+    // (`--ros-args -r /play_audio:=/kiosk/play_audio`) to this node's topic and service names.
     const { node } = setup();
-    assert.deepEqual(node.extraArguments, []);
+    const [options, ...rest] = node.extraArguments;
+    assert.deepEqual(rest, []);
+    assert.ok(options instanceof FakeNodeOptions);
+    assert.deepEqual(
+      [options.startParameterServices, options.startTypeDescriptionService, options.enableRosout],
+      [false, false, false],
+    );
   });
 
   it('feeds /play_audio messages to playAudio$ and survives unreadable ones', async () => {

@@ -47,6 +47,23 @@ const resolvedName = (read: () => unknown, given: string): string => {
   }
 };
 
+/**
+ * The bridge's node without the entities rclnodejs adds to every node by default and the bridge never
+ * uses: the six parameter services (it has no ROS parameters; its settings are command-line flags), the
+ * type description service and the /rosout publisher (it logs with pino, to stdout). Each is one more
+ * endpoint the middleware announces to the whole graph and one more entry in every rcl_wait.
+ * Node-local arguments and useGlobalArguments stay at their defaults, so rcl applies the ROS arguments
+ * given to rcl_init (`--ros-args -r …`) to this node's names.
+ */
+const bridgeNodeOptions = (rcl: Rclnodejs): InstanceType<Rclnodejs['NodeOptions']> => {
+  const options = new rcl.NodeOptions();
+  options.startParameterServices = false;
+  // Declared by rclnodejs's NodeOptions (a setter) but missing from its typings.
+  (options as { startTypeDescriptionService?: boolean }).startTypeDescriptionService = false;
+  options.enableRosout = false;
+  return options;
+};
+
 const createClient = <K extends RosServiceKey>(
   rcl: Rclnodejs,
   node: Node,
@@ -116,7 +133,7 @@ export const createRclnodejsPort = ({
   let spinning = false;
   let closing: Promise<void> | undefined;
 
-  const node = new rcl.Node(ROS_NODE_NAME, '', context);
+  const node = new rcl.Node(ROS_NODE_NAME, '', context, bridgeNodeOptions(rcl));
   const nodeName = node.getFullyQualifiedName();
   const clients = createClients(rcl, node);
   // The names on the graph, after remapping: what `ros2 service list` shows and an operator looks for
