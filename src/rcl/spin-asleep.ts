@@ -34,10 +34,16 @@ export const spinAsleep = (node: SpinnableNode): AsleepSpin => {
   const sync = node.syncHandles?.bind(node);
   if (sync === undefined)
     throw new TypeError('this rclnodejs has no Node.syncHandles to wake its executor before');
-  node.syncHandles = () => {
-    wakeIfSpinning();
-    sync();
-  };
+  // Defined on the node itself: rclnodejs's native class makes the prototype's method read-only, so a
+  // plain assignment throws.
+  Object.defineProperty(node, 'syncHandles', {
+    configurable: true,
+    writable: true,
+    value: () => {
+      wakeIfSpinning();
+      sync();
+    },
+  });
   node.spin(WAIT_FOREVER);
   return { wakeToStop: wakeIfSpinning };
 };

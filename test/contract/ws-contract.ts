@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KioskClient, pairAt } from '../support/ws-client.js';
+import { describeFrames, KioskClient, pairAt } from '../support/ws-client.js';
 
 /**
  * The /ws conversation's behaviour that does not depend on how the robot side is reached: the echo
@@ -57,24 +57,29 @@ export const wsConversationContract = (target: () => WsContractTarget): void => 
       for (const size of [3, 0, 7]) kiosk.socket.send(Buffer.alloc(size, size));
       // Turn 1: pair and turn_end; turn 2: audio_too_short and turn_end; turn 3: pair and turn_end.
       await kiosk.frameCount(1 + 3 + 2 + 3, FRAME_TIMEOUT_MS);
-      const first = pairAt(kiosk.frames, 1);
-      const third = pairAt(kiosk.frames, 6);
-      assert.deepEqual([first.audio.byteLength, third.audio.byteLength], [3, 7]);
-      assert.deepEqual([first.meta['turn'], third.meta['turn']], [1, 3]);
-      assert.ok(third.messageId > first.messageId);
-      assert.deepEqual(kiosk.frames[3], {
-        kind: 'text',
-        json: { type: 'turn_end', turn: 1, outcome: 'answered' },
-      });
-      const refusal = kiosk.frames[4];
-      assert.ok(refusal?.kind === 'text');
+      // A refusal goes out on arrival (docs/protocol.md, "Ordering and queueing"): before turn 1's answer
+      // when the robot takes longer than the frames take to arrive, after it when it answers at once.
+      const frames = kiosk.frames.slice(1);
+      const refusalAt = frames.findIndex((frame) => frame.kind === 'text' && frame.json['type'] === 'error');
+      const refusal = frames[refusalAt];
+      assert.ok(refusal?.kind === 'text', describeFrames(kiosk.frames));
       assert.equal(refusal.json['code'], 'audio_too_short');
       assert.equal(refusal.json['turn'], 2);
-      assert.deepEqual(kiosk.frames[5], {
+      assert.deepEqual(frames[refusalAt + 1], {
         kind: 'text',
         json: { type: 'turn_end', turn: 2, outcome: 'refused' },
       });
-      assert.deepEqual(kiosk.frames[8], {
+      const answers = [...frames.slice(0, refusalAt), ...frames.slice(refusalAt + 2)];
+      const first = pairAt(answers, 0);
+      const third = pairAt(answers, 3);
+      assert.deepEqual([first.audio.byteLength, third.audio.byteLength], [3, 7]);
+      assert.deepEqual([first.meta['turn'], third.meta['turn']], [1, 3]);
+      assert.ok(third.messageId > first.messageId);
+      assert.deepEqual(answers[2], {
+        kind: 'text',
+        json: { type: 'turn_end', turn: 1, outcome: 'answered' },
+      });
+      assert.deepEqual(answers[5], {
         kind: 'text',
         json: { type: 'turn_end', turn: 3, outcome: 'answered' },
       });

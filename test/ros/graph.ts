@@ -193,6 +193,16 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       '0',
       '--log_level',
       'info',
+      // Every kiosk of the suites comes from 127.0.0.1, up to 30 at once: past the default 16 sessions
+      // per address. The latency test sends each utterance as soon as the last is answered, hundreds a
+      // second: past a kiosk's inbound budget. The e2e suite covers both limits
+      // (test/e2e/ws-unfinished-messages.test.ts, test/e2e/ws-flood.test.ts).
+      '--ws_sessions_per_address',
+      '0',
+      '--ws_frames_per_second',
+      '100000',
+      '--ws_bytes_per_second',
+      String(1024 * 2 ** 20),
       ...extra,
     ];
     const extraEnv = shipped ? imageAllocatorEnv(REPO) : {};

@@ -28,3 +28,25 @@ export const threadCpuNs = (pid: number): Map<string, number> => {
 /** CPU time the process spent between two readings of threadCpuNs (threads started since count from 0). */
 export const cpuSecondsBetween = (before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>) =>
   [...after].reduce((sum, [thread, ns]) => sum + ns - (before.get(thread) ?? 0), 0) / 1e9;
+
+/** The threads that ran longest between two readings, as `name:ms` (the kernel's thread names). */
+export const busiestThreads = (
+  pid: number,
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  count = 4,
+): string =>
+  [...after]
+    .map(([thread, ns]) => {
+      let name = thread;
+      try {
+        name = readFileSync(`/proc/${String(pid)}/task/${thread}/comm`, 'utf8').trim();
+      } catch {
+        // ended meanwhile: its id stands for it
+      }
+      return { name, ms: (ns - (before.get(thread) ?? 0)) / 1e6 };
+    })
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map(({ name, ms }) => `${name}:${ms.toFixed(1)}`)
+    .join(',');

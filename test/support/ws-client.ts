@@ -65,7 +65,9 @@ export class KioskClient {
       const timer = setTimeout(() => {
         this.waiters.delete(check);
         reject(
-          new Error(`timed out after ${timeoutMs} ms waiting for ${what}; got ${describe(this.frames)}`),
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; got ${describeFrames(this.frames)}`,
+          ),
         );
       }, timeoutMs);
       this.waiters.add(check);
@@ -95,7 +97,7 @@ export class KioskClient {
   }
 }
 
-const describe = (frames: readonly ReceivedFrame[]): string =>
+export const describeFrames = (frames: readonly ReceivedFrame[]): string =>
   JSON.stringify(
     frames.map((frame) => (frame.kind === 'text' ? frame.json : `<binary ${frame.bytes.byteLength} bytes>`)),
   ).slice(0, 2000);
@@ -108,7 +110,8 @@ export const pairAt = (
   const meta = frames[index];
   const binary = frames[index + 1];
   if (meta?.kind !== 'text' || meta.json['type'] !== 'audio')
-    throw new Error(`frame ${index} is not audio metadata`);
-  if (binary?.kind !== 'binary') throw new Error(`frame ${index + 1} is not binary`);
+    throw new Error(`frame ${index} is not audio metadata; got ${describeFrames(frames)}`);
+  if (binary?.kind !== 'binary')
+    throw new Error(`frame ${index + 1} is not binary; got ${describeFrames(frames)}`);
   return { meta: meta.json, messageId: binary.bytes.readUInt32BE(0), audio: binary.bytes.subarray(4) };
 };

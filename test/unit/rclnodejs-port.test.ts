@@ -246,6 +246,9 @@ class FakeNode {
   }
 }
 
+// As rclnodejs's native class (N-API instance methods): the method is read-only, an assignment throws.
+Object.defineProperty(FakeNode.prototype, 'syncHandles', { writable: false });
+
 /** rclnodejs's NodeOptions: every entity on by default. */
 class FakeNodeOptions {
   startParameterServices = true;
