@@ -119,8 +119,11 @@ export const footprintSuite = (graph: () => RosGraph): void => {
         const callsBefore = await rosCallTotals(bridge.baseUrl, 'tour_get');
         const connection = await openRawConnection(Number(new URL(bridge.baseUrl).port));
         const get = `GET /tour/${encodeURIComponent(tourName)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+        const health = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
         const viaBridge: number[] = [];
         const viaRclnodejs: number[] = [];
+        // The same hop with no ROS call: what HTTP over loopback and waking the bridge cost by themselves.
+        const healthOnly: number[] = [];
         try {
           for (let index = 0; index < FOOTPRINT.warmupCalls + FOOTPRINT.calls; index += 1) {
             let started = performance.now();
@@ -131,9 +134,15 @@ export const footprintSuite = (graph: () => RosGraph): void => {
             const answer = await connection.next({ timeoutMs: FOOTPRINT.callTimeoutMs });
             const bridgeMs = performance.now() - started;
             assert.ok(answer !== 'closed' && answer.status === 200, 'GET /tour/{name} answered 200');
+            started = performance.now();
+            connection.send(health);
+            const healthAnswer = await connection.next({ timeoutMs: FOOTPRINT.callTimeoutMs });
+            const healthMs = performance.now() - started;
+            assert.ok(healthAnswer !== 'closed' && healthAnswer.status === 200, 'GET /health answered 200');
             if (index >= FOOTPRINT.warmupCalls) {
               viaRclnodejs.push(rawMs);
               viaBridge.push(bridgeMs);
+              healthOnly.push(healthMs);
             }
           }
         } finally {
@@ -195,6 +204,7 @@ export const footprintSuite = (graph: () => RosGraph): void => {
           `footprint detail: tour_get_p99_ms=${bridgeCalls.p99.toFixed(2)} raw_rclnodejs_p99_ms=${rawCalls.p99.toFixed(2)} ` +
             `tour_get_mean_ms=${bridgeCalls.mean.toFixed(2)} raw_rclnodejs_mean_ms=${rawCalls.mean.toFixed(2)} ` +
             `bridge_ros_call_mean_ms=${bridgeCallMeanMs.toFixed(2)} ` +
+            `health_p50_ms=${summarise(healthOnly).p50.toFixed(2)} health_mean_ms=${summarise(healthOnly).mean.toFixed(2)} ` +
             `threads=${String(threadCpuNs(pid).size)} busiest_idle_ms=${idleCpu.busiest} ` +
             `busiest_5_kiosks_ms=${idleKiosksCpu.busiest} allocator=${
               Object.entries(bridge.allocatorEnv)
