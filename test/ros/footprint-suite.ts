@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { sendJson } from '../support/http.js';
 import { openRawConnection } from '../support/raw-http.js';
 import { GRAPH_LIMITS, pollUntil, readyDetail, type RosGraph } from './graph.js';
-import { summarise } from './latency.js';
+import { latencyTour, summarise } from './latency.js';
 import { busiestThreads, cpuSecondsBetween, rssOf, threadCpuNs } from './proc-usage.js';
 
 /**
@@ -106,15 +106,7 @@ export const footprintSuite = (graph: () => RosGraph): void => {
         // by call so that both meet the same machine; HTTP over one raw keep-alive connection, so the
         // client's own cost stays small.
         const tourName = `footprint-${randomUUID().slice(0, 8)}`;
-        const created = await sendJson(bridge.baseUrl, 'POST', '/tour', {
-          tour_name: tourName,
-          map_name: 'floor-1',
-          steps: [
-            { description: 'Entrance', destination: 'door', dialogue: 'Welcome!' },
-            { description: 'Hall', destination: null, dialogue: null },
-            { description: 'Exit', destination: 'gate', dialogue: '' },
-          ],
-        });
+        const created = await sendJson(bridge.baseUrl, 'POST', '/tour', latencyTour(tourName));
         assert.equal(created.status, 201, created.text);
         const callsBefore = await rosCallTotals(bridge.baseUrl, 'tour_get');
         const connection = await openRawConnection(Number(new URL(bridge.baseUrl).port));

@@ -28,3 +28,14 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 export const formatLatencies = (label: string, summary: LatencySummary): string =>
   `${label}: p50 ${ms(summary.p50)}, p90 ${ms(summary.p90)}, p99 ${ms(summary.p99)}, ` +
   `max ${ms(summary.max)}, mean ${ms(summary.mean)}`;
+
+/** The small tour the latency measurements fetch: three steps, one with nulls and one with an empty dialogue. */
+export const latencyTour = (tourName: string) => ({
+  tour_name: tourName,
+  map_name: 'floor-1',
+  steps: [
+    { description: 'Entrance', destination: 'door', dialogue: 'Welcome!' },
+    { description: 'Hall', destination: null, dialogue: null },
+    { description: 'Exit', destination: 'gate', dialogue: '' },
+  ],
+});

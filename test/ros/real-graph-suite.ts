@@ -17,7 +17,7 @@ import {
   type RosGraph,
 } from './graph.js';
 import { connectInspector } from './inspector.js';
-import { formatLatencies, summarise } from './latency.js';
+import { formatLatencies, latencyTour, summarise } from './latency.js';
 import { rssOf } from './proc-usage.js';
 
 /**
@@ -591,15 +591,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
       const { bridge } = graph();
       const calls = 200;
       const name = uniqueName('latency');
-      const created = await sendJson(bridge.baseUrl, 'POST', '/tour', {
-        tour_name: name,
-        map_name: 'floor-1',
-        steps: [
-          { description: 'Entrance', destination: 'door', dialogue: 'Welcome!' },
-          { description: 'Hall', destination: null, dialogue: null },
-          { description: 'Exit', destination: 'gate', dialogue: '' },
-        ],
-      });
+      const created = await sendJson(bridge.baseUrl, 'POST', '/tour', latencyTour(name));
       assert.equal(created.status, 201, created.text);
       const path = `/tour/${encodeURIComponent(name)}`;
       const http: number[] = [];
