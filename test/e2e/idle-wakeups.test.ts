@@ -15,11 +15,22 @@ const QUIET_MS = 3_000;
 const SETTLE_MS = 3_000;
 /** A few one-off wakes (uWebSockets.js's 4 s sweep, a late GC task); a 10 Hz timer alone would make 30. */
 const MAX_WAKEUPS = 20;
+/**
+ * One-off work (V8 compiling the session code a new kiosk ran, on its worker threads, on a loaded CI
+ * machine) can fill one window; a periodic wake-up fills every window. So the quietest of a few windows
+ * counts, and the first quiet one ends the wait.
+ */
+const WINDOWS = 4;
 
-const quietWakeups = async (server: ServerProcess): Promise<number> => {
-  const before = server.wakeups();
-  await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-  return server.wakeups() - before;
+const quietestWakeups = async (server: ServerProcess): Promise<number[]> => {
+  const counts: number[] = [];
+  for (let window = 0; window < WINDOWS; window += 1) {
+    const before = server.wakeups();
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    counts.push(server.wakeups() - before);
+    if (counts.at(-1)! <= MAX_WAKEUPS) break;
+  }
+  return counts;
 };
 
 describe('an idle bridge', () => {
@@ -35,8 +46,11 @@ describe('an idle bridge', () => {
 
   it(`wakes at most ${MAX_WAKEUPS} times in ${QUIET_MS / 1000} s with no kiosk`, async () => {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const wakeups = await quietWakeups(server);
-    assert.ok(wakeups <= MAX_WAKEUPS, `${wakeups} wake-ups in ${QUIET_MS} ms`);
+    const counts = await quietestWakeups(server);
+    assert.ok(
+      Math.min(...counts) <= MAX_WAKEUPS,
+      `wake-ups in each ${QUIET_MS} ms window: ${counts.join(', ')}`,
+    );
   });
 
   it(`wakes at most ${MAX_WAKEUPS} times in ${QUIET_MS / 1000} s with 5 idle kiosks`, async () => {
@@ -45,8 +59,11 @@ describe('an idle bridge', () => {
       kiosks.push(kiosk);
       await kiosk.until((frames) => frames.length > 0, 'the state frame');
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const wakeups = await quietWakeups(server);
-    assert.ok(wakeups <= MAX_WAKEUPS, `${wakeups} wake-ups in ${QUIET_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const counts = await quietestWakeups(server);
+    assert.ok(
+      Math.min(...counts) <= MAX_WAKEUPS,
+      `wake-ups in each ${QUIET_MS} ms window: ${counts.join(', ')}`,
+    );
   });
 });
