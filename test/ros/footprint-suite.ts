@@ -4,10 +4,11 @@ import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { sendJson } from '../support/http.js';
+import { metric } from '../support/metric.js';
 import { openRawConnection } from '../support/raw-http.js';
 import { GRAPH_LIMITS, pollUntil, readyDetail, type RosGraph } from './graph.js';
 import { latencyTour, summarise } from './latency.js';
-import { busiestThreads, cpuSecondsBetween, rssOf, threadCpuNs } from './proc-usage.js';
+import { busiestThreads, cpuSecondsBetween, rssOf, threadCpuNs } from '../support/proc-usage.js';
 
 /**
  * What the bridge costs the robot's computer, on the real graph, as the image runs it (compiled, the
@@ -38,19 +39,14 @@ const FOOTPRINT = {
 const MiB = 2 ** 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The sum and count of the bridge's `tour_bridge_ros_call_seconds` for one service, from /metrics. */
+/** The sum and count of the bridge's `tour_bridge_ros_call_seconds` for one service (0 before its first call). */
 const rosCallTotals = async (
   baseUrl: string,
   service: string,
 ): Promise<{ seconds: number; count: number }> => {
-  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-  const read = (suffix: string) =>
-    Number(
-      new RegExp(`^tour_bridge_ros_call_seconds_${suffix}\\{service="${service}"\\} (\\S+)$`, 'm').exec(
-        text,
-      )?.[1] ?? 0,
-    );
-  return { seconds: read('sum'), count: read('count') };
+  const read = async (suffix: string) =>
+    (await metric(baseUrl, `tour_bridge_ros_call_seconds_${suffix}{service="${service}"}`)) || 0;
+  return { seconds: await read('sum'), count: await read('count') };
 };
 
 /** CPU seconds the process spends over the window, and the threads that spent most of it. */

@@ -18,7 +18,7 @@ import {
 } from './graph.js';
 import { connectInspector } from './inspector.js';
 import { formatLatencies, latencyTour, summarise } from './latency.js';
-import { rssOf } from './proc-usage.js';
+import { rssOf } from '../support/proc-usage.js';
 
 /**
  * What only a real ROS 2 graph shows, run by `npm run test:ros` after the contract suites: messages

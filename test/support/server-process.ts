@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { rssOf } from './proc-usage.js';
 
 /**
  * The real service as its own process (sim backend, loopback, ephemeral port), so a test can read the
@@ -64,11 +65,7 @@ export const startServerProcess = async (
     baseUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
     startupLog: output,
-    rssBytes: () => {
-      const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (!match) throw new Error('no VmRSS');
-      return Number(match[1]) * 1024;
-    },
+    rssBytes: () => rssOf(child.pid ?? 0),
     cpuMs: () => {
       // Fields 14 and 15 of /proc/<pid>/stat (after the command name): utime and stime, in clock ticks.
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
