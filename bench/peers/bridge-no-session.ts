@@ -14,8 +14,8 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { SessionActor } from '../../src/actors/session/session-machine.js';
-import type { SessionEvent } from '../../src/actors/session/session-types.js';
+import type { SessionActor } from '../../src/actors/session/session.js';
+import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import type { RosCallHandler, RosResponse } from '../../src/ros/ros-port.js';
 import { parsePeerArgs } from './args.js';
@@ -72,7 +72,7 @@ class PlainSession {
     );
   }
 
-  send(event: SessionEvent): void {
+  send(event: SessionTransportEvent): void {
     if (event.type !== 'ws.binary') return;
     this.#turns += 1;
     rosCalls.call('chat', { audio: event.data }, new TurnAnswer(this, this.#turns));

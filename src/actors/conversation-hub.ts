@@ -23,7 +23,7 @@ import {
   type KeepMicrophoneState,
   type MicrophoneActor,
 } from './microphone-machine.js';
-import { startSessionActor, type SessionActor } from './session/session-machine.js';
+import { startSessionActor, type SessionActor } from './session/session.js';
 import type { SessionInput } from './session/session-types.js';
 
 /**

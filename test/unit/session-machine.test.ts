@@ -3,7 +3,7 @@ import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
-import { startSessionActor, type SessionActor } from '../../src/actors/session/session-machine.js';
+import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
 import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { filter, map, NEVER, Observable, type SchedulerLike } from 'rxjs';
-import { startSessionActor } from '../../src/actors/session/session-machine.js';
+import { startSessionActor } from '../../src/actors/session/session.js';
 import { createRosCalls } from '../../src/ros/ros-calls.js';
 import {
   RosCallFailedError,

@@ -1,37 +1,31 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BehaviorSubject, NEVER } from 'rxjs';
-import { createActor, initialTransition, transition } from 'xstate';
+import { initialTransition, transition } from 'xstate';
 import { sessionMachine } from '../../src/actors/session/session-machine.js';
-import type { SessionInput } from '../../src/actors/session/session-types.js';
-import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+import type { SessionEvent, SessionMachineInput } from '../../src/actors/session/session-types.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
-import { byteBudget, createConversationGauges } from '../../src/streams/resource-gauges.js';
-import { SETTLED_CALL } from '../../src/ros/ros-port.js';
 
 /**
- * The session's queueing as pure transitions (XState's `transition`): which state a request leads to and
+ * The session's queueing as pure transitions (XState's `transition`): which state an event leads to and
  * which actions it asks for, without running any. The effects themselves are tested with a live actor in
- * session-machine.test.ts and session-queue.marble.test.ts.
+ * session-machine.test.ts and session-queue.marble.test.ts; replay and plain data in
+ * session-replay.property.test.ts.
  */
 
 const inputWith = (
-  overrides: { maxWaitingCalls?: number; budgetBytes?: number; send?: SessionInput['send'] } = {},
-): SessionInput => {
-  const gauges = createConversationGauges();
-  return {
-    calls: { call: () => SETTLED_CALL, converse: () => SETTLED_CALL },
-    messageIds: createMessageIdAllocator(),
-    playAudioPairs$: NEVER,
-    microphone: { isEnabled: () => true, enabled$: new BehaviorSubject(true) },
-    limits: { ...DEFAULT_LIMITS, maxWaitingCalls: overrides.maxWaitingCalls ?? 1 },
-    gauges,
-    audioBudget: byteBudget(gauges.queuedAudioBytes, overrides.budgetBytes ?? 1_000),
-    send: overrides.send ?? (() => undefined),
-  };
-};
+  overrides: { maxWaitingCalls?: number; budgetBytes?: number; microphoneEnabled?: boolean } = {},
+): SessionMachineInput => ({
+  limits: { ...DEFAULT_LIMITS, maxWaitingCalls: overrides.maxWaitingCalls ?? 1 },
+  audioBudgetBytes: overrides.budgetBytes ?? 1_000,
+  microphoneEnabled: overrides.microphoneEnabled ?? true,
+});
 
-const audio = (bytes: number) => ({ type: 'ws.binary', data: new Uint8Array(bytes) }) as const;
+const audio = (bytes: number, fits = true): SessionEvent => ({
+  type: 'utterance',
+  audio: new Uint8Array(bytes),
+  fits,
+});
+const settled: SessionEvent = { type: 'call.settled', outcome: { kind: 'answered' } };
 const actionTypes = (actions: readonly { type: string }[]) => actions.map((action) => action.type);
 /**
  * The text of the frames the transition's `deliver` and `refuse` actions would send (a refused turn's
@@ -46,20 +40,20 @@ const delivered = (actions: readonly { type: string; params?: unknown }[]) =>
   });
 
 describe('session transitions (pure)', () => {
-  it('starts open.idle, sends the state frame and starts its streams child', () => {
+  it('starts open.idle and sends the state frame; nothing else is started', () => {
     const [snapshot, actions] = initialTransition(sessionMachine, inputWith());
     assert.deepEqual(snapshot.value, { open: 'idle' });
-    assert.deepEqual(actionTypes(actions), ['deliver', 'xstate.spawnChild']);
+    assert.deepEqual(actionTypes(actions), ['deliver']);
     assert.match(delivered(actions)[0] ?? '', /^\{"type":"state"/);
   });
 
-  it('an utterance in idle starts its call: calling, its audio held, the call sent to the streams child', () => {
+  it('an utterance in idle starts its call: calling, its audio held, the call started by calling', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling, actions] = transition(sessionMachine, idle, audio(3));
     assert.deepEqual(calling.value, { open: 'calling' });
     // Context updates (assign: the turn count, the queue) are applied, not listed.
-    assert.deepEqual(actionTypes(actions), ['xstate.raise', 'holdAudio', 'xstate.sendTo']);
-    assert.deepEqual(calling.context.running, { service: 'chat', audio: new Uint8Array(3), turn: 1 });
+    assert.deepEqual(actionTypes(actions), ['holdAudio', 'startCall']);
+    assert.deepEqual(calling.context.running, { service: 'chat', turn: 1, audioBytes: 3 });
     assert.deepEqual(calling.context.waiting, []);
   });
 
@@ -82,7 +76,7 @@ describe('session transitions (pure)', () => {
 
   it('refuses audio that would not fit in the process-wide budget, even with room in the queue', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ budgetBytes: 10 }));
-    const [after, actions] = transition(sessionMachine, idle, audio(11));
+    const [after, actions] = transition(sessionMachine, idle, audio(11, false));
     assert.deepEqual(after.value, { open: 'idle' });
     assert.deepEqual(delivered(actions), [
       '{"type":"error","code":"busy","message":"audio queued by all sessions would exceed 10 bytes; chat dropped","turn":1}',
@@ -90,44 +84,34 @@ describe('session transitions (pure)', () => {
     ]);
   });
 
-  it('a settled call passes through answering to the next waiting call, then to idle', () => {
+  it('a settled call starts the next waiting call (calling left and entered again), then goes idle', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling] = transition(sessionMachine, idle, audio(1));
     const [waiting] = transition(sessionMachine, calling, audio(2));
-    const first = waiting.context.running;
     const second = waiting.context.waiting[0];
-    assert.ok(first?.service === 'chat' && second?.service === 'chat');
-    const settled = (request: typeof first) =>
-      ({ type: 'call.settled', outcome: { kind: 'answered', request, part: undefined } }) as const;
-    const [next, actions] = transition(sessionMachine, waiting, settled(first));
+    assert.deepEqual(second, { service: 'chat', turn: 2, audioBytes: 2 });
+    const [next, actions] = transition(sessionMachine, waiting, settled);
     assert.deepEqual(next.value, { open: 'calling' });
-    assert.equal(next.context.running, second);
-    assert.deepEqual(actionTypes(actions), ['releaseAudio', 'deliverOutcome', 'xstate.sendTo']);
-    // An event of a call that no longer runs is not heard.
-    const [same, ignored] = transition(sessionMachine, next, settled(first));
-    assert.deepEqual(same.value, { open: 'calling' });
-    assert.equal(same.context.running, second);
-    assert.deepEqual(actionTypes(ignored), []);
-    const [rest] = transition(sessionMachine, next, settled(second));
+    assert.deepEqual(next.context.running, second);
+    // Leaving calling stops the settled call, entering it again starts the next.
+    assert.deepEqual(actionTypes(actions), ['stopCall', 'deliverOutcome', 'startCall']);
+    const [rest, last] = transition(sessionMachine, next, settled);
     assert.deepEqual(rest.value, { open: 'idle' });
     assert.equal(rest.context.running, undefined);
+    assert.deepEqual(actionTypes(last), ['stopCall', 'deliverOutcome']);
   });
 
-  it('a part of the running turn is delivered at once, in calling; a part of another call is not', () => {
+  it('a part of the running turn is delivered at once, in calling; in idle there is no call to hear', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling] = transition(sessionMachine, idle, audio(1));
-    const running = calling.context.running;
-    assert.ok(running?.service === 'chat');
-    const part = { emotion: 'happy', text: 'one.', audio: new Uint8Array(1) };
-    const [after, actions] = transition(sessionMachine, calling, {
+    const part: SessionEvent = {
       type: 'call.part',
-      request: running,
-      part,
-    });
+      part: { emotion: 'happy', text: 'one.', audio: new Uint8Array(1) },
+    };
+    const [after, actions] = transition(sessionMachine, calling, part);
     assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(actionTypes(actions), ['deliverPart']);
-    const stranger = { ...running };
-    const [, none] = transition(sessionMachine, calling, { type: 'call.part', request: stranger, part });
+    const [, none] = transition(sessionMachine, idle, part);
     assert.deepEqual(actionTypes(none), []);
   });
 
@@ -135,7 +119,7 @@ describe('session transitions (pure)', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 3 }));
     const [calling] = transition(sessionMachine, idle, audio(1));
     const [one] = transition(sessionMachine, calling, audio(2));
-    const [two] = transition(sessionMachine, one, { type: 'ws.text', data: '{"service":"clear_history"}' });
+    const [two] = transition(sessionMachine, one, { type: 'clear_history' });
     const [three] = transition(sessionMachine, two, audio(3));
     assert.equal(three.context.waiting.length, 3);
     const [after, actions] = transition(sessionMachine, three, { type: 'cancel' });
@@ -143,22 +127,19 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(after.context.running, { service: 'clear_history' });
     assert.deepEqual(after.context.waiting, []);
     assert.deepEqual(after.context.cancelledTurns, []);
-    // The stop to the streams child, the turns' audio given back, the turn_end frames and the ack, the
-    // clear_history's start.
+    // The turns' audio given back, the running turn stopped by leaving calling, the turn_end frames and
+    // the ack, the clear_history's start.
     assert.deepEqual(actionTypes(actions), [
-      'xstate.sendTo',
+      'stopCall',
       'releaseCancelledAudio',
       'deliverCancelled',
-      'xstate.sendTo',
+      'startCall',
     ]);
   });
 
   it('cancel while a clear_history runs lets it run and drops only the queued turns; in idle it only acks', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 2 }));
-    const [clearing] = transition(sessionMachine, idle, {
-      type: 'ws.text',
-      data: '{"service":"clear_history"}',
-    });
+    const [clearing] = transition(sessionMachine, idle, { type: 'clear_history' });
     const [queued] = transition(sessionMachine, clearing, audio(2));
     const [after, actions] = transition(sessionMachine, queued, { type: 'cancel' });
     assert.deepEqual(after.value, { open: 'calling' });
@@ -170,44 +151,20 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(actionTypes(idleActions), ['deliverCancelled']);
   });
 
-  it("a pure cancel on a live session's snapshot gives back none of the live budget", () => {
-    const input = inputWith({ maxWaitingCalls: 2, budgetBytes: 1_000 });
-    // A live session whose call never answers, holding 300 + 200 bytes of the process-wide budget.
-    const live = createActor(sessionMachine, { input }).start();
-    live.send(audio(300));
-    live.send(audio(200));
-    assert.equal(input.gauges.queuedAudioBytes.value, 500);
-    const [after, actions] = transition(sessionMachine, live.getSnapshot(), { type: 'cancel' });
-    // Through `cancelled` (the running turn stopped) to idle: nothing else waits.
-    assert.deepEqual(after.value, { open: 'idle' });
-    assert.equal(input.gauges.queuedAudioBytes.value, 500, 'the pure transition released live budget');
-    assert.ok(actionTypes(actions).includes('releaseCancelledAudio'), 'the release is an action, not run');
-    assert.deepEqual(live.getSnapshot().value, { open: 'calling' });
-    // The live session's own cancel does give it back.
-    live.send({ type: 'cancel' });
-    assert.equal(input.gauges.queuedAudioBytes.value, 0);
-    live.stop();
-  });
-
-  it('the cancel command is raised as a cancel event, not queued as a request', () => {
+  it('a clear_history past --chat_queue is answered busy; it is no turn', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 0 }));
     const [calling] = transition(sessionMachine, idle, audio(1));
-    // The queue is full (0 may wait): a queued command would be busy; cancel is not.
-    const [after, actions] = transition(sessionMachine, calling, {
-      type: 'ws.text',
-      data: '{"service":"cancel"}',
-    });
-    assert.deepEqual(after.value, { open: 'idle' });
-    assert.ok(!actionTypes(actions).includes('refuse'));
-    assert.ok(actionTypes(actions).includes('deliverCancelled'));
+    const [after, actions] = transition(sessionMachine, calling, { type: 'clear_history' });
+    assert.deepEqual(after.value, { open: 'calling' });
+    assert.deepEqual(after.context.waiting, []);
+    assert.equal(after.context.turns, 1);
+    assert.deepEqual(delivered(actions), [
+      '{"type":"error","code":"busy","message":"1 call running and 0 waiting; clear_history dropped"}',
+    ]);
   });
 
   it('a frame refused because the microphone is disabled is a turn too', () => {
-    const input = {
-      ...inputWith(),
-      microphone: { isEnabled: () => false, enabled$: new BehaviorSubject(false) },
-    };
-    const [idle] = initialTransition(sessionMachine, input);
+    const [idle] = initialTransition(sessionMachine, inputWith({ microphoneEnabled: false }));
     const [after, actions] = transition(sessionMachine, idle, audio(1));
     assert.deepEqual(after.value, { open: 'idle' });
     assert.equal(after.context.turns, 1);
@@ -217,21 +174,12 @@ describe('session transitions (pure)', () => {
     ]);
   });
 
-  it('closes instead of starting the next call when the socket turned out to be gone', () => {
-    const throwing: SessionInput['send'] = () => {
-      throw new Error('socket gone');
-    };
-    const [idle] = initialTransition(sessionMachine, inputWith({ send: throwing }));
+  it('a failed send closes the session, and leaving calling stops its call', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling] = transition(sessionMachine, idle, audio(1));
-    const [waiting] = transition(sessionMachine, calling, audio(2));
-    // What `deliverOutcome` finds when it runs: the outbox's send threw, so it is broken.
-    waiting.context.outbox.send({ kind: 'close', code: 1000, reason: '' });
-    const running = waiting.context.running;
-    assert.ok(running?.service === 'chat');
-    const [after] = transition(sessionMachine, waiting, {
-      type: 'call.settled',
-      outcome: { kind: 'answered', request: running, part: undefined },
-    });
+    const [after, actions] = transition(sessionMachine, calling, { type: 'session.sendFailed' });
     assert.equal(after.value, 'closed');
+    assert.equal(after.status, 'done');
+    assert.deepEqual(actionTypes(actions), ['stopCall']);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
-import { startSessionActor } from '../../src/actors/session/session-machine.js';
+import { startSessionActor } from '../../src/actors/session/session.js';
 import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';

@@ -8,7 +8,7 @@ import {
 } from '../../protocol/ws-frames.js';
 import { busyMessage, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/ros-port.js';
-import { ConverseOutcomeError, type TurnPart } from '../../streams/ros-call.js';
+import { ConverseOutcomeError } from '../../streams/ros-call.js';
 import { Outbox } from './session-outbox.js';
 import { type ConversationRequest, type CallOutcome, type SessionContext } from './session-types.js';
 
@@ -36,11 +36,11 @@ export const failureMessage = (error: unknown): string | undefined =>
  * increase in the order pairs leave. Stops at the first frame the outbox could not take (then false).
  */
 export const sendOutcome = (
+  request: ConversationRequest,
   outcome: CallOutcome,
   messageIds: MessageIdAllocator,
   outbox: Outbox,
 ): boolean => {
-  const { request } = outcome;
   if (request.service === 'clear_history') {
     return outbox.send(
       outcome.kind === 'failed'
@@ -55,18 +55,10 @@ export const sendOutcome = (
       outbox.send(turnEndFrame(turn, 'failed'))
     );
   }
-  const { part } = outcome as { readonly part: TurnPart | undefined };
+  const { part } = outcome;
   if (part !== undefined && !outbox.send(encodeAudioPair(messageIds.next(), part, turn))) return false;
   return outbox.send(turnEndFrame(turn, 'answered'));
 };
-
-/** `calling` is entered only with a running request: `admit` or `startNext` put it there. */
-export const runningRequest = (context: SessionContext): ConversationRequest => {
-  if (context.running === undefined) throw new Error('session entered calling without a running request');
-  return context.running;
-};
-export const audioBytes = (request: ConversationRequest): number =>
-  request.service === 'chat' ? request.audio.byteLength : 0;
 
 /**
  * A request that is not queued: its error frame (none for a turn refused `busy` again), and for a turn its
@@ -87,12 +79,11 @@ export function busyRefusal(
   request: ConversationRequest,
   cause: 'queue' | 'audio',
 ): Refusal {
-  const { limits, audioBudget } = context.input;
   const message = busyMessage(
     request.service,
     cause === 'queue'
-      ? { kind: 'queue', maxWaitingCalls: limits.maxWaitingCalls }
-      : { kind: 'audio', maxQueuedAudioBytes: audioBudget.limit },
+      ? { kind: 'queue', maxWaitingCalls: context.limits.maxWaitingCalls }
+      : { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes },
   );
   const turn = request.service === 'chat' ? request.turn : undefined;
   if (turn !== undefined && context.busyTold) return { frame: undefined, turn };

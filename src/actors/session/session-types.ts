@@ -1,19 +1,19 @@
 import type { Observable } from 'rxjs';
 import type { MessageIdAllocator } from '../../protocol/message-ids.js';
 import { type AudioPairFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
-import { type ConversationLimits, type Turn } from '../../protocol/ws-protocol.js';
+import { type ConversationLimits, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
 import type { RosCalls } from '../../ros/ros-calls.js';
 import type { ChatInterface } from '../../cli/options.js';
 import { type TurnPart } from '../../streams/ros-call.js';
-import type { BudgetHoldings, ByteBudget, ConversationGauges } from '../../streams/resource-gauges.js';
+import type { ByteBudget, ConversationGauges } from '../../streams/resource-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';
-import { type Outbox, type SessionSocket } from './session-outbox.js';
+import { type SessionSocket } from './session-outbox.js';
 
 /** The session's requests, events and context: the vocabulary of session-machine.ts and its helpers. */
 
-/** A ROS call a session asks for; a chat request is one turn. */
+/** A ROS call a session asks for; a chat request is one turn, its audio kept by SessionResources. */
 export type ConversationRequest =
-  | { readonly service: 'chat'; readonly audio: Uint8Array; readonly turn: Turn }
+  | { readonly service: 'chat'; readonly turn: Turn; readonly audioBytes: number }
   | { readonly service: 'clear_history' };
 export type ChatRequest = Extract<ConversationRequest, { service: 'chat' }>;
 
@@ -74,36 +74,47 @@ export type SessionTransportEvent =
   /** The server is stopping: close with 1001. */
   | { readonly type: 'server.shutdown' };
 
-/**
- * What the running call ended with; the `answering` state turns it into frames. A `/chat` answer carries
- * its one part; a Converse goal's parts went out as they came, so its answer carries none.
- */
+/** How the running call ended; the request it answers is the context's `running`. */
 export type CallOutcome =
-  | { readonly kind: 'answered'; readonly request: ChatRequest; readonly part: TurnPart | undefined }
-  | { readonly kind: 'answered'; readonly request: { readonly service: 'clear_history' } }
-  | { readonly kind: 'failed'; readonly request: ConversationRequest; readonly error: unknown };
+  /** A `/chat` answer carries its one part; a Converse goal's parts went out as they came. */
+  | { readonly kind: 'answered'; readonly part?: TurnPart | undefined }
+  | { readonly kind: 'failed'; readonly error: unknown };
 
-export type SessionInternalEvent =
-  | { readonly type: 'request'; readonly request: ConversationRequest }
-  /** One part of the running turn's answer (Converse feedback): its pair is sent at once. */
-  | { readonly type: 'call.part'; readonly request: ChatRequest; readonly part: TurnPart }
-  | { readonly type: 'call.settled'; readonly outcome: CallOutcome }
+/**
+ * What the chart hears: the transport's events, read into what they mean (session.ts), and the effects'
+ * answers. Every fact a decision needs is in the event, so a transition depends on the snapshot and the
+ * event alone.
+ */
+export type SessionEvent =
+  /** A kiosk's utterance (a binary frame); `fits`: its audio fits in the process-wide budget now. */
+  | { readonly type: 'utterance'; readonly audio: Uint8Array; readonly fits: boolean }
+  | { readonly type: 'clear_history' }
   /** The kiosk's `cancel` command (barge-in). */
   | { readonly type: 'cancel' }
+  /** A text frame that is no command: answered with its error. */
+  | { readonly type: 'text.rejected'; readonly code: ErrorCode; readonly message: string }
+  /** One part of the running turn's answer (Converse feedback): its pair is sent at once. */
+  | { readonly type: 'call.part'; readonly part: TurnPart }
+  | { readonly type: 'call.settled'; readonly outcome: CallOutcome }
   | { readonly type: 'microphone.changed'; readonly enabled: boolean }
-  /** A send threw: the socket is gone. */
+  | Exclude<SessionTransportEvent, { type: 'ws.binary' | 'ws.text' }>
+  /** A send threw, or left the reader too far behind: the socket is gone. */
   | { readonly type: 'session.sendFailed' }
   | { readonly type: 'session.streamFailed'; readonly error: unknown };
 
-export type SessionEvent = SessionTransportEvent | SessionInternalEvent;
-
-export interface SessionContext {
-  readonly input: SessionInput;
-  readonly outbox: Outbox;
-  /** The audio its admitted requests hold of the process-wide budget; all given back when it ends. */
-  readonly holdings: BudgetHoldings<ConversationRequest>;
-  /** Last microphone state this session was told about. */
+/** What the chart starts from. */
+export interface SessionMachineInput {
+  readonly limits: ConversationLimits;
+  /** The process-wide audio budget's size, for the `busy` message. */
+  readonly audioBudgetBytes: number;
   readonly microphoneEnabled: boolean;
+}
+
+/**
+ * Plain data: a snapshot can be copied, stored and replayed. What the session holds live (the socket, the
+ * audio, the running call, its share of the budget) is in SessionResources.
+ */
+export interface SessionContext extends SessionMachineInput {
   /** The request whose call runs (`calling`), if any. */
   readonly running: ConversationRequest | undefined;
   /** Requests waiting behind it, oldest first. */

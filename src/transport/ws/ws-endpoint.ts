@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { ConversationHub } from '../../actors/conversation-hub.js';
-import type { SessionActor } from '../../actors/session/session-machine.js';
+import type { SessionActor } from '../../actors/session/session.js';
 import type { SessionTransportEvent } from '../../actors/session/session-types.js';
 import type { Logger } from '../../log/logger.js';
 import { createLossReporter } from '../../log/loss-reporter.js';

@@ -1,0 +1,209 @@
+/**
+ * The session actor's own cost per chat round trip, in one process: the same turns through the bridge's
+ * session (`startSessionActor`) and through a plain function over the same call wrapper and simulation
+ * (what bench/peers/bridge-no-session.ts does over a socket). The difference is the session's share:
+ * server CPU and JavaScript heap allocated per round trip. No socket: what the transport adds is the same
+ * on both sides and left out.
+ *
+ *   node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 --import tsx \
+ *     bench/session-cost.ts [--modules <dist/src or src>] [--turns N] [--rounds R]
+ *
+ * Allocation is read as the growth of the heap in use between two forced collections with a young
+ * generation large enough to hold a whole round of turns; a round during which the collector ran anyway is
+ * reported as such and not counted.
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Subject } from 'rxjs';
+
+const argument = (name: string, fallback: string): string => {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
+};
+const modules = resolve(argument('--modules', 'src'));
+const turnsPerRound = Number(argument('--turns', '1000'));
+const rounds = Number(argument('--rounds', '7'));
+if (!Number.isInteger(turnsPerRound) || turnsPerRound < 1 || turnsPerRound > 100_000) {
+  throw new Error('--turns: an integer from 1 to 100000');
+}
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw new Error('--rounds: 1 to 100');
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with --expose-gc');
+
+const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
+const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise.all([
+  // The session's module: session.js, or session-machine.js in builds before the chart had its own file.
+  load<typeof import('../src/actors/session/session.js')>('actors/session/session.js').catch(() =>
+    load<typeof import('../src/actors/session/session.js')>('actors/session/session-machine.js'),
+  ),
+  load<typeof import('../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
+  load<typeof import('../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
+  load<typeof import('../src/ros/ros-calls.js')>('ros/ros-calls.js'),
+  load<typeof import('../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
+  load<typeof import('../src/protocol/message-ids.js')>('protocol/message-ids.js'),
+  load<typeof import('../src/streams/resource-gauges.js')>('streams/resource-gauges.js'),
+]);
+type OutboundFrame = import('../src/protocol/ws-frames.js').OutboundFrame;
+
+const rosCalls = calls.createRosCalls({
+  port: sim.createSimBackend(),
+  timeoutsMs: {
+    chat: 30_000,
+    clear_history: 5_000,
+    tour_get: 5_000,
+    tour_list: 5_000,
+    tour_create: 5_000,
+    tour_update: 5_000,
+    tour_delete: 5_000,
+  },
+});
+const messageIds = ids.createMessageIdAllocator();
+const audio = new Uint8Array(32 * 1024);
+
+/** A side of the comparison: sends one utterance; `answered` is called at each turn_end. */
+interface Side {
+  readonly name: string;
+  utter(): void;
+}
+
+let onTurnEnd: () => void = () => undefined;
+const sink = (frame: OutboundFrame): void => {
+  if (frame.kind === 'text' && frame.text.startsWith('{"type":"turn_end"')) onTurnEnd();
+};
+
+const sessionSide = (): Side => {
+  const conversationGauges = gauges.createConversationGauges();
+  const limits = protocol.DEFAULT_LIMITS;
+  const session = sessionModule.startSessionActor({
+    calls: rosCalls,
+    messageIds,
+    playAudioPairs$: new Subject(),
+    microphone: { isEnabled: () => true, enabled$: new Subject<boolean>() },
+    limits,
+    gauges: conversationGauges,
+    audioBudget: gauges.byteBudget(conversationGauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
+    send: sink,
+    batch: (writes) => {
+      writes();
+    },
+  });
+  return {
+    name: 'session actor',
+    utter: () => {
+      session.send({ type: 'ws.binary', data: audio.slice() });
+    },
+  };
+};
+
+const plainSide = (): Side => {
+  let turns = 0;
+  return {
+    name: 'plain function',
+    utter: () => {
+      turns += 1;
+      const turn = turns;
+      const data = audio.slice();
+      rosCalls.call(
+        'chat',
+        { audio: data },
+        {
+          answered: (response) => {
+            sink(frames.encodeAudioPair(messageIds.next(), response, turn));
+            sink(frames.turnEndFrame(turn, 'answered'));
+          },
+          failed: (error) => {
+            throw error;
+          },
+        },
+      );
+    },
+  };
+};
+
+/** Runs `count` turns one after the other (each sent when the previous one's turn_end came). */
+const runTurns = (side: Side, count: number): Promise<void> =>
+  new Promise((done) => {
+    let left = count;
+    onTurnEnd = () => {
+      left -= 1;
+      if (left === 0) done();
+      else side.utter();
+    };
+    side.utter();
+  });
+
+let collections = 0;
+new PerformanceObserver((list) => {
+  collections += list.getEntries().length;
+}).observe({ entryTypes: ['gc'] });
+
+interface Round {
+  readonly cpuUs: number;
+  readonly allocatedBytes: number | undefined;
+}
+
+const measure = async (side: Side): Promise<Round> => {
+  gc();
+  await new Promise((next) => setImmediate(next));
+  const collectionsBefore = collections;
+  const heapBefore = process.memoryUsage().heapUsed;
+  const cpuBefore = process.cpuUsage();
+  await runTurns(side, turnsPerRound);
+  const cpu = process.cpuUsage(cpuBefore);
+  const heapAfter = process.memoryUsage().heapUsed;
+  const clean = collections === collectionsBefore;
+  return {
+    cpuUs: (cpu.user + cpu.system) / turnsPerRound,
+    allocatedBytes: clean ? (heapAfter - heapBefore) / turnsPerRound : undefined,
+  };
+};
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+const sides = [sessionSide(), plainSide()];
+for (const side of sides) await runTurns(side, turnsPerRound); // warm-up: compiled, caches filled
+const results = new Map<string, Round[]>(sides.map((side) => [side.name, []]));
+for (let round = 0; round < rounds; round += 1) {
+  // Alternated, so a slow moment of the machine falls on both sides.
+  for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+    results.get(side.name)?.push(await measure(side));
+  }
+}
+
+const summary = (name: string) => {
+  const list = results.get(name) ?? [];
+  const cpu = list.map((round) => round.cpuUs);
+  const allocated = list.flatMap((round) =>
+    round.allocatedBytes === undefined ? [] : [round.allocatedBytes],
+  );
+  return {
+    cpuMedianUs: median(cpu),
+    cpuMinUs: Math.min(...cpu),
+    allocatedMedianKiB: allocated.length === 0 ? Number.NaN : median(allocated) / 1024,
+    cleanRounds: allocated.length,
+  };
+};
+const session = summary('session actor');
+const plain = summary('plain function');
+const line = (name: string, figures: ReturnType<typeof summary>) =>
+  `${name.padEnd(16)} cpu/turn median ${figures.cpuMedianUs.toFixed(1)} µs (min ${figures.cpuMinUs.toFixed(1)})` +
+  `  heap/turn ${figures.allocatedMedianKiB.toFixed(1)} KiB (${figures.cleanRounds}/${rounds} rounds without a GC)`;
+process.stdout.write(
+  [
+    `${modules}: ${rounds} rounds of ${turnsPerRound} turns of 32 KiB, Node.js ${process.version}`,
+    line('session actor', session),
+    line('plain function', plain),
+    `session share    cpu ${(session.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
+      session.allocatedMedianKiB - plain.allocatedMedianKiB
+    ).toFixed(1)} KiB per round trip`,
+    '',
+  ].join('\n'),
+);
+process.exit(0);
