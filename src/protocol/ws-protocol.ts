@@ -1,11 +1,19 @@
 import * as v from 'valibot';
 import type { JsonShape } from './json-shape.js';
-import { DEFAULT_MAX_AUDIO_FRAME_BYTES } from './ws-wire.js';
+import {
+  COMMAND,
+  COMMAND_SERVICES,
+  DEFAULT_MAX_AUDIO_FRAME_BYTES,
+  ERROR_CODE_NAMES,
+  type CommandService,
+  type ErrorCode,
+} from './ws-wire.js';
 
 /**
  * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
- * exist, and the limits. docs/protocol.md is written from this module, so it is the single source of truth;
- * test/unit/protocol.test.ts checks that the tables and examples below agree with the schemas.
+ * exist, and the limits. docs/protocol.md describes this module and test/unit/docs-match.test.ts holds the
+ * two equal; test/unit/protocol.test.ts checks the tables below, and that the documented example frames
+ * (test/support/ws-examples.ts) agree with the schemas.
  *
  * Frames:
  * - client → server, binary: raw audio of one utterance: one turn (one `/chat` call or one Converse goal).
@@ -15,18 +23,21 @@ import { DEFAULT_MAX_AUDIO_FRAME_BYTES } from './ws-wire.js';
  *   directly follows the `audio` text message carrying the same `messageId`.
  */
 
-/** Size of the message-id header that starts every server binary frame (ws-wire.ts, which the kiosk reads too). */
-export { AUDIO_HEADER_BYTES } from './ws-wire.js';
+/** The vocabulary both ends share lives in ws-wire.ts, which the kiosk compiles against too. */
+export {
+  AUDIO_HEADER_BYTES,
+  COMMAND,
+  COMMAND_SERVICES,
+  ERROR_CODE_NAMES,
+  type CommandService,
+  type ErrorCode,
+} from './ws-wire.js';
 /** Message ids are unsigned 32-bit: they wrap from this value to 0. */
 export const MAX_MESSAGE_ID = 0xffff_ffff;
 
 /** What a client shows before the first answer. */
 export const INITIAL_EMOTION = 'neutral';
 export const INITIAL_TEXT = '';
-
-/** Commands a client may send in a text frame, by their `service` value. */
-export const COMMAND_SERVICES = ['clear_history', 'cancel'] as const;
-export type CommandService = (typeof COMMAND_SERVICES)[number];
 
 /**
  * Turns: every binary (audio) frame a session receives is one turn, numbered from 1 in arrival order,
@@ -48,8 +59,9 @@ export type TurnOutcome = keyof typeof TURN_OUTCOMES;
 export const TURN_OUTCOME_NAMES = Object.keys(TURN_OUTCOMES) as [TurnOutcome, ...TurnOutcome[]];
 
 /**
- * Error codes of `{"type":"error"}` messages. None of them closes the session: the client may go on.
- * Conditions that end a session use a WebSocket close code instead (CLOSE_CODES).
+ * What each error code of `{"type":"error"}` messages means; the description is the message of an error
+ * sent without one of its own. None of them closes the session: the client may go on. Conditions that end
+ * a session use a WebSocket close code instead (CLOSE_CODES).
  */
 export const ERROR_CODES = {
   // Invalid UTF-8 never reaches the service: uWebSockets.js drops such a connection first (1006).
@@ -93,9 +105,7 @@ export const ERROR_CODES = {
     description: 'The /clear_history call did not answer within its time-out; the outcome is unknown.',
   },
   clear_history_unavailable: { description: 'No /clear_history service is available on the ROS graph.' },
-} as const satisfies Record<string, { readonly description: string }>;
-export type ErrorCode = keyof typeof ERROR_CODES;
-export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+} as const satisfies Record<ErrorCode, { readonly description: string }>;
 
 /**
  * WebSocket close codes the server uses to end a session, with the reason sent in the close frame
@@ -140,7 +150,6 @@ export const CLOSE_CODES = {
   string,
   { readonly code: number; readonly reason: string; readonly description: string }
 >;
-export type CloseCodeName = keyof typeof CLOSE_CODES;
 
 /** Tunable limits of the conversation endpoint. */
 export interface ConversationLimits {
@@ -175,39 +184,14 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxInboundBytesPerSecond: 1024 * 1024,
 };
 
-export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
-  maxTextFrameBytes:
-    'Largest client text frame, in bytes; a larger one is answered with `text_frame_too_large` and ignored.',
-  maxBinaryFrameBytes:
-    'Largest client binary (audio) frame, in bytes; a larger one closes the session with 1009. About 4 minutes of 16 kHz 16-bit mono audio.',
-  minBinaryFrameBytes:
-    "Smallest client binary (audio) frame, in bytes; a smaller one is answered with `audio_too_short` and never reaches /chat. The default refuses only empty frames: the audio format is the kiosk's choice, so the floor of a real utterance is the deployment's to set (the reference kiosk never sends less than 250 ms, 8,044 bytes).",
-  maxWaitingCalls:
-    'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
-  chatTimeoutMs:
-    'Time a turn (a /chat call, or a Converse goal with all its parts) may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
-  clearHistoryTimeoutMs:
-    'Time a /clear_history call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `clear_history_timeout`.',
-  maxSessions: 'Sessions held at once; one more is closed with 1013.',
-  maxSessionsPerAddress:
-    'Sessions one client address may hold at once (0: no limit); one more is closed with 1013. Each socket may keep up to twice maxBinaryFrameBytes of an inbound message until it closes, so this bounds the memory one client can pin. Behind a front end all kiosks share its address.',
-  maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
-  maxQueuedAudioBytes:
-    'Audio bytes held by the /chat calls of all sessions together (running and waiting); an audio frame that would exceed it is answered with `busy`.',
-  maxInboundFramesPerSecond:
-    "Client frames (text or binary) a session may send per second, sustained; bursts of up to 2 seconds' worth pass. Beyond, the session is closed with 1008.",
-  maxInboundBytesPerSecond:
-    'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text), or of 2 seconds of its rate if that is more, passes. Beyond, the session is closed with 1008.',
-};
-
 /** Why a frame was answered with `busy`. */
 export type BusyCause =
   | { readonly kind: 'queue'; readonly maxWaitingCalls: number }
   | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
 
 /**
- * The `message` of a `busy` error. The session machine (src/actors/session/session-machine.ts) and the
- * examples below both build it here, so the documented example is exactly what a kiosk receives.
+ * The `message` of a `busy` error. The session (src/actors/session/session-frames.ts) and the documented
+ * examples (test/support/ws-examples.ts) both build it here, so the page shows exactly what a kiosk receives.
  */
 export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>
   cause.kind === 'queue'
@@ -217,10 +201,10 @@ export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause):
 // ---------------------------------------------------------------------------------------------------------
 // Client → server
 
-/** What every command shares; checked first so an unknown service is told apart from a malformed one. */
 /**
- * What every command has, read before the command's own schema. An `object` (not a loose one, which would
- * copy every other member into its output) reads `service` alone.
+ * What every command has, read before the command's own schema so an unknown service is told apart from a
+ * malformed one. An `object` (not a loose one, which would copy every other member into its output) reads
+ * `service` alone.
  */
 export const CommandEnvelopeSchema = v.object({
   service: v.string('service must be a string'),
@@ -230,15 +214,13 @@ export const CommandEnvelopeSchema = v.object({
 export const COMMAND_SHAPE = { maxDepth: 1, maxMembers: 8 } as const satisfies JsonShape;
 
 export const ClearHistoryCommandSchema = v.strictObject({
-  service: v.literal('clear_history'),
+  service: v.literal(COMMAND.clearHistory),
 });
-export type ClearHistoryCommand = v.InferOutput<typeof ClearHistoryCommandSchema>;
 
 /** Barge-in: stops the running turn and drops the queued ones; processed at once, not queued. */
 export const CancelCommandSchema = v.strictObject({
-  service: v.literal('cancel'),
+  service: v.literal(COMMAND.cancel),
 });
-export type CancelCommand = v.InferOutput<typeof CancelCommandSchema>;
 
 export const ClientCommandSchema = v.variant('service', [ClearHistoryCommandSchema, CancelCommandSchema]);
 export type ClientCommand = v.InferOutput<typeof ClientCommandSchema>;

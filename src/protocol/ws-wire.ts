@@ -1,8 +1,8 @@
 /**
- * The `/ws` protocol as both ends read it: the frame header, the audio format and limit, and every message
- * the service sends, with the parser a client uses. The service (ws-protocol.ts, ws-frames.ts) and the
- * kiosk (web/src, bundled by `npm run build:web`) compile against this one module, so it imports nothing
- * and uses nothing of Node.js or the DOM.
+ * The `/ws` protocol as both ends read it: the frame header, the audio format and limit, the commands and
+ * error codes, and every message the service sends, with the parser a client uses. The service
+ * (ws-protocol.ts, ws-frames.ts) and the kiosk (web/src, bundled by `npm run build:web`) compile against
+ * this one module, so it imports nothing and uses nothing of Node.js or the DOM.
  */
 
 /** The 4-byte big-endian message id that heads every server binary frame. */
@@ -11,6 +11,32 @@ export const AUDIO_HEADER_BYTES = 4;
 export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 2 * 1024 * 1024;
 /** What the kiosk records and sends: 16-bit PCM WAV, 16 kHz, mono (docs/protocol.md, "Audio format"). */
 export const PCM_SAMPLE_RATE = 16_000;
+
+/** The commands a client sends in a text frame, `{"service": …}`. */
+export const COMMAND = { clearHistory: 'clear_history', cancel: 'cancel' } as const;
+export const COMMAND_SERVICES = [COMMAND.clearHistory, COMMAND.cancel] as const;
+export type CommandService = (typeof COMMAND_SERVICES)[number];
+
+/**
+ * The codes of `error` messages (docs/protocol.md, "Error codes"). A client's tables keyed by them are
+ * typed by `ErrorCode`, so a code renamed here fails to compile there.
+ */
+export const ERROR_CODE_NAMES = [
+  'invalid_json',
+  'invalid_command',
+  'unknown_service',
+  'text_frame_too_large',
+  'audio_too_short',
+  'busy',
+  'microphone_disabled',
+  'chat_failed',
+  'chat_timeout',
+  'chat_unavailable',
+  'clear_history_failed',
+  'clear_history_timeout',
+  'clear_history_unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODE_NAMES)[number];
 
 export interface StateMessage {
   readonly type: 'state';
@@ -36,7 +62,7 @@ export interface AckMessage {
 }
 export interface ErrorMessage {
   readonly type: 'error';
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
   /** Set when the error is about one utterance (busy, chat_timeout, …). */
   readonly turn?: number;
@@ -63,11 +89,28 @@ export type ServerMessage =
   | TurnEndMessage
   | AudioDroppedMessage;
 
+/**
+ * An `error` frame whose code is not in ERROR_CODE_NAMES: a newer service's, met by a page loaded before the
+ * upgrade. A client still learns that something failed, and about which turn.
+ */
+export interface UnknownErrorMessage {
+  readonly type: 'unknown_error';
+  readonly code: string;
+  readonly message: string;
+  readonly turn?: number;
+}
+
+/** What a client reads from a server text frame. */
+export type ReceivedMessage = ServerMessage | UnknownErrorMessage;
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isMessageId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff;
+
+const isErrorCode = (value: string): value is ErrorCode =>
+  (ERROR_CODE_NAMES as readonly string[]).includes(value);
 
 const isTurn = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
@@ -83,9 +126,10 @@ const optionalTurn = (value: unknown): { turn?: number } | undefined => {
 
 /**
  * Reads a server text frame. Anything malformed or of an unknown type gives `undefined` and is ignored,
- * so a newer server can add message types without breaking older kiosks.
+ * so a newer server can add message types without breaking older kiosks; an error of a code added later
+ * gives an UnknownErrorMessage.
  */
-export const parseServerMessage = (text: string): ServerMessage | undefined => {
+export const parseServerMessage = (text: string): ReceivedMessage | undefined => {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -116,9 +160,10 @@ export const parseServerMessage = (text: string): ServerMessage | undefined => {
     case 'error': {
       const { code, message } = json;
       const turn = optionalTurn(json['turn']);
-      return typeof code === 'string' && typeof message === 'string' && turn
+      if (typeof code !== 'string' || typeof message !== 'string' || !turn) return undefined;
+      return isErrorCode(code)
         ? { type, code, message, ...turn }
-        : undefined;
+        : { type: 'unknown_error', code, message, ...turn };
     }
     case 'turn_end': {
       const { turn, outcome } = json;

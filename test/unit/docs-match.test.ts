@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { CLOSE_CODES, ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
 import { markdownTableRows } from '../support/markdown-table.js';
-import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
+import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import { Registry } from 'prom-client';
 import { routeTable } from '../../src/app/compose.js';
 import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';

@@ -20,13 +20,13 @@ import {
   DEFAULT_LIMITS,
   ERROR_CODE_NAMES,
   ERROR_CODES,
-  LIMIT_DESCRIPTIONS,
   MAX_MESSAGE_ID,
   ServerMessageSchema,
   type ServerMessage,
 } from '../../src/protocol/ws-protocol.js';
 import { RosTimeoutError } from '../../src/ros/ros-port.js';
-import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
+import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
+import { LIMIT_DESCRIPTIONS } from '../support/ws-limits.js';
 
 const LIMIT = DEFAULT_LIMITS.maxTextFrameBytes;
 
@@ -193,7 +193,6 @@ describe('protocol tables', () => {
   });
 
   it('describes every error code', () => {
-    assert.ok(ERROR_CODE_NAMES.length >= 12);
     for (const code of ERROR_CODE_NAMES) {
       assert.ok(ERROR_CODES[code].description.length > 10, code);
     }

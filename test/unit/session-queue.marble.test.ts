@@ -21,7 +21,7 @@ import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../..
 import { DEFAULT_LIMITS, ERROR_CODES, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
-import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
+import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 
 /** What the kiosk sends in these tests: an utterance (a turn) or a queued command. */
 type ConversationRequest = { service: 'chat'; audio: Uint8Array } | { service: 'clear_history' };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { EXAMPLE_FRAMES } from '../../src/protocol/ws-examples.js';
+import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import * as server from '../../src/protocol/ws-protocol.js';
 import * as web from '../../src/protocol/ws-wire.js';
 
@@ -37,6 +37,16 @@ describe('the /ws wire module, as the kiosk reads the service', () => {
       type: 'ack',
       service: 'cancel',
     });
+  });
+
+  it('reads an error of a code it does not name as unknown_error, so a client still learns of the failure', () => {
+    assert.deepEqual(
+      web.parseServerMessage('{"type":"error","code":"something_newer","message":"x","turn":2}'),
+      { type: 'unknown_error', code: 'something_newer', message: 'x', turn: 2 },
+    );
+    for (const code of web.ERROR_CODE_NAMES) {
+      assert.equal(web.parseServerMessage(`{"type":"error","code":"${code}","message":"x"}`)?.type, 'error');
+    }
   });
 
   it('ignores malformed or unknown messages instead of failing', () => {

@@ -1,6 +1,6 @@
 import { authorizationHeaders, webSocketProtocols } from './access-token.js';
 import { DEFAULT_BACKOFF, reconnectDelayMs, type BackoffOptions } from './backoff.js';
-import { parseServerMessage, type ServerMessage } from '../../src/protocol/ws-wire.js';
+import { parseServerMessage, type ReceivedMessage } from '../../src/protocol/ws-wire.js';
 import type { ConnectionStatus } from './kiosk-view.js';
 
 export type { ConnectionStatus };
@@ -8,7 +8,7 @@ export type { ConnectionStatus };
 export interface ConnectionHandlers {
   /** `retryInMs` is set while offline and a reconnect is scheduled. */
   readonly onStatus: (status: ConnectionStatus, retryInMs?: number) => void;
-  readonly onMessage: (message: ServerMessage) => void;
+  readonly onMessage: (message: ReceivedMessage) => void;
   readonly onBinary: (frame: ArrayBuffer) => void;
   /** The socket closed (whatever the reason): anything tied to the old session is void. */
   readonly onSessionEnd: () => void;

@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../../src/protocol/ws-wire.js';
+
 /**
  * What the robot says in its speech bubble when a question gets no answer: an apology, a face to match,
  * and what to do next. Pure; the kiosk shows these where the answer would have been, so a visitor looking
@@ -10,7 +12,7 @@ export interface FailureLine {
 }
 
 /** By the error frame's code, for errors about a turn the visitor still waits for. */
-const BY_CODE: Readonly<Record<string, FailureLine>> = {
+const BY_CODE: Readonly<Partial<Record<ErrorCode, FailureLine>>> = {
   chat_timeout: { text: 'Sorry, I took too long to think about that. Please ask me again.', emotion: 'sad' },
   chat_failed: {
     text: 'Sorry, something went wrong while I was answering. Please ask me again.',
@@ -28,7 +30,7 @@ const BY_CODE: Readonly<Record<string, FailureLine>> = {
 };
 
 /** The line for an error about a turn, or undefined when the code is not about an unanswered question. */
-export const failureLine = (code: string): FailureLine | undefined => BY_CODE[code];
+export const failureLine = (code: ErrorCode): FailureLine | undefined => BY_CODE[code];
 
 /** A question sent on a connection that dropped before its answer came. */
 export const LOST_QUESTION: FailureLine = {

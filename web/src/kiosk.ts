@@ -21,9 +21,13 @@ import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
 import { SpeechFollower } from './speech-follower.js';
 import {
+  COMMAND,
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   PCM_SAMPLE_RATE,
-  type ServerMessage,
+  type ErrorCode,
+  type ErrorMessage,
+  type ReceivedMessage,
+  type UnknownErrorMessage,
 } from '../../src/protocol/ws-wire.js';
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer } from './utterance.js';
@@ -179,7 +183,7 @@ const bargeIn = (): void => {
   if (cutShort) markInterrupted(spokenTo);
   turns.cancelAll();
   probe.recordBargeIn(turns.latest);
-  connection.send(JSON.stringify({ service: 'cancel' }));
+  connection.send(JSON.stringify({ service: COMMAND.cancel }));
 };
 
 /** Hands-free: the visitor interrupts the robot, by a press or by voice. */
@@ -353,14 +357,23 @@ const player = new Player(context, {
  * Errors about no turn, under the button (an error about a turn is said in the bubble: failure-lines.ts).
  * Per the protocol these are a refused or failed New conversation, and frames the kiosk should not send.
  */
-const ERROR_NOTICES: Readonly<Record<string, string>> = {
+const ERROR_NOTICES: Readonly<Partial<Record<ErrorCode, string>>> = {
   busy: 'One moment — the robot is still answering. Try New conversation again after.',
   clear_history_failed: 'The robot could not start a new conversation. Please try again.',
   clear_history_timeout: 'The robot did not confirm the new conversation. Please try again.',
   clear_history_unavailable: 'The robot cannot start a new conversation right now.',
 };
 
-const onMessage = (message: ServerMessage): void => {
+/** An error the visitor should see: in the bubble when a question went unanswered, else under the button. */
+const showError = (message: ErrorMessage | UnknownErrorMessage): void => {
+  const line = message.type === 'error' && message.turn !== undefined ? failureLine(message.code) : undefined;
+  const notice = message.type === 'error' ? ERROR_NOTICES[message.code] : undefined;
+  if (line !== undefined) showFailure(line);
+  // A code newer than this page (the service was upgraded under it) gets the general notice.
+  else notify(notice ?? 'Something went wrong; please try again.');
+};
+
+const onMessage = (message: ReceivedMessage): void => {
   switch (message.type) {
     case 'state':
       // A new session's state replaces whatever the page showed before (reconnects included).
@@ -387,7 +400,7 @@ const onMessage = (message: ServerMessage): void => {
     case 'ack':
       probe.recordAck(message.service);
       // A cancel's ack needs no words: the visitor is already talking.
-      if (message.service === 'clear_history') {
+      if (message.service === COMMAND.clearHistory) {
         // What was said is forgotten: its last answer goes from the bubble too.
         state.bubbleTurn = undefined;
         state.emotion = 'neutral';
@@ -397,13 +410,10 @@ const onMessage = (message: ServerMessage): void => {
       }
       return;
     case 'error':
+    case 'unknown_error':
       probe.recordError(message.code);
       // About a turn the visitor talked over: old news.
-      if (turns.error(message.turn) === 'show') {
-        const line = message.turn === undefined ? undefined : failureLine(message.code);
-        if (line !== undefined) showFailure(line);
-        else notify(ERROR_NOTICES[message.code] ?? 'Something went wrong; please try again.');
-      }
+      if (turns.error(message.turn) === 'show') showError(message);
       render();
       return;
     case 'turn_end':
@@ -480,7 +490,7 @@ const settings = new KioskSettings(page.faceWrap, {
   },
 });
 page.newConversation.addEventListener('click', () => {
-  if (!connection.send(JSON.stringify({ service: 'clear_history' }))) notify('Not connected.');
+  if (!connection.send(JSON.stringify({ service: COMMAND.clearHistory }))) notify('Not connected.');
 });
 
 // Browsers start audio only after a user gesture unless the kiosk's browser is set to allow it

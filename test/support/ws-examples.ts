@@ -1,9 +1,9 @@
-import { busyMessage, DEFAULT_LIMITS } from './ws-protocol.js';
+import { busyMessage, DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 
 /**
- * The /ws protocol's example frames for the documentation (docs/protocol.md); the protocol tests parse every
- * one of them. Messages the server builds (busy) are built here by the very function the server uses, so
- * the page cannot show a text never sent.
+ * The /ws protocol's example frames, as docs/protocol.md shows them (test/unit/docs-match.test.ts); the
+ * protocol tests parse every one of them. Messages the server builds (busy) are built here by the very
+ * function the server uses, so the page cannot show a text never sent.
  */
 
 export interface ExampleFrame {

@@ -1,0 +1,27 @@
+import type { ConversationLimits } from '../../src/protocol/ws-protocol.js';
+
+/** What each limit of the conversation endpoint bounds, and what a client meets beyond it. */
+export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
+  maxTextFrameBytes:
+    'Largest client text frame, in bytes; a larger one is answered with `text_frame_too_large` and ignored.',
+  maxBinaryFrameBytes:
+    'Largest client binary (audio) frame, in bytes; a larger one closes the session with 1009. About 4 minutes of 16 kHz 16-bit mono audio.',
+  minBinaryFrameBytes:
+    "Smallest client binary (audio) frame, in bytes; a smaller one is answered with `audio_too_short` and never reaches /chat. The default refuses only empty frames: the audio format is the kiosk's choice, so the floor of a real utterance is the deployment's to set (the reference kiosk never sends less than 250 ms, 8,044 bytes).",
+  maxWaitingCalls:
+    'Calls of one session that may wait behind the running one (chat and clear_history share the queue so history changes keep arrival order); beyond it the frame is answered with `busy`.',
+  chatTimeoutMs:
+    'Time a turn (a /chat call, or a Converse goal with all its parts) may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `chat_timeout`.',
+  clearHistoryTimeoutMs:
+    'Time a /clear_history call may take once its session starts it, in milliseconds, including any wait for a free place at the ROS service (ros backend); then `clear_history_timeout`.',
+  maxSessions: 'Sessions held at once; one more is closed with 1013.',
+  maxSessionsPerAddress:
+    'Sessions one client address may hold at once (0: no limit); one more is closed with 1013. Each socket may keep up to twice maxBinaryFrameBytes of an inbound message until it closes, so this bounds the memory one client can pin. Behind a front end all kiosks share its address.',
+  maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
+  maxQueuedAudioBytes:
+    'Audio bytes held by the /chat calls of all sessions together (running and waiting); an audio frame that would exceed it is answered with `busy`.',
+  maxInboundFramesPerSecond:
+    "Client frames (text or binary) a session may send per second, sustained; bursts of up to 2 seconds' worth pass. Beyond, the session is closed with 1008.",
+  maxInboundBytesPerSecond:
+    'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text), or of 2 seconds of its rate if that is more, passes. Beyond, the session is closed with 1008.',
+};
