@@ -109,7 +109,10 @@ export const missingConverseClient = (targets: CallTargets, lifetime: AbortSigna
         serviceName: targets.converseName,
       });
 
-/** What /ready names as missing: the services without a server, and the Converse action server with `--chat_interface action`. */
+/**
+ * What /ready names as missing: the services without a server, and the Converse action server with
+ * `--chat_interface action`.
+ */
 export const calledWithoutServer = (targets: CallTargets, chatInterface: 'service' | 'action'): string[] => {
   const services = ROS_SERVICE_KEYS.filter((key) => {
     try {
