@@ -71,7 +71,7 @@ export const installConversationEndpoint = (
   return { openSockets: () => endpoint.openSockets };
 };
 
-/** What the endpoint's handlers share: its options, its counts, and the log of sessions refused per address. */
+/** What the endpoint's handlers share: its options, its counts, the log of sessions refused per address. */
 interface EndpointState {
   readonly hub: ConversationHub;
   readonly log: Logger;
@@ -233,8 +233,8 @@ const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, {
 /**
  * The largest frame of a binary message the bridge writes. uWebSockets.js assembles a frame over its 16 KiB
  * cork buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes:
- * 512 KiB messages left about 1 MiB behind in each kiosk's socket. A binary message past this size goes out
- * as fragments of at most this many bytes, so each socket keeps about a fragment's worth (the client
+ * a 512 KiB message leaves about 1 MiB behind in each kiosk's socket. A binary message past this size goes
+ * out as fragments of at most this many bytes, so each socket keeps about a fragment's worth (the client
  * reassembles one message). Measured in docs/performance.md.
  */
 export const FRAGMENT_BYTES = 64 * 1024;
