@@ -58,8 +58,10 @@ export interface RunningBridge {
   readonly hub: ConversationHub;
   readonly calls: RosCalls;
   readonly metrics: BridgeMetrics;
-  /** Graceful stop (see RunningUwsApp.stop); does not close the ROS port, which belongs to the caller. */
-  /** Stops; resolves to whether in-flight work finished within the drain (false: some was cut with 503). */
+  /**
+   * Graceful stop (see RunningUwsApp.stop); resolves to whether in-flight work finished within the drain
+   * (false: some was cut with 503). Does not close the ROS port, which belongs to the caller.
+   */
   stop(drainMs?: number): Promise<boolean>;
 }
 

@@ -9,7 +9,6 @@ import * as v from 'valibot';
 // from here, and this module imports nothing of the service (it is parsed before anything runs).
 
 export const BACKENDS = ['ros', 'sim'] as const;
-export type BackendName = (typeof BACKENDS)[number];
 
 /** The spec's log levels (`--log_level`). */
 export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;

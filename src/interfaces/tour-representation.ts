@@ -5,8 +5,8 @@ import { tourMsgToJson } from './tour-message.js';
 /**
  * A tour as HTTP shows it: the body of `GET /tour/{name}` and its entity tag.
  *
- * Writing the JSON and hashing it were a fifth of a GET's JavaScript time (docs/performance.md), and a
- * store answers the same few tours again and again. So the last representation of a few tours is kept by
+ * Writing the JSON and hashing it are a large part of a GET's own work, and a store answers the same few
+ * tours again and again. So the last representation of a few tours is kept by
  * name, with a copy of the message it came from, and reused while a new message holds the same fields:
  * comparing a tour's strings costs far less than writing and hashing them. Small tours only, so what is
  * kept stays under 32 × 8 Ki characters of JSON. Each service makes its own (`createTourRepresentations`),

@@ -1,9 +1,9 @@
 /**
  * The shape a JSON text may have, checked on its bytes before it is parsed: how deep objects and arrays
  * nest, and how many object members it holds in all. `JSON.parse` and the schemas after it cost what the
- * shape costs, not what the size costs: 1 MiB of nested `[` took 150 ms to parse, a frame of 7,760 keys
- * several milliseconds to parse and copy. This scan costs one pass over the bytes whatever their shape,
- * and stops at the first byte past a limit.
+ * shape costs, not what the size costs: 1 MiB of nested `[` takes about 150 ms to parse, a frame of 7,760
+ * keys several milliseconds to parse and copy. This scan costs one pass over the bytes whatever their
+ * shape, and stops at the first byte past a limit.
  */
 export interface JsonShape {
   /** Objects and arrays inside each other: `{"a":1}` is 1 deep, `{"steps":[{"a":1}]}` is 3. */

@@ -63,7 +63,6 @@ const boundedText = (field: string, maxChars: number) =>
 
 /** A tour name: 1–128 characters, no control characters. */
 export const TourNameSchema = identifier('tour_name', TOUR_LIMITS.nameMaxChars);
-export type TourName = v.InferOutput<typeof TourNameSchema>;
 
 // A URL path cannot name these: browsers and fetch read `/tour/..` (and `/tour/%2E%2E`) as `/`, and
 // `/tour/.` as `/tour/`, so a tour called that could be listed but never opened, changed or deleted.

@@ -5,7 +5,7 @@ import type { SchedulerLike } from 'rxjs';
  * deadlines come in the order the calls start: each time-out keeps its calls in one list, oldest first,
  * and one timer is armed for the earliest deadline of all lists. Adding and removing a call is O(1) on
  * its list; the timer moves only when it fires or a shorter time-out gets an earlier deadline. A timer
- * per call (a setInterval inserted and cleared for every request) showed in the HTTP profile.
+ * per call would insert and clear a timer for every HTTP request, on its path.
  */
 
 /** Time for the deadlines: the process's clock, or a test scheduler's virtual one. */

@@ -186,8 +186,8 @@ export type RouterCheckPolicy =
   | { readonly kind: 'attempts'; readonly maxAttempts: number; readonly unlimited: boolean };
 
 /**
- * rmw_zenoh's default when the variable is unset or empty: one check (current rmw_zenoh_cpp; builds
- * before that change waited forever, which is why the image sets the variable explicitly).
+ * rmw_zenoh's default when the variable is unset or empty: one check (current rmw_zenoh_cpp; older
+ * builds wait forever, which is why the image sets the variable explicitly).
  */
 export const DEFAULT_ROUTER_CHECK_ATTEMPTS = 1;
 

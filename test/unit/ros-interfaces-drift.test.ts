@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { TOUR_GUIDE_INTERFACES, TourOutcome } from '../../src/ros/ros-messages.js';
+import { TourOutcome } from '../../src/ros/ros-messages.js';
+import { TOUR_GUIDE_INTERFACES } from '../support/ros-field-tables.js';
 import {
   describeFieldDrift,
   parseAction,
@@ -15,7 +16,8 @@ import {
 /*
  * ros/tour_guide_interfaces (built by colcon on the robot) and src/ros/ros-messages.ts (what this
  * service sends and expects) must describe the same interfaces. tsc ties the field tables in
- * ros-messages.ts to its TS interfaces; this test ties the tables to the .msg/.srv/.action files.
+ * test/support/ros-field-tables.ts to those TS interfaces; this test ties the tables to the
+ * .msg/.srv/.action files.
  */
 
 const PACKAGE = 'tour_guide_interfaces';
@@ -45,7 +47,7 @@ const assertNoDrift = (
   const problems = describeFieldDrift(section.fields, table);
   if (problems.length > 0) {
     assert.fail(
-      `ros/${PACKAGE}/${file} (${what}) drifted from its table in src/ros/ros-messages.ts:\n  - ${problems.join('\n  - ')}\n` +
+      `ros/${PACKAGE}/${file} (${what}) drifted from its table in test/support/ros-field-tables.ts:\n  - ${problems.join('\n  - ')}\n` +
         'Change the .msg/.srv file, the TS interface and its field table together.',
     );
   }
@@ -104,7 +106,7 @@ describe(`ros/${PACKAGE} matches src/ros/ros-messages.ts`, () => {
         assert.deepEqual(
           describeConstants(result.constants),
           expectedOutcomeConstants(entry.resultOutcomeConstants),
-          `${file}: result constants differ from their table in src/ros/ros-messages.ts`,
+          `${file}: result constants differ from ConverseOutcome in src/ros/ros-messages.ts`,
         );
       });
       continue;

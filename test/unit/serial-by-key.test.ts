@@ -2,6 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SerialByKey, type Turn } from '../../src/transport/http/serial-by-key.js';
 
+/** Each key is free: a new request of it starts at once (a key still held or queued would make it wait). */
+const assertFree = (serial: SerialByKey, ...keys: string[]) => {
+  for (const key of keys) {
+    let started = false;
+    serial.enter(key, (turn) => {
+      started = true;
+      turn.release();
+    });
+    assert.ok(started, `${key} is still held or queued`);
+  }
+};
+
 describe('SerialByKey', () => {
   it('runs one per key at a time, in arrival order; other keys do not wait', () => {
     const serial = new SerialByKey(10);
@@ -26,7 +38,7 @@ describe('SerialByKey', () => {
     turns.get('b1')?.release();
     assert.deepEqual(started, ['a1', 'b1', 'a2', 'a3']);
     turns.get('a3')?.release();
-    assert.equal(serial.activeKeys, 0);
+    assertFree(serial, 'a', 'b');
   });
 
   it('lets a waiter leave the queue without taking its turn', () => {
@@ -45,7 +57,7 @@ describe('SerialByKey', () => {
     leaving?.release();
     first?.release();
     assert.deepEqual(started, ['first', 'third']);
-    assert.equal(serial.activeKeys, 0);
+    assertFree(serial, 'k');
   });
 
   it('passes the turn on when the holder releases it while starting', () => {
@@ -60,7 +72,7 @@ describe('SerialByKey', () => {
       turn.release();
     });
     assert.deepEqual(started, ['holder', 'next']);
-    assert.equal(serial.activeKeys, 0);
+    assertFree(serial, 'k');
   });
 
   it('refuses a request beyond maxWaiting behind the holder', () => {

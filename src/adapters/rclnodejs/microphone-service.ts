@@ -1,6 +1,16 @@
+import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
+import { Subject, type Observable } from 'rxjs';
+import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
 import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../../ros/ros-messages.js';
-import { ROS_MICROPHONE_SERVICE, type MicrophoneRequest } from '../../ros/ros-port.js';
+import {
+  ROS_MICROPHONE_SERVICE,
+  ROS_MICROPHONE_STATE_TOPIC,
+  type MicrophoneRequest,
+} from '../../ros/ros-port.js';
+import { microphoneStateQos, serviceQos } from './qos.js';
+import { resolvedName } from './resolved-name.js';
+import { setBoolRequestFromWire } from './wire.js';
 
 export const NOT_READY_ANSWER: SetBoolResponseMsg = {
   success: false,
@@ -63,3 +73,69 @@ export const createMicrophoneHandler =
     }
     deps.emit({ enabled: request.data, source: MICROPHONE_SOURCE, respond });
   };
+
+/** The microphone's side of the graph: the /microphone/set_enabled service and the state topic. */
+export interface MicrophoneEntities {
+  /** The service's and the topic's names after remapping. */
+  readonly serviceName: string;
+  readonly stateTopic: string;
+  readonly requests$: Observable<MicrophoneRequest>;
+  readonly publishEnabled: (enabled: boolean) => void;
+  /** Ends the requests (the port closed). */
+  complete(): void;
+}
+
+/**
+ * Provides /microphone/set_enabled, whose calls go to `requests$` (answered "not ready" while nobody
+ * listens), and publishes the microphone's state.
+ */
+export const createMicrophoneEntities = (
+  rcl: Rclnodejs,
+  node: Node,
+  lifetime: AbortSignal,
+  logger: Logger,
+): MicrophoneEntities => {
+  const microphoneRequests = new Subject<MicrophoneRequest>();
+  const handleMicrophone = createMicrophoneHandler({
+    hasListeners: () => microphoneRequests.observed,
+    emit: (request) => {
+      microphoneRequests.next(request);
+    },
+    isClosed: () => lifetime.aborted,
+    logger,
+  });
+  const service = node.createService(
+    ROS_MICROPHONE_SERVICE.type,
+    ROS_MICROPHONE_SERVICE.name,
+    { qos: serviceQos(rcl) },
+    (request, response) => {
+      try {
+        handleMicrophone(setBoolRequestFromWire(request), response);
+      } catch (error) {
+        logger.error({ err: error }, 'failed to handle a /microphone/set_enabled call');
+      }
+    },
+  );
+  const state = node.createPublisher<'std_msgs/msg/Bool'>(
+    ROS_MICROPHONE_STATE_TOPIC.type,
+    ROS_MICROPHONE_STATE_TOPIC.name,
+    { qos: microphoneStateQos(rcl) },
+  );
+
+  return {
+    serviceName: resolvedName(() => service.serviceName, ROS_MICROPHONE_SERVICE.name),
+    stateTopic: resolvedName(() => state.topic, ROS_MICROPHONE_STATE_TOPIC.name),
+    requests$: microphoneRequests.asObservable(),
+    publishEnabled: (enabled) => {
+      if (lifetime.aborted) return;
+      try {
+        state.publish({ data: enabled });
+      } catch (error) {
+        logger.error({ err: error, enabled }, `failed to publish ${ROS_MICROPHONE_STATE_TOPIC.name}`);
+      }
+    },
+    complete: () => {
+      microphoneRequests.complete();
+    },
+  };
+};

@@ -245,7 +245,7 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
       return;
     }
     // Only "unavailable" is summarised: it fails at once, so a retrying client makes one per round trip
-    // (~4,500 lines in 4 s were seen); a time-out or a failed call costs its client the wait or the call.
+    // (a thousand lines a second); a time-out or a failed call costs its client the wait or the call.
     if (!this.#done && this.#service !== undefined && error instanceof RosServiceUnavailableError) {
       this.#rosFailure = true;
       this.installed.router.rosFailures.failed(this.#service, error, this.#line(reply.status));

@@ -28,16 +28,6 @@ export interface RouterSettings {
   readonly refusal: () => HttpReply | undefined;
 }
 
-export interface InstalledRoutes {
-  /** Requests started and not yet answered or abandoned by their client (the graceful stop waits for them). */
-  readonly inFlight: number;
-  /**
-   * Answers every request still in flight with `reply` and closes its connection, abandoning its ROS call
-   * (the graceful stop's end: a client learns its request was cut rather than getting an empty reply).
-   */
-  cutInFlight(reply: HttpReply): void;
-}
-
 /** The router's state, shared by every request. */
 export interface RouterState {
   readonly settings: RouterSettings;

@@ -25,11 +25,6 @@ export class SerialByKey {
   /** `maxWaiting`: requests that may wait behind the one holding a key's turn; more are refused. */
   constructor(readonly maxWaiting: number) {}
 
-  /** Keys with a request holding or waiting for their turn (for tests). */
-  get activeKeys(): number {
-    return this.#queues.size;
-  }
-
   /**
    * Takes a turn for `key`: `start` gets it now when nobody holds it, or when the requests ahead released
    * theirs; it may release the turn at once. The turn is returned too, to leave the queue while waiting.

@@ -12,8 +12,8 @@ export const SIM_AUDIO_MAX_BYTES = 8 * 1024 * 1024;
 export const SIM_PLAY_AUDIO_MAX_BODY_BYTES = Math.ceil(SIM_AUDIO_MAX_BYTES / 3) * 4 + (64 + 16384) * 6 + 1024;
 
 // Standard base64 with padding is these characters, at most two `=` at the end, and a length that is a
-// multiple of 4. Said as one regex with a repeated group (`(?:[A-Za-z0-9+/]{4})*…`), V8 overflowed its
-// stack on 8 MiB of audio (11 M characters) and the process died; a plain character class runs in a loop.
+// multiple of 4. Said as one regex with a repeated group (`(?:[A-Za-z0-9+/]{4})*…`), V8 overflows its
+// stack on 8 MiB of audio (11 M characters) and the process dies; a plain character class runs in a loop.
 const BASE64_CHARACTERS = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64_MESSAGE = 'audio must be standard base64 (RFC 4648, with padding)';
 

@@ -187,7 +187,7 @@ const ETAG_HEADER = {
 const IF_MATCH_DOCS = {
   headers: {
     'if-match':
-      'Optional. The ETag of `GET /tour/{tour_name}` (or a list of them): the change is made only if the tour is still that version, else 412. Absent or `*`: no version check, as before. Changes with If-Match to one tour run one at a time in this bridge; a writer that bypasses it (another bridge, a ROS node calling the service) can still change the tour between the check and the write',
+      'Optional. The ETag of `GET /tour/{tour_name}` (or a list of them): the change is made only if the tour is still that version, else 412. Absent or `*`: no version check. Changes with If-Match to one tour run one at a time in this bridge; a writer that bypasses it (another bridge, a ROS node calling the service) can still change the tour between the check and the write',
   },
 };
 const IF_MATCH_FAILURES = {

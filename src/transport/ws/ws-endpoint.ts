@@ -1,40 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { ConversationHub } from '../../actors/conversation-hub.js';
-import type { SessionActor } from '../../actors/session/session.js';
 import type { SessionTransportEvent } from '../../actors/session/session-types.js';
 import type { Logger } from '../../log/logger.js';
-import { createLossReporter } from '../../log/loss-reporter.js';
-import {
-  checkWebSocketAccess,
-  OPEN_POLICY,
-  webSocketRefusal,
-  type AccessPolicy,
-} from '../http/access-policy.js';
-import { statusLine, type HttpReply } from '../http/reply.js';
-import { HEAD_REFUSALS } from '../http/request-framing.js';
-import { headProblem, requestQuery, uWS } from '../uws-build.js';
-import { AddressCounts } from './address-counts.js';
-import { handshakeRefusal } from './handshake.js';
-import { InboundBudget, type InboundRates } from './inbound-budget.js';
+import { createLossReporter, type LossReporter } from '../../log/loss-reporter.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
 import { CLOSE_CODES, TURN_OUTCOME_NAMES, type TurnOutcome } from '../../protocol/ws-protocol.js';
-
-/** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
-interface SessionSocket {
-  readonly sessionId: string;
-  /** The client's address, as sessions are counted per address. */
-  readonly address: string;
-  /** The socket holds one of its address's places (it was not refused for its address). */
-  countedForAddress: boolean;
-  open: boolean;
-  session: SessionActor | undefined;
-  /** The session closed the socket itself: it is already on its way out and hears nothing more. */
-  endedBySession: boolean;
-  /** What the client may still send before it is closed for flooding. */
-  readonly budget: InboundBudget;
-}
+import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
+import { uWS } from '../uws-build.js';
+import { AddressCounts } from './address-counts.js';
+import type { InboundRates } from './inbound-budget.js';
+import { upgradeHandler, type SessionSocket } from './ws-upgrade.js';
 
 export interface ConversationEndpointOptions {
   readonly hub: ConversationHub;
@@ -58,66 +34,87 @@ export const transportCeilingBytes = (largestFrameLimit: number): number =>
   Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
 
 /**
- * The largest frame of a binary message the bridge writes. uWebSockets.js assembles a frame over its 16 KiB
- * cork buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes:
- * 512 KiB messages left about 1 MiB behind in each kiosk's socket. A binary message past this size goes out
- * as fragments of at most this many bytes, so each socket keeps about a fragment's worth (the client
- * reassembles one message). Measured in docs/performance.md.
+ * The `/ws` endpoint: translates socket events into session events and outbound items into frames.
+ * All conversation logic lives in the session actors (src/actors).
  */
-export const FRAGMENT_BYTES = 64 * 1024;
+export const installConversationEndpoint = (
+  app: TemplatedApp,
+  options: ConversationEndpointOptions,
+): ConversationEndpoint => {
+  const endpoint = endpointState(options);
+  const { limits } = endpoint;
+  app.ws<SessionSocket>('/ws', {
+    compression: uWS.DISABLED,
+    maxPayloadLength: transportCeilingBytes(Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes)),
+    // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its own.
+    // (closeOnBackpressureLimit keeps its default, off.)
+    maxBackpressure: 2 ** 31 - 1,
+    // uWS pings idle sockets on its own and closes those that stop answering.
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
 
-/** The binary message's parts, each cut into pieces of at most FRAGMENT_BYTES (views, not copies). */
-const fragmentsOf = (parts: readonly Uint8Array[]): Uint8Array[] => {
-  const fragments: Uint8Array[] = [];
-  for (const part of parts) {
-    if (part.byteLength <= FRAGMENT_BYTES) fragments.push(part);
-    else {
-      for (let start = 0; start < part.byteLength; start += FRAGMENT_BYTES) {
-        fragments.push(part.subarray(start, start + FRAGMENT_BYTES));
-      }
-    }
-  }
-  return fragments;
+    upgrade: upgradeHandler(endpoint),
+    open: openHandler(endpoint),
+    message: messageHandler(endpoint),
+    drain: (ws) => {
+      report(ws.getUserData(), { type: 'ws.buffered', bytes: ws.getBufferedAmount() });
+    },
+    // uWS answers every ping with a pong on its own; a client that floods pings and never reads would
+    // grow those without bound. Each ping reports what waits, so the send-buffer limit (close 1008) holds
+    // for control frames too, within one pong (at most 127 bytes).
+    ping: (ws) => {
+      const buffered = ws.getBufferedAmount();
+      if (buffered > 0) report(ws.getUserData(), { type: 'ws.buffered', bytes: buffered });
+    },
+    close: closeHandler(endpoint),
+  });
+  return { openSockets: () => endpoint.openSockets };
 };
 
-/**
- * One binary message: as it is (one frame, or the header and the audio as two fragments) while every part
- * fits a fragment, as most do; else as a run of fragments of at most FRAGMENT_BYTES.
- */
-const writeBinary = (ws: WebSocket<SessionSocket>, binary: AudioPairFrame['binary']): void => {
-  if (binary.every((part) => part.byteLength <= FRAGMENT_BYTES)) {
-    if (binary.length === 1) {
-      ws.send(binary[0], true);
-    } else {
-      ws.sendFirstFragment(binary[0], true);
-      ws.sendLastFragment(binary[1]);
-    }
-    return;
-  }
-  const fragments = fragmentsOf(binary);
-  const lastIndex = fragments.length - 1;
-  fragments.forEach((fragment, index) => {
-    if (index === 0) ws.sendFirstFragment(fragment, true);
-    else if (index < lastIndex) ws.sendFragment(fragment);
-    else ws.sendLastFragment(fragment);
-  });
-};
+/** What the endpoint's handlers share: its options, its counts, the log of sessions refused per address. */
+interface EndpointState {
+  readonly hub: ConversationHub;
+  readonly log: Logger;
+  readonly policy: AccessPolicy;
+  readonly metrics: BridgeMetrics | undefined;
+  readonly counters: ReturnType<typeof frameCounters> | undefined;
+  readonly limits: ConversationHub['limits'];
+  readonly addresses: AddressCounts;
+  readonly inboundRates: InboundRates;
+  /** A client retrying past its address's limit is refused as often as it retries: one line, then counts. */
+  readonly refusedForAddress: LossReporter;
+  /** Sockets open now (sessions plus ones being refused). */
+  openSockets: number;
+}
 
-/**
- * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
- * binary frame is one WebSocket message, whole or as fragments (the header, then the audio, uncopied, in
- * pieces of at most FRAGMENT_BYTES). Like `send`, the fragment calls buffer what the socket cannot take;
- * the caller reads getBufferedAmount().
- */
-const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
-  if (frame.kind === 'text') {
-    ws.send(frame.text, false);
-    return;
-  }
-  ws.cork(() => {
-    ws.send(frame.meta, false);
-    writeBinary(ws, frame.binary);
-  });
+const endpointState = ({
+  hub,
+  log,
+  policy = OPEN_POLICY,
+  metrics,
+}: ConversationEndpointOptions): EndpointState => {
+  const limits = hub.limits;
+  return {
+    hub,
+    log,
+    policy,
+    metrics,
+    counters: metrics === undefined ? undefined : frameCounters(metrics),
+    limits,
+    addresses: new AddressCounts(limits.maxSessionsPerAddress),
+    inboundRates: {
+      framesPerSecond: limits.maxInboundFramesPerSecond,
+      bytesPerSecond: limits.maxInboundBytesPerSecond,
+      largestFrameBytes: Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes),
+    },
+    refusedForAddress: createLossReporter({
+      log,
+      message: 'sessions refused: too many from one address',
+      countField: 'refused',
+      withBytes: false,
+    }),
+    openSockets: 0,
+  };
 };
 
 /**
@@ -155,6 +152,152 @@ const frameCounters = (metrics: BridgeMetrics) => {
   };
 };
 
+/** An open socket: closed at once past its address's limit, else given a session (when the hub has room). */
+const openHandler =
+  (endpoint: EndpointState) =>
+  (ws: WebSocket<SessionSocket>): void => {
+    const socket = ws.getUserData();
+    socket.open = true;
+    endpoint.openSockets += 1;
+    const { addresses, metrics } = endpoint;
+    if (!addresses.take(socket.address)) {
+      endpoint.refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit });
+      metrics?.wsSessionsRefused.child('per_address').inc();
+      const { code, reason } = CLOSE_CODES.tooManySessionsFromAddress;
+      socket.endedBySession = true;
+      ws.end(code, reason);
+      return;
+    }
+    socket.countedForAddress = true;
+    openSession(endpoint, ws, socket);
+  };
+
+/** Asks the hub for a session that writes to `ws`; it may refuse (max_sessions). */
+const openSession = (
+  { hub, log, metrics, counters, limits }: EndpointState,
+  ws: WebSocket<SessionSocket>,
+  socket: SessionSocket,
+): void => {
+  const slog = sessionLog(log, socket);
+  const send = (frame: OutboundFrame) => {
+    if (!socket.open) return;
+    if (frame.kind === 'close') {
+      // Runs the close handler synchronously, which marks the socket closed (and tells the session
+      // nothing: it is the one closing).
+      socket.endedBySession = true;
+      ws.end(frame.code, frame.reason);
+      return;
+    }
+    // Nothing is reported back: the session's outbox reads bufferedBytes after its writes.
+    writeData(ws, frame);
+    counters?.outbound(frame);
+  };
+  // Several frames of one decision (a turn's last pair and its turn_end) in one write while they fit the
+  // cork buffer (16 KiB; a larger pair leaves at once and its turn_end in a second write); a closed
+  // socket cannot be corked, and `send` then drops the frames anyway.
+  const batch = (writes: () => void) => {
+    if (socket.open) ws.cork(writes);
+    else writes();
+  };
+  socket.session = hub.openSession(send, {
+    batch,
+    bufferedBytes: () => (socket.open ? ws.getBufferedAmount() : 0),
+    onCallAbandoned: (service) => {
+      slog.info({ service }, `session ended before the /${service} answer; a late answer will be dropped`);
+    },
+  });
+  if (socket.session !== undefined) slog.info('session opened');
+  else {
+    metrics?.wsSessionsRefused.child('max_sessions').inc();
+    slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
+  }
+};
+
+/**
+ * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
+ * binary frame is one WebSocket message, whole or as fragments (the header, then the audio, uncopied, in
+ * pieces of at most FRAGMENT_BYTES). Like `send`, the fragment calls buffer what the socket cannot take;
+ * the caller reads getBufferedAmount().
+ */
+const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
+  if (frame.kind === 'text') {
+    ws.send(frame.text, false);
+    return;
+  }
+  ws.cork(() => {
+    ws.send(frame.meta, false);
+    writeBinary(ws, frame.binary);
+  });
+};
+
+/**
+ * The largest frame of a binary message the bridge writes. uWebSockets.js assembles a frame over its 16 KiB
+ * cork buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes:
+ * a 512 KiB message leaves about 1 MiB behind in each kiosk's socket. A binary message past this size goes
+ * out as fragments of at most this many bytes, so each socket keeps about a fragment's worth (the client
+ * reassembles one message). Measured in docs/performance.md.
+ */
+export const FRAGMENT_BYTES = 64 * 1024;
+
+/**
+ * One binary message: as it is (one frame, or the header and the audio as two fragments) while every part
+ * fits a fragment, as most do; else as a run of fragments of at most FRAGMENT_BYTES.
+ */
+const writeBinary = (ws: WebSocket<SessionSocket>, binary: AudioPairFrame['binary']): void => {
+  if (binary.every((part) => part.byteLength <= FRAGMENT_BYTES)) {
+    if (binary.length === 1) {
+      ws.send(binary[0], true);
+    } else {
+      ws.sendFirstFragment(binary[0], true);
+      ws.sendLastFragment(binary[1]);
+    }
+    return;
+  }
+  const fragments = fragmentsOf(binary);
+  const lastIndex = fragments.length - 1;
+  fragments.forEach((fragment, index) => {
+    if (index === 0) ws.sendFirstFragment(fragment, true);
+    else if (index < lastIndex) ws.sendFragment(fragment);
+    else ws.sendLastFragment(fragment);
+  });
+};
+
+/** The binary message's parts, each cut into pieces of at most FRAGMENT_BYTES (views, not copies). */
+const fragmentsOf = (parts: readonly Uint8Array[]): Uint8Array[] => {
+  const fragments: Uint8Array[] = [];
+  for (const part of parts) {
+    if (part.byteLength <= FRAGMENT_BYTES) fragments.push(part);
+    else {
+      for (let start = 0; start < part.byteLength; start += FRAGMENT_BYTES) {
+        fragments.push(part.subarray(start, start + FRAGMENT_BYTES));
+      }
+    }
+  }
+  return fragments;
+};
+
+/** A client frame: counted, checked against the socket's inbound budget, copied and given to the session. */
+const messageHandler = (endpoint: EndpointState) => {
+  const { counters } = endpoint;
+  return (ws: WebSocket<SessionSocket>, message: ArrayBuffer, isBinary: boolean): void => {
+    const socket = ws.getUserData();
+    if (counters !== undefined) {
+      const inbound = isBinary ? counters.inBinary : counters.inText;
+      inbound.frames.inc();
+      inbound.bytes.inc(message.byteLength);
+    }
+    // Checked before the frame is copied or reaches the session: a flood costs a comparison a frame.
+    if (!socket.budget.take(message.byteLength, performance.now())) {
+      if (socket.open) closeFlooding(endpoint, ws, socket);
+      return;
+    }
+    report(
+      socket,
+      isBinary ? { type: 'ws.binary', data: copyOf(message) } : { type: 'ws.text', data: copyOf(message) },
+    );
+  };
+};
+
 /**
  * uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy.
  * Into memory that is not zeroed first (every byte is overwritten at once): `ArrayBuffer.slice` zero-fills
@@ -167,212 +310,36 @@ const copyOf = (message: ArrayBuffer): Uint8Array => {
   return copy;
 };
 
-/**
- * The `/ws` endpoint: translates socket events into session events and outbound items into frames.
- * All conversation logic lives in the session actors (src/actors).
- */
-export const installConversationEndpoint = (
-  app: TemplatedApp,
-  { hub, log, policy = OPEN_POLICY, metrics }: ConversationEndpointOptions,
-): ConversationEndpoint => {
-  let openSockets = 0;
-  const counters = metrics === undefined ? undefined : frameCounters(metrics);
-  const limits = hub.limits;
-  const addresses = new AddressCounts(limits.maxSessionsPerAddress);
-  const sessionLog = (socket: SessionSocket) => log.child({ sessionId: socket.sessionId });
-  // A client retrying with a bad token is refused many times a second: one line, then a count per 10 s.
-  const refusedUpgrades = createLossReporter({
-    log,
-    message: 'WebSocket upgrades refused',
-    countField: 'refused',
-    withBytes: false,
-  });
-
-  // A client retrying past its address's limit is refused as often as it retries: one line, then counts.
-  const refusedForAddress = createLossReporter({
-    log,
-    message: 'sessions refused: too many from one address',
-    countField: 'refused',
-    withBytes: false,
-  });
-
-  const inboundRates: InboundRates = {
-    framesPerSecond: limits.maxInboundFramesPerSecond,
-    bytesPerSecond: limits.maxInboundBytesPerSecond,
-    largestFrameBytes: Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes),
-  };
-  const closeFlooding = (ws: WebSocket<SessionSocket>, socket: SessionSocket) => {
-    metrics?.wsRefusedFrames.child('rate_limited').inc();
-    sessionLog(socket).warn(
-      { framesPerSecond: inboundRates.framesPerSecond, bytesPerSecond: inboundRates.bytesPerSecond },
-      'session closed: the client sent faster than its inbound budget',
-    );
-    const { code, reason } = CLOSE_CODES.inboundRateExceeded;
-    ws.end(code, reason);
-  };
-
-  const report = (socket: SessionSocket, event: SessionTransportEvent) => {
-    socket.session?.send(event);
-  };
-
-  const refuseUpgrade = (res: HttpResponse, reply: HttpReply) => {
-    res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
-      res.end(reply.body, true);
-    });
-  };
-
-  app.ws<SessionSocket>('/ws', {
-    compression: uWS.DISABLED,
-    maxPayloadLength: transportCeilingBytes(Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes)),
-    // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its own.
-    // (closeOnBackpressureLimit keeps its default, off.)
-    maxBackpressure: 2 ** 31 - 1,
-    // uWS pings idle sockets on its own and closes those that stop answering.
-    idleTimeout: 120,
-    sendPingsAutomatically: true,
-
-    upgrade: (res, req, context) => {
-      const head = headProblem(req);
-      if (head !== undefined) {
-        refuseUpgrade(res, HEAD_REFUSALS[head]);
-        return;
-      }
-      const access = checkWebSocketAccess(policy, {
-        origin: req.getHeader('origin'),
-        protocols: req.getHeader('sec-websocket-protocol'),
-        query: requestQuery(req),
-        authorization: req.getHeader('authorization'),
-        host: req.getHeader('host'),
-      });
-      if (!access.ok) {
-        refusedUpgrades.lost(0, { status: access.status, reason: access.reason.slice(0, 200) });
-        refuseUpgrade(res, webSocketRefusal(access));
-        return;
-      }
-      const misshaken = handshakeRefusal({
-        upgrade: req.getHeader('upgrade'),
-        connection: req.getHeader('connection'),
-        version: req.getHeader('sec-websocket-version'),
-        key: req.getHeader('sec-websocket-key'),
-      });
-      if (misshaken !== undefined) {
-        refusedUpgrades.lost(0, { status: misshaken.status, reason: 'not a WebSocket handshake' });
-        refuseUpgrade(res, misshaken);
-        return;
-      }
-      const socket: SessionSocket = {
-        sessionId: randomUUID(),
-        address: Buffer.from(res.getRemoteAddressAsText()).toString(),
-        countedForAddress: false,
-        open: false,
-        session: undefined,
-        endedBySession: false,
-        budget: new InboundBudget(inboundRates, performance.now()),
-      };
-      res.upgrade(
-        socket,
-        req.getHeader('sec-websocket-key'),
-        // Only our own subprotocol is ever selected: a `bearer.<token>` entry is never echoed back.
-        access.protocol ?? '',
-        req.getHeader('sec-websocket-extensions'),
-        context,
-      );
-    },
-
-    open: (ws) => {
-      const socket = ws.getUserData();
-      socket.open = true;
-      openSockets += 1;
-      const slog = sessionLog(socket);
-      if (!addresses.take(socket.address)) {
-        refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit });
-        metrics?.wsSessionsRefused.child('per_address').inc();
-        const { code, reason } = CLOSE_CODES.tooManySessionsFromAddress;
-        socket.endedBySession = true;
-        ws.end(code, reason);
-        return;
-      }
-      socket.countedForAddress = true;
-      const send = (frame: OutboundFrame) => {
-        if (!socket.open) return;
-        if (frame.kind === 'close') {
-          // Runs the close handler synchronously, which marks the socket closed (and tells the session
-          // nothing: it is the one closing).
-          socket.endedBySession = true;
-          ws.end(frame.code, frame.reason);
-          return;
-        }
-        // Nothing is reported back: the session's outbox reads bufferedBytes after its writes.
-        writeData(ws, frame);
-        counters?.outbound(frame);
-      };
-      // Several frames of one decision (a turn's last pair and its turn_end) in one write while they fit the
-      // cork buffer (16 KiB; a larger pair leaves at once and its turn_end in a second write); a closed
-      // socket cannot be corked, and `send` then drops the frames anyway.
-      const batch = (writes: () => void) => {
-        if (socket.open) ws.cork(writes);
-        else writes();
-      };
-      socket.session = hub.openSession(send, {
-        batch,
-        bufferedBytes: () => (socket.open ? ws.getBufferedAmount() : 0),
-        onCallAbandoned: (service) => {
-          slog.info(
-            { service },
-            `session ended before the /${service} answer; a late answer will be dropped`,
-          );
-        },
-      });
-      if (socket.session !== undefined) slog.info('session opened');
-      else {
-        metrics?.wsSessionsRefused.child('max_sessions').inc();
-        slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
-      }
-    },
-
-    message: (ws, message, isBinary) => {
-      const socket = ws.getUserData();
-      if (counters !== undefined) {
-        const inbound = isBinary ? counters.inBinary : counters.inText;
-        inbound.frames.inc();
-        inbound.bytes.inc(message.byteLength);
-      }
-      // Checked before the frame is copied or reaches the session: a flood costs a comparison a frame.
-      if (!socket.budget.take(message.byteLength, performance.now())) {
-        if (socket.open) closeFlooding(ws, socket);
-        return;
-      }
-      report(
-        socket,
-        isBinary ? { type: 'ws.binary', data: copyOf(message) } : { type: 'ws.text', data: copyOf(message) },
-      );
-    },
-
-    drain: (ws) => {
-      report(ws.getUserData(), { type: 'ws.buffered', bytes: ws.getBufferedAmount() });
-    },
-
-    // uWS answers every ping with a pong on its own; a client that floods pings and never reads would
-    // grow those without bound. Each ping reports what waits, so the send-buffer limit (close 1008) holds
-    // for control frames too, within one pong (at most 127 bytes).
-    ping: (ws) => {
-      const buffered = ws.getBufferedAmount();
-      if (buffered > 0) report(ws.getUserData(), { type: 'ws.buffered', bytes: buffered });
-    },
-
-    close: (ws, code) => {
-      const socket = ws.getUserData();
-      socket.open = false;
-      openSockets -= 1;
-      if (socket.countedForAddress) addresses.release(socket.address);
-      metrics?.wsSessionsClosed.child(String(code)).inc();
-      if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
-      if (socket.session !== undefined) sessionLog(socket).info({ code }, 'session closed');
-      socket.session = undefined;
-    },
-  });
-
-  return { openSockets: () => openSockets };
+const closeFlooding = (
+  { log, metrics, inboundRates }: EndpointState,
+  ws: WebSocket<SessionSocket>,
+  socket: SessionSocket,
+): void => {
+  metrics?.wsRefusedFrames.child('rate_limited').inc();
+  sessionLog(log, socket).warn(
+    { framesPerSecond: inboundRates.framesPerSecond, bytesPerSecond: inboundRates.bytesPerSecond },
+    'session closed: the client sent faster than its inbound budget',
+  );
+  const { code, reason } = CLOSE_CODES.inboundRateExceeded;
+  ws.end(code, reason);
 };
+
+/** A closed socket: its address's place is given back, and the session hears of it unless it closed it. */
+const closeHandler =
+  (endpoint: EndpointState) =>
+  (ws: WebSocket<SessionSocket>, code: number): void => {
+    const socket = ws.getUserData();
+    socket.open = false;
+    endpoint.openSockets -= 1;
+    if (socket.countedForAddress) endpoint.addresses.release(socket.address);
+    endpoint.metrics?.wsSessionsClosed.child(String(code)).inc();
+    if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
+    if (socket.session !== undefined) sessionLog(endpoint.log, socket).info({ code }, 'session closed');
+    socket.session = undefined;
+  };
+
+const report = (socket: SessionSocket, event: SessionTransportEvent): void => {
+  socket.session?.send(event);
+};
+
+const sessionLog = (log: Logger, socket: SessionSocket) => log.child({ sessionId: socket.sessionId });
