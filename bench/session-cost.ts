@@ -32,17 +32,35 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
 
 const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
+/** The first of `paths` the build has: a module's place in this tree, then in older builds. */
+const loadFirst = async <T>(...paths: string[]): Promise<T> => {
+  for (const path of paths.slice(0, -1)) {
+    try {
+      return await load<T>(path);
+    } catch {
+      // Not in this build: try its older place.
+    }
+  }
+  return load<T>(paths.at(-1) ?? '');
+};
 const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise.all([
-  // The session's module: session.js, or session-machine.js in builds before the chart had its own file.
-  load<typeof import('../src/actors/session/session.js')>('actors/session/session.js').catch(() =>
-    load<typeof import('../src/actors/session/session.js')>('actors/session/session-machine.js'),
+  loadFirst<typeof import('../src/actors/session/session.js')>(
+    'actors/session/session.js',
+    'actors/session/session-machine.js',
   ),
   load<typeof import('../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
   load<typeof import('../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
-  load<typeof import('../src/ros/ros-calls.js')>('ros/ros-calls.js'),
+  loadFirst<typeof import('../src/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
-  load<typeof import('../src/protocol/message-ids.js')>('protocol/message-ids.js'),
-  load<typeof import('../src/streams/resource-gauges.js')>('streams/resource-gauges.js'),
+  load<typeof import('../src/protocol/ws-frames.js')>('protocol/ws-frames.js').then((module) =>
+    'createMessageIdAllocator' in module
+      ? module
+      : load<typeof import('../src/protocol/ws-frames.js')>('protocol/message-ids.js'),
+  ),
+  loadFirst<typeof import('../src/actors/conversation-gauges.js')>(
+    'actors/conversation-gauges.js',
+    'streams/resource-gauges.js',
+  ),
 ]);
 type OutboundFrame = import('../src/protocol/ws-frames.js').OutboundFrame;
 

@@ -1,7 +1,7 @@
 /**
  * A measuring peer, not a product: the bridge less its session actor. It runs the bridge's own `/ws`
  * transport (src/transport/ws/ws-endpoint.ts: the copy of each frame, the frame counters, the corked writes
- * and fragments), its one call wrapper (src/ros/ros-calls.ts, with the call metrics) and the simulation, from
+ * and fragments), its one call wrapper (src/port/ros-calls.ts, with the call metrics) and the simulation, from
  * the same build as the bridge it is measured beside. Each connection is answered by a plain function where
  * the bridge has its XState session: a binary frame is one `/chat` call, and its answer goes out as the
  * bridge's pair and `turn_end`. Nothing else of the protocol is served. The chat scenario runs it between
@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import type { SessionActor } from '../../src/actors/session/session.js';
 import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
-import type { RosCallHandler, RosResponse } from '../../src/ros/ros-port.js';
+import type { RosCallHandler, RosResponse } from '../../src/port/ros-port.js';
 import { parsePeerArgs } from './args.js';
 
 const { port } = parsePeerArgs(process.argv.slice(2));
@@ -25,16 +25,32 @@ const modulesIndex = process.argv.indexOf('--modules');
 const modules = modulesIndex === -1 ? undefined : process.argv[modulesIndex + 1];
 if (modules === undefined) throw new Error('missing --modules');
 const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
+/** The first of `paths` the build has: a module's place in this tree, then in older builds (--compare). */
+const loadFirst = async <T>(...paths: string[]): Promise<T> => {
+  for (const path of paths.slice(0, -1)) {
+    try {
+      return await load<T>(path);
+    } catch {
+      // Not in this build: try its older place.
+    }
+  }
+  return load<T>(paths.at(-1) ?? '');
+};
 
 const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
   load<typeof import('../../src/transport/uws-build.js')>('transport/uws-build.js'),
   load<typeof import('../../src/transport/ws/ws-endpoint.js')>('transport/ws/ws-endpoint.js'),
   load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
   load<typeof import('../../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
-  load<typeof import('../../src/ros/ros-calls.js')>('ros/ros-calls.js'),
+  loadFirst<typeof import('../../src/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
   load<typeof import('../../src/metrics/bridge-metrics.js')>('metrics/bridge-metrics.js'),
-  load<typeof import('../../src/protocol/message-ids.js')>('protocol/message-ids.js'),
+  // The allocator: in ws-frames.js, or message-ids.js in older builds.
+  load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js').then((module) =>
+    'createMessageIdAllocator' in module
+      ? module
+      : load<typeof import('../../src/protocol/ws-frames.js')>('protocol/message-ids.js'),
+  ),
   load<typeof import('../../src/log/logger.js')>('log/logger.js'),
 ]);
 

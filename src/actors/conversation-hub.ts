@@ -1,21 +1,20 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { createMessageIdAllocator, type MessageIdAllocator } from '../protocol/message-ids.js';
+import { createMessageIdAllocator, type MessageIdAllocator } from '../protocol/ws-frames.js';
 import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
 import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../protocol/ws-protocol.js';
-import type { RosCalls } from '../ros/ros-calls.js';
-import type { RosPort } from '../ros/ros-port.js';
-import type { PlayAudioMsg } from '../ros/ros-messages.js';
-import { playAudioBuffer } from '../streams/play-audio-buffer.js';
-import { playAudioPairs } from '../streams/play-audio-fanout.js';
+import type { RosCalls } from '../port/ros-calls.js';
+import type { RosPort } from '../port/ros-port.js';
+import type { PlayAudioMsg } from '../port/ros-messages.js';
+import { playAudioStream } from '../streams/play-audio/pairs.js';
 import {
   byteBudget,
   createConversationGauges,
   readGauges,
   type ConversationGaugeValues,
   type ConversationGauges,
-} from '../streams/resource-gauges.js';
+} from './conversation-gauges.js';
 import { resubscribing } from '../streams/resubscribe.js';
-import type { ChatInterface } from '../cli/options.js';
+import type { ChatInterface } from '../protocol/ws-protocol.js';
 import {
   driveMicrophone,
   microphoneView,
@@ -107,17 +106,15 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     calls: options.calls,
     chatInterface: options.chatInterface ?? 'service',
     messageIds,
-    playAudioPairs$: playAudioPairs(
-      options.port.playAudio$.pipe(
-        resubscribing('play_audio', restartOptions('play_audio')),
-        playAudioBuffer({
-          budgetBytes: options.playAudioBufferBytes ?? DEFAULT_PLAY_AUDIO_BUFFER_BYTES,
-          onDropped: (message) => options.onPlayAudioDropped?.(message),
-          ...(options.schedulePlayAudio === undefined ? {} : { schedule: options.schedulePlayAudio }),
-        }),
-      ),
+    playAudioPairs$: playAudioStream(options.port.playAudio$, {
+      restart: restartOptions('play_audio'),
+      buffer: {
+        budgetBytes: options.playAudioBufferBytes ?? DEFAULT_PLAY_AUDIO_BUFFER_BYTES,
+        onDropped: (message) => options.onPlayAudioDropped?.(message),
+        ...(options.schedulePlayAudio === undefined ? {} : { schedule: options.schedulePlayAudio }),
+      },
       messageIds,
-    ),
+    }),
     microphone: microphoneView(microphone),
     ...(options.onSlowKioskDropped === undefined ? {} : { onPlayAudioDropped: options.onSlowKioskDropped }),
     limits,

@@ -1,8 +1,8 @@
 import type { Options } from '../cli/options.js';
 import type { Logger } from '../log/logger.js';
-import { createDeferredPort, type DeferredRosPort } from '../ros/deferred-port.js';
+import { createDeferredPort, type DeferredRosPort } from '../port/deferred-port.js';
 import { createSimBackend } from '../robot/sim/sim-backend.js';
-import type { SimControl } from '../ros/sim-control.js';
+import type { SimControl } from '../port/sim-control.js';
 
 export interface LoadedBackend {
   /** The port the server starts on; the simulation is attached at once, ROS by connectRosBackend. */

@@ -11,9 +11,9 @@ import {
 } from '../metrics/bridge-metrics.js';
 import type { ConversationLimits } from '../protocol/ws-protocol.js';
 import { SIM_SCHEMAS, simRoutes } from '../transport/routes/sim-routes.js';
-import type { SimControl } from '../ros/sim-control.js';
-import { createRosCalls, type RosCalls } from '../ros/ros-calls.js';
-import type { RosPort, RosServiceKey } from '../ros/ros-port.js';
+import type { SimControl } from '../port/sim-control.js';
+import { createRosCalls, type RosCalls } from '../port/ros-calls.js';
+import type { RosPort, RosServiceKey } from '../port/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
 import { openApiRoute } from '../transport/http/openapi.js';
 import type { AnyRoute } from '../transport/http/route.js';

@@ -1,22 +1,16 @@
 import * as v from 'valibot';
+import { LOG_LEVELS } from '../log/logger.js';
+import { CHAT_INTERFACES } from '../protocol/ws-protocol.js';
 
 /**
  * Every start-up option: its flag, environment variable, default and validation in one table, so
  * `--help`, the README and the parser cannot disagree. Command line beats environment beats default.
  */
 
-// The vocabularies of the options are defined here, with the options: the layers below take their types
-// from here, and this module imports nothing of the service (it is parsed before anything runs).
+// The options' vocabularies live with what they configure (log levels with the logger, chat interfaces with
+// the conversation protocol); this module imports only those constants, as it is parsed before anything runs.
 
 export const BACKENDS = ['ros', 'sim'] as const;
-
-/** The spec's log levels (`--log_level`). */
-export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** How a kiosk utterance reaches the robot (`--chat_interface`): the `/chat` service, or the Converse action. */
-export const CHAT_INTERFACES = ['service', 'action'] as const;
-export type ChatInterface = (typeof CHAT_INTERFACES)[number];
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -89,7 +83,7 @@ export const OPTION_SPECS = {
    * rmw_zenoh's query and reply queues likewise). A burst of more concurrent calls loses requests or
    * answers silently, each ending as a time-out: `npm run test:ros` saw 100 concurrent GET /tour/{name}
    * answer 80 times 504. With at most this many calls outstanding per service neither queue overflows,
-   * whatever the server's RMW; the rest wait in order in the bridge (src/ros/in-flight-limit.ts, kept by the call wrapper).
+   * whatever the server's RMW; the rest wait in order in the bridge (src/port/in-flight-limit.ts, kept by the call wrapper).
    * Raising it is only safe when the servers' and the bridge's queues are deeper.
    */
   ros_calls_in_flight: option(

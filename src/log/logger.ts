@@ -1,10 +1,12 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 
-import type { LogLevel } from '../cli/options.js';
-
 export type { Logger } from 'pino';
 
 // The spec's level names; pino calls its most severe level "fatal".
+/** The spec's log levels (`--log_level`). */
+export const LOG_LEVELS = ['critical', 'error', 'info', 'warn', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 const PINO_LEVEL: Record<LogLevel, pino.Level> = {
   critical: 'fatal',
   error: 'error',

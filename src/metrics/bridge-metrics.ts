@@ -1,6 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
-import type { RosCallObserver } from '../ros/ros-calls.js';
-import type { RosCallKey } from '../ros/ros-port.js';
+import type { RosCallObserver } from '../port/ros-calls.js';
+import type { RosCallKey } from '../port/ros-port.js';
 import { CounterFamily, HistogramFamily, type PlainCounter, type PlainHistogram } from './plain-metrics.js';
 import { registerProcessMetrics } from './process-metrics.js';
 
@@ -23,7 +23,7 @@ export interface BridgeMetrics {
   readonly rosStreamRestarts: CounterFamily;
   /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
   readonly playAudioDropped: CounterFamily;
-  /** Counts and times every ROS call; handed to the call wrapper (src/ros/ros-calls.ts). */
+  /** Counts and times every ROS call; handed to the call wrapper (src/port/ros-calls.ts). */
   readonly rosCalls: RosCallObserver;
 }
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { expected, jsonObject } from './json-body.js';
+import { expected, jsonObject } from './json-issues.js';
 import type { JsonShape } from './json-shape.js';
 import { TOUR_LIMITS } from './tour-limits.js';
 

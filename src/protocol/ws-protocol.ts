@@ -24,6 +24,10 @@ import {
  */
 
 /** The vocabulary both ends share lives in ws-wire.ts, which the kiosk compiles against too. */
+
+/** How a kiosk utterance reaches the robot (`--chat_interface`): the `/chat` service, or the Converse action. */
+export const CHAT_INTERFACES = ['service', 'action'] as const;
+export type ChatInterface = (typeof CHAT_INTERFACES)[number];
 export {
   AUDIO_HEADER_BYTES,
   COMMAND,

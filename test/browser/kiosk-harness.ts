@@ -2,7 +2,7 @@ import { after, before } from 'node:test';
 import type { Page } from 'playwright-core';
 import { watchAudio } from './audio-log.js';
 import { launchBrowser, watchPage, type Browser } from './browser.js';
-import type { RosPort, RosRequest } from '../../src/ros/ros-port.js';
+import type { RosPort, RosRequest } from '../../src/port/ros-port.js';
 import {
   createSimBackend,
   type SimBackend,

@@ -4,10 +4,10 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { echoChatParts } from '../../src/robot/echo-chat.js';
-import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/ros/ros-messages.js';
-import { RosServiceUnavailableError, type RosPort } from '../../src/ros/ros-port.js';
+import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/port/ros-messages.js';
+import { RosServiceUnavailableError, type RosPort } from '../../src/port/ros-port.js';
 import { createRclnodejsPort } from '../../src/adapters/rclnodejs/rclnodejs-port.js';
-import { initRclnodejs } from '../../src/rcl/ros-init.js';
+import { initRclnodejs } from '../../src/binding/ros-init.js';
 import { BURST_CONVERSE, CONVERSE, pollUntil, type RosGraph } from './graph.js';
 
 /**

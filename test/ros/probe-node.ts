@@ -1,9 +1,9 @@
 import type { Node } from 'rclnodejs';
 import { pino } from 'pino';
 import { subscriptionCount } from '../../src/robot/nodes/demo-chat-node.js';
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
-import { ROS_MICROPHONE_SERVICE, ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/ros-port.js';
-import { initRclnodejs } from '../../src/rcl/ros-init.js';
+import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/port/ros-messages.js';
+import { ROS_MICROPHONE_SERVICE, ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/port/ros-port.js';
+import { initRclnodejs } from '../../src/binding/ros-init.js';
 
 /**
  * The test's own ROS node, a plain rclnodejs node in the test process (as any robot node would be,

@@ -1,6 +1,6 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { MicrophoneView } from '../../src/actors/microphone-machine.js';
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/ros/ros-messages.js';
+import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/port/ros-messages.js';
 import {
   defaultServiceName,
   type MicrophoneRequest,
@@ -10,7 +10,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/ros/ros-port.js';
+} from '../../src/port/ros-port.js';
 
 /** One call to `FakeConversationPort.call`, answerable by the test. */
 export interface FakeCall {

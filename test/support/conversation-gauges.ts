@@ -1,4 +1,4 @@
-import type { ConversationGaugeValues } from '../../src/streams/resource-gauges.js';
+import type { ConversationGaugeValues } from '../../src/actors/conversation-gauges.js';
 import type { TestService } from './test-service.js';
 
 /** The conversation gauges once every session has stopped: anything else is a leak. */

@@ -1,5 +1,5 @@
 import { NEVER, Subject, type Observable } from 'rxjs';
-import type { ConverseGoalMsg, PlayAudioMsg } from '../../src/ros/ros-messages.js';
+import type { ConverseGoalMsg, PlayAudioMsg } from '../../src/port/ros-messages.js';
 import {
   defaultServiceName,
   type BackendReadiness,
@@ -14,7 +14,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/ros/ros-port.js';
+} from '../../src/port/ros-port.js';
 import { callFromObservable } from './port-calls.js';
 
 type Script = { [K in RosServiceKey]?: (request: RosRequest<K>) => Observable<RosResponse<K>> };

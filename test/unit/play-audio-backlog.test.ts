@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AudioPairFrame } from '../../src/protocol/ws-frames.js';
-import { PlayAudioBacklog } from '../../src/streams/play-audio-backlog.js';
+import { PlayAudioBacklog } from '../../src/streams/play-audio/kiosk-writer.js';
 
 const pair = (id: number, audioBytes: number): AudioPairFrame => ({
   kind: 'pair',

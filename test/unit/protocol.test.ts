@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import * as v from 'valibot';
-import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import {
   ackFrame,
   encodeAudioBinary,
@@ -24,7 +24,7 @@ import {
   ServerMessageSchema,
   type ServerMessage,
 } from '../../src/protocol/ws-protocol.js';
-import { RosTimeoutError } from '../../src/ros/ros-port.js';
+import { RosTimeoutError } from '../../src/port/ros-port.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import { LIMIT_DESCRIPTIONS } from '../support/ws-limits.js';
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { firstValueFrom, lastValueFrom, Observable, toArray } from 'rxjs';
-import type { SetBoolResponseMsg, TourMsg } from '../../src/ros/ros-messages.js';
+import type { SetBoolResponseMsg, TourMsg } from '../../src/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
@@ -12,7 +12,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/ros/ros-port.js';
+} from '../../src/port/ros-port.js';
 import {
   createMicrophoneHandler,
   NOT_READY_ANSWER,
@@ -21,18 +21,19 @@ import {
   loadRclnodejs,
   RclnodejsUnavailableError,
   rosEnvironmentProblem,
-} from '../../src/rcl/rclnodejs-loader.js';
+} from '../../src/binding/rclnodejs-loader.js';
 import { describeReadiness } from '../../src/adapters/rclnodejs/readiness.js';
-import { rmwLabel } from '../../src/rcl/rmw-label.js';
-import { rclInitArgv } from '../../src/rcl/ros-args.js';
+import { rmwLabel } from '../../src/binding/rmw-label.js';
+import { rclInitArgv } from '../../src/binding/ros-args.js';
 import {
   callRosService,
   type ServiceCallOptions,
   type ServiceClientLike,
 } from '../../src/adapters/rclnodejs/service-call.js';
-import { bytesFromWire, bytesToWire } from '../../src/rcl/wire-bytes.js';
-import type { WireRequest, WireResponse } from '../../src/ros/ros-wire.js';
-import { playAudioFromWire, REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/adapters/rclnodejs/wire.js';
+import { bytesFromWire, bytesToWire } from '../../src/binding/wire-bytes.js';
+import type { WireRequest, WireResponse } from '../../src/port/ros-wire.js';
+import { playAudioFromWire } from '../../src/adapters/rclnodejs/play-audio-source.js';
+import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/adapters/rclnodejs/wire.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 // The adapter's pieces that do not need ROS: everything but the module that creates the node.

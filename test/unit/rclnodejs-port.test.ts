@@ -9,23 +9,23 @@ import type {
   ConverseResultMsg,
   PlayAudioMsg,
   SetBoolResponseMsg,
-} from '../../src/ros/ros-messages.js';
+} from '../../src/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
   ROS_SERVICES,
   type MicrophoneRequest,
-} from '../../src/ros/ros-port.js';
+} from '../../src/port/ros-port.js';
 import {
   createRclnodejsBackend,
   RclnodejsUnavailableError,
 } from '../../src/adapters/rclnodejs/rclnodejs-backend.js';
-import type { Rclnodejs } from '../../src/rcl/rclnodejs-loader.js';
+import type { Rclnodejs } from '../../src/binding/rclnodejs-loader.js';
 import { createRclnodejsPort } from '../../src/adapters/rclnodejs/rclnodejs-port.js';
 import { NOT_READY_ANSWER } from '../../src/adapters/rclnodejs/microphone-service.js';
 import { FakeQoS } from '../support/fake-qos.js';
 import { callOnce, callTimeouts } from '../support/port-calls.js';
-import { createRosCalls } from '../../src/ros/ros-calls.js';
+import { createRosCalls } from '../../src/port/ros-calls.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 const IGNORE = { answered: () => undefined, failed: () => undefined };
@@ -342,7 +342,7 @@ describe('rclnodejs port wiring', () => {
       node.services.map((service) => [service.type, service.name, service.options]),
       [['std_srvs/srv/SetBool', '/microphone/set_enabled', { qos: 'qos_profile_services_default' }]],
     );
-    // No timeout: the executor sleeps until the middleware has work (src/rcl/spin-asleep.ts).
+    // No timeout: the executor sleeps until the middleware has work (src/binding/spin-asleep.ts).
     assert.equal(node.spinTimeout, -1);
   });
 

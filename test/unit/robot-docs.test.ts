@@ -7,7 +7,7 @@ import {
   ROS_MICROPHONE_STATE_TOPIC,
   ROS_PLAY_AUDIO_TOPIC,
   ROS_SERVICES,
-} from '../../src/ros/ros-port.js';
+} from '../../src/port/ros-port.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 
 const rows = markdownTableRows(readFileSync(new URL('../../docs/robot.md', import.meta.url), 'utf8'));

@@ -3,9 +3,9 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { createInFlightLimit } from '../../src/ros/in-flight-limit.js';
-import { createRosCalls } from '../../src/ros/ros-calls.js';
-import type { ConverseResultMsg } from '../../src/ros/ros-messages.js';
+import { createInFlightLimit } from '../../src/port/in-flight-limit.js';
+import { createRosCalls } from '../../src/port/ros-calls.js';
+import type { ConverseResultMsg } from '../../src/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
@@ -17,7 +17,7 @@ import {
   type RosConverseHandler,
   type RosRequest,
   type RosServiceKey,
-} from '../../src/ros/ros-port.js';
+} from '../../src/port/ros-port.js';
 import { callTimeouts } from '../support/port-calls.js';
 
 /*

@@ -4,14 +4,14 @@ import { describe, it } from 'node:test';
 import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
-import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/ros-port.js';
-import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+import { RosServiceUnavailableError, RosTimeoutError } from '../../src/port/ros-port.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import {
   byteBudget,
   createConversationGauges,
   readGauges as readConversationGauges,
-} from '../../src/streams/resource-gauges.js';
-import { createRosCalls } from '../../src/ros/ros-calls.js';
+} from '../../src/actors/conversation-gauges.js';
+import { createRosCalls } from '../../src/port/ros-calls.js';
 import {
   encodeAudioPair,
   turnEndFrame,

@@ -3,20 +3,20 @@ import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { filter, map, NEVER, Observable, type SchedulerLike } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
-import { createRosCalls } from '../../src/ros/ros-calls.js';
+import { createRosCalls } from '../../src/port/ros-calls.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
   RosTimeoutError,
   type RosPort,
-} from '../../src/ros/ros-port.js';
-import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+} from '../../src/port/ros-port.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import {
   byteBudget,
   createConversationGauges,
   Gauge,
   type ByteBudget,
-} from '../../src/streams/resource-gauges.js';
+} from '../../src/actors/conversation-gauges.js';
 import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS, ERROR_CODES, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';

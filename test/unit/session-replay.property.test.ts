@@ -6,11 +6,11 @@ import { initialTransition, transition, type AnyEventObject, type InspectionEven
 import { startSessionActor } from '../../src/actors/session/session.js';
 import { sessionMachine } from '../../src/actors/session/session-machine.js';
 import type { SessionEvent, SessionMachineInput } from '../../src/actors/session/session-types.js';
-import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
-import { createRosCalls } from '../../src/ros/ros-calls.js';
-import { byteBudget, createConversationGauges } from '../../src/streams/resource-gauges.js';
+import { createRosCalls } from '../../src/port/ros-calls.js';
+import { byteBudget, createConversationGauges } from '../../src/actors/conversation-gauges.js';
 import { FakeConversationPort, fakeMicrophone } from '../support/conversation-fakes.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 import { callTimeouts } from '../support/port-calls.js';

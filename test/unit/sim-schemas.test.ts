@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { issuePath } from '../../src/protocol/json-body.js';
+import { issuePath } from '../../src/protocol/json-issues.js';
 import {
   SIM_AUDIO_MAX_BYTES,
   SimMicrophoneSchema,

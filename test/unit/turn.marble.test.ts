@@ -2,19 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
-import { createMessageIdAllocator } from '../../src/protocol/message-ids.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
-import { createRosCalls, type RosCallOutcome } from '../../src/ros/ros-calls.js';
-import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/ros/ros-messages.js';
-import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/ros/ros-port.js';
+import { createRosCalls, type RosCallOutcome } from '../../src/port/ros-calls.js';
+import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/port/ros-messages.js';
+import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/port/ros-port.js';
 import {
   byteBudget,
   createConversationGauges,
   type ConversationGauges,
-} from '../../src/streams/resource-gauges.js';
-import type { ChatInterface } from '../../src/cli/options.js';
-import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/ros-call.js';
+} from '../../src/actors/conversation-gauges.js';
+import type { ChatInterface } from '../../src/protocol/ws-protocol.js';
+import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/call-streams.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { callTimeouts } from '../support/port-calls.js';

@@ -1,4 +1,4 @@
-import type { MessageIdAllocator } from '../../protocol/message-ids.js';
+import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
 import {
   ackFrame,
   encodeAudioPair,
@@ -7,8 +7,8 @@ import {
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
 import { busyMessage, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
-import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/ros-port.js';
-import { ConverseOutcomeError } from '../../streams/ros-call.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../port/ros-port.js';
+import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import { Outbox } from './session-outbox.js';
 import { type ConversationRequest, type CallOutcome, type SessionContext } from './session-types.js';
 

@@ -42,8 +42,11 @@ export class Outbox {
     return this.#broken;
   }
 
-  /** False when the frame could not be sent (now or before), or left the reader too far behind. */
-  send(frame: OutboundFrame): boolean {
+  /**
+   * False when the frame could not be sent (now or before), or left the reader too far behind. A property,
+   * so the /play_audio writer holds it directly.
+   */
+  readonly send = (frame: OutboundFrame): boolean => {
     if (this.#broken) return false;
     try {
       this.transportSend(frame);
@@ -58,5 +61,5 @@ export class Outbox {
       this.#broken = true;
       return false;
     }
-  }
+  };
 }

@@ -1,19 +1,12 @@
 import { catchError, endWith, map, of, Subscription, type Observable } from 'rxjs';
-import type { MessageIdAllocator } from '../../protocol/message-ids.js';
-import {
-  ackFrame,
-  encodeAudioPair,
-  textFrame,
-  turnEndFrame,
-  type AudioPairFrame,
-  type OutboundFrame,
-} from '../../protocol/ws-frames.js';
+import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
+import { ackFrame, encodeAudioPair, turnEndFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
 import type { Turn } from '../../protocol/ws-protocol.js';
-import type { RosCalls } from '../../ros/ros-calls.js';
-import { PlayAudioBacklog } from '../../streams/play-audio-backlog.js';
-import type { ChatInterface } from '../../cli/options.js';
-import { rosCall$, turn$, type TurnPart } from '../../streams/ros-call.js';
-import { BudgetHoldings, trackSubscription } from '../../streams/resource-gauges.js';
+import type { RosCalls } from '../../port/ros-calls.js';
+import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
+import type { ChatInterface } from '../../protocol/ws-protocol.js';
+import { rosCall$, turn$, type TurnPart } from '../../streams/call-streams.js';
+import { BudgetHoldings, trackSubscription } from '../conversation-gauges.js';
 import { Outbox } from './session-outbox.js';
 import { sendOutcome, type Refusal } from './session-frames.js';
 import {
@@ -61,51 +54,6 @@ const callEvents$ = (
   );
 };
 
-/**
- * How a session writes `/play_audio` pairs: at once while the socket's send buffer can take them under
- * `maxSendBufferBytes`, so a burst never closes a slow kiosk with 1008; otherwise they wait in a backlog
- * of the same size, which drops the oldest whole messages. A kiosk that lost some is told how many
- * (`audio_dropped`) before the next message it gets, and every loss is counted.
- */
-export const playAudioWriter = (input: SessionInput, outbox: Outbox, sendFailed: () => void) => {
-  const limit = input.limits.maxSendBufferBytes;
-  const buffered = input.bufferedBytes;
-  const backlog = new PlayAudioBacklog(limit);
-  const write = (pair: AudioPairFrame): boolean => {
-    const dropped = backlog.takeDropped();
-    if (dropped > 0) {
-      input.onPlayAudioDropped?.(dropped);
-      if (!outbox.send(textFrame({ type: 'audio_dropped', count: dropped }))) return false;
-    }
-    return outbox.send(pair);
-  };
-  const flush = (): void => {
-    if (buffered === undefined) return;
-    for (;;) {
-      const pair = backlog.takeIf((bytes) => buffered() + bytes <= limit);
-      if (pair === undefined) return;
-      if (!write(pair)) {
-        sendFailed();
-        return;
-      }
-    }
-  };
-  return {
-    offer: (pair: AudioPairFrame): void => {
-      if (buffered === undefined) {
-        if (!outbox.send(pair)) sendFailed();
-        return;
-      }
-      backlog.push(pair);
-      flush();
-    },
-    flush,
-    clear: (): void => {
-      backlog.clear();
-    },
-  };
-};
-
 /** A chat request's audio and its hold on the budget, from its admission to its call's end. */
 interface HeldAudio {
   readonly turn: Turn;
@@ -119,7 +67,7 @@ export class SessionResources {
   readonly #held = new Map<Turn, HeldAudio>();
   readonly #messageIds: MessageIdAllocator;
   readonly #chatInterface: ChatInterface;
-  readonly #playAudio: ReturnType<typeof playAudioWriter>;
+  readonly #playAudio: PlayAudioWriter;
   readonly #subscriptions = new Subscription();
   #call: Subscription | undefined;
   /** The request whose call runs and has not settled: told to onCallAbandoned if it is stopped first. */
@@ -135,7 +83,13 @@ export class SessionResources {
     this.#holdings = new BudgetHoldings(input.audioBudget);
     this.#messageIds = input.messageIds;
     this.#chatInterface = input.chatInterface ?? 'service';
-    this.#playAudio = playAudioWriter(input, this.#outbox, this.#sendFailed);
+    this.#playAudio = playAudioWriter({
+      maxSendBufferBytes: input.limits.maxSendBufferBytes,
+      bufferedBytes: input.bufferedBytes,
+      send: this.#outbox.send,
+      sendFailed: this.#sendFailed,
+      onDropped: input.onPlayAudioDropped,
+    });
     input.gauges.liveSessions.increment();
   }
 

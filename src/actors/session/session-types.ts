@@ -1,11 +1,11 @@
 import type { Observable } from 'rxjs';
-import type { MessageIdAllocator } from '../../protocol/message-ids.js';
+import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
 import { type AudioPairFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
 import { type ConversationLimits, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
-import type { RosCalls } from '../../ros/ros-calls.js';
-import type { ChatInterface } from '../../cli/options.js';
-import { type TurnPart } from '../../streams/ros-call.js';
-import type { ByteBudget, ConversationGauges } from '../../streams/resource-gauges.js';
+import type { RosCalls } from '../../port/ros-calls.js';
+import type { ChatInterface } from '../../protocol/ws-protocol.js';
+import { type TurnPart } from '../../streams/call-streams.js';
+import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';
 import { type SessionSocket } from './session-outbox.js';
 

@@ -1,4 +1,4 @@
-import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../../ros/ros-messages.js';
+import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../../port/ros-messages.js';
 import {
   defaultServiceName,
   RosCallFailedError,
@@ -6,10 +6,10 @@ import {
   SETTLED_CALL,
   type RosCallTicket,
   type RosConverseHandler,
-} from '../../ros/ros-port.js';
-import { firstLine } from '../../rcl/error-text.js';
+} from '../../port/ros-port.js';
+import { firstLine } from '../../binding/error-text.js';
 import { serverMatched } from './server-matched.js';
-import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
+import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
 
 /*
  * One Converse goal through an rclnodejs ActionClient (lib/action/client.js): sendGoal with a feedback
@@ -144,7 +144,7 @@ export const converseResultFromWire = (result: WireConverseResult): ConverseResu
  * `cancel()` drops everything later and cancels the goal on the ROS side (at once if accepted, or as
  * soon as the acceptance arrives). `backendLifetime` is aborted when the port closes: later goals are
  * unavailable. Time-outs, the in-flight limit and failing the goals outstanding when the port closes are
- * the call wrapper's (src/ros/ros-calls.ts), which cancels them here (on the graph too).
+ * the call wrapper's (src/port/ros-calls.ts), which cancels them here (on the graph too).
  */
 export const callConverse = (
   client: ConverseActionClientLike,

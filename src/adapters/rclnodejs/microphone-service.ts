@@ -1,13 +1,13 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { Subject, type Observable } from 'rxjs';
-import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
-import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../../ros/ros-messages.js';
+import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
+import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../../port/ros-messages.js';
 import {
   ROS_MICROPHONE_SERVICE,
   ROS_MICROPHONE_STATE_TOPIC,
   type MicrophoneRequest,
-} from '../../ros/ros-port.js';
+} from '../../port/ros-port.js';
 import { microphoneStateQos, serviceQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';
 import { setBoolRequestFromWire } from './wire.js';

@@ -1,4 +1,4 @@
-import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
+import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 
 /*
  * Every QoS profile the bridge uses, in one place (the reference nodes' speech publishers are theirs:
@@ -13,7 +13,7 @@ import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
  * subscriber got every one, even from a depth-10 publisher, since a reliable writer resends what the
  * reader has room for). 1000 holds bursts well beyond the 200 the real-graph test publishes. A count,
  * not bytes: the bridge takes messages at once into its own buffer, bounded in bytes by
- * `--play_audio_buffer_bytes` (src/streams/play-audio-buffer.ts), so this queue fills only while the
+ * `--play_audio_buffer_bytes` (src/streams/play-audio/buffer.ts), so this queue fills only while the
  * event loop is blocked.
  */
 export const PLAY_AUDIO_DEPTH = 1000;

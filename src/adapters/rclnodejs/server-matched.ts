@@ -1,4 +1,4 @@
-import { firstLine } from '../../rcl/error-text.js';
+import { firstLine } from '../../binding/error-text.js';
 
 /**
  * Asks the graph, without waiting, whether a server is matched for a client (a service's or an action's),

@@ -8,10 +8,10 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../ros/ros-port.js';
-import { firstLine } from '../../rcl/error-text.js';
+} from '../../port/ros-port.js';
+import { firstLine } from '../../binding/error-text.js';
 import { serverMatched } from './server-matched.js';
-import type { WireRequest, WireResponse } from '../../ros/ros-wire.js';
+import type { WireRequest, WireResponse } from '../../port/ros-wire.js';
 import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from './wire.js';
 
 /** The part of an rclnodejs Client a call needs; tests pass a fake. */
@@ -35,7 +35,7 @@ export interface ServiceCallOptions {
  * One service call, sent at once: a missing server is answered at once. `cancel()` abandons it: the
  * request's signal aborts and rclnodejs drops the late answer. `backendLifetime` is aborted when the port
  * closes: later calls are unavailable. Time-outs, the in-flight limit and failing the calls outstanding
- * when the port closes are the call wrapper's (src/ros/ros-calls.ts), which cancels them here.
+ * when the port closes are the call wrapper's (src/port/ros-calls.ts), which cancels them here.
  */
 export const callRosService = <K extends RosServiceKey>(
   service: K,

@@ -1,11 +1,11 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { echoChatParts, MAX_ECHO_PARTS } from '../echo-chat.js';
-import { ConverseOutcome, type ConverseResultMsg } from '../../ros/ros-messages.js';
-import { ROS_ACTIONS } from '../../ros/ros-port.js';
-import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
+import { ConverseOutcome, type ConverseResultMsg } from '../../port/ros-messages.js';
+import { ROS_ACTIONS } from '../../port/ros-port.js';
+import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
-import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
+import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
 
 /**
  * The demo chat node's `Converse` action server: the echo answer streamed in parts, as the simulation

@@ -1,4 +1,4 @@
-import type { PlayAudioMsg } from '../../ros/ros-messages.js';
+import type { PlayAudioMsg } from '../../port/ros-messages.js';
 
 /** The tone's shape: a quarter second of 660 Hz, 16 kHz mono 16-bit PCM, faded in and out. */
 const SAMPLE_RATE = 16_000;

@@ -1,4 +1,4 @@
-import { LOG_LEVELS, type LogLevel } from '../../cli/options.js';
+import { LOG_LEVELS, type LogLevel } from '../../log/logger.js';
 import { TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
 import {
   CONVERSE_LIMITS,

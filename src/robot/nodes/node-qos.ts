@@ -1,4 +1,4 @@
-import type { Rclnodejs } from '../../rcl/rclnodejs-loader.js';
+import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 
 /**
  * What a node publishing speech uses (the demo chat's greeting on /play_audio, the Converse parts as

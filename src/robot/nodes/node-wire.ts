@@ -1,13 +1,13 @@
-import type { PlayAudioMsg } from '../../ros/ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/ros-port.js';
+import type { PlayAudioMsg } from '../../port/ros-messages.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../port/ros-port.js';
 import {
   requestCopies,
   responseCopies,
   type WirePlayAudio,
   type WireRequest,
   type WireResponse,
-} from '../../ros/ros-wire.js';
-import { bytesFromWire, bytesToWire } from '../../rcl/wire-bytes.js';
+} from '../../port/ros-wire.js';
+import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
 
 /*
  * The server side of the port's services, as the reference nodes serve them: what rclnodejs hands a

@@ -5,7 +5,7 @@ import {
   type ConverseGoalMsg,
   type PlayAudioMsg,
   type SetBoolResponseMsg,
-} from '../../ros/ros-messages.js';
+} from '../../port/ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
@@ -20,8 +20,8 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../ros/ros-port.js';
-import type { SimControl } from '../../ros/sim-control.js';
+} from '../../port/ros-port.js';
+import type { SimControl } from '../../port/sim-control.js';
 import { refusalBeyondMaxTours, TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
 import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from '../tours/tour-rules.js';
 import type { Tour } from '../../protocol/tour-schema.js';

@@ -10,10 +10,10 @@ import {
   type TourListResponseMsg,
   type TourMsg,
   type TourUpdateRequestMsg,
-} from '../../ros/ros-messages.js';
-import type { RosRequest, RosResponse } from '../../ros/ros-port.js';
-import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../interfaces/tour-message.js';
-import { issuePath } from '../../protocol/json-body.js';
+} from '../../port/ros-messages.js';
+import type { RosRequest, RosResponse } from '../../port/ros-port.js';
+import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../mapping/tour-message.js';
+import { issuePath } from '../../protocol/json-issues.js';
 import { NewTourSchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
 
 /**

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { foldTourEvents, type TourState } from './tour-rules.js';
-import { issuePath } from '../../protocol/json-body.js';
+import { issuePath } from '../../protocol/json-issues.js';
 import { TourSchema } from '../../protocol/tour-schema.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import * as v from 'valibot';
-import { issuePath } from '../../protocol/json-body.js';
+import { issuePath } from '../../protocol/json-issues.js';
 import { jsonShapeProblem } from '../../protocol/json-shape.js';
 import {
   RosServiceUnavailableError,
@@ -8,7 +8,7 @@ import {
   type RosCallTicket,
   type RosResponse,
   type RosServiceKey,
-} from '../../ros/ros-port.js';
+} from '../../port/ros-port.js';
 import {
   checkOrigin,
   checkWebSocketAccess,
@@ -17,7 +17,7 @@ import {
   isOwnPage,
   webSocketRefusal,
 } from './access-policy.js';
-import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-body.js';
+import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-request-head.js';
 import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './reply.js';
 import { writeReply } from './reply-writer.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { jsonObject } from '../../protocol/json-body.js';
+import { jsonObject } from '../../protocol/json-issues.js';
 
 /** Most audio bytes one `/sim/play_audio` request may carry (base64 inflates the body by 4/3). */
 export const SIM_AUDIO_MAX_BYTES = 8 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { tourToMsg } from '../../interfaces/tour-message.js';
-import { createTourRepresentations, type TourRepresentations } from '../../interfaces/tour-representation.js';
+import { tourToMsg } from '../../mapping/tour-message.js';
+import { createTourRepresentations, type TourRepresentations } from './tour-representation.js';
 import {
   NewTourSchema,
   StoredTourNameListSchema,
@@ -12,7 +12,7 @@ import {
   type Tour,
 } from '../../protocol/tour-schema.js';
 import { ifMatchHolds, parseIfMatch } from '../../protocol/tour-version.js';
-import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/ros-messages.js';
+import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
 import {

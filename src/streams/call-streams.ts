@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import type { ChatInterface } from '../cli/options.js';
-import type { RosCalls } from '../ros/ros-calls.js';
-import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../ros/ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../ros/ros-port.js';
+import type { ChatInterface } from '../protocol/ws-protocol.js';
+import type { RosCalls } from '../port/ros-calls.js';
+import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../port/ros-messages.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../port/ros-port.js';
 
 /*
  * The session's ROS calls as cold observables: a service call, a Converse goal, and a turn (whichever

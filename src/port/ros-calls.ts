@@ -6,7 +6,7 @@ import {
   type DeadlineEntry,
   type DeadlineList,
 } from './deadlines.js';
-import { firstLine } from '../rcl/error-text.js';
+import { firstLine } from '../binding/error-text.js';
 import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from './ros-messages.js';
 import {

@@ -1,6 +1,6 @@
-import { tourEntityTag } from '../protocol/tour-version.js';
-import type { TourMsg, TourStepMsg } from '../ros/ros-messages.js';
-import { tourMsgToJson } from './tour-message.js';
+import { tourEntityTag } from '../../protocol/tour-version.js';
+import type { TourMsg, TourStepMsg } from '../../port/ros-messages.js';
+import { tourMsgToJson } from '../../mapping/tour-message.js';
 
 /**
  * A tour as HTTP shows it: the body of `GET /tour/{name}` and its entity tag.

@@ -1,0 +1,48 @@
+import { map, share, type Observable } from 'rxjs';
+import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
+import { encodeSharedAudioPair, type AudioPairFrame } from '../../protocol/ws-frames.js';
+import type { PlayAudioMsg } from '../../port/ros-messages.js';
+import { resubscribing, type ResubscribeOptions } from '../resubscribe.js';
+import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';
+
+/*
+ * /play_audio, from the robot to every kiosk. This folder is the stream's home; the route, file by file:
+ *
+ *   1. src/adapters/rclnodejs/rclnodejs-port.ts  the subscription (while a kiosk listens), its message
+ *      converted in the callback (wire.ts; the simulation: src/robot/sim/sim-backend.ts)
+ *   2. src/port/deferred-port.ts                 the port the server holds follows the attached backend
+ *   3. pairs.ts (here)                           followed again after a failure (../resubscribe.ts), one pair each
+ *   4. buffer.ts                                 held within --play_audio_buffer_bytes, one a loop turn
+ *   5. src/protocol/ws-frames.ts                 the pair: metadata JSON and 4-byte id + audio, encoded once
+ *   6. src/actors/session/session-resources.ts   each session hands every pair to its writer
+ *   7. kiosk-writer.ts                           written while the socket keeps up, else a bounded backlog
+ *   8. src/transport/ws/ws-endpoint.ts           both frames in one corked write
+ */
+
+export interface PlayAudioPairsOptions {
+  /** How a failed or ended subscription is followed again. */
+  readonly restart: ResubscribeOptions;
+  readonly buffer: PlayAudioBufferOptions;
+  readonly messageIds: MessageIdAllocator;
+}
+
+/**
+ * /play_audio messages as audio pairs for every session. Each message gets one id and is serialised once
+ * (the metadata and the whole binary frame); all sessions receive the same frame object, so fan-out to N
+ * sessions costs N writes, not N encodings. Subscribes to the topic while at least one session listens.
+ */
+export const playAudioPairs = (
+  playAudio$: Observable<PlayAudioMsg>,
+  messageIds: MessageIdAllocator,
+): Observable<AudioPairFrame> =>
+  playAudio$.pipe(
+    map((message) => encodeSharedAudioPair(messageIds.next(), message)),
+    share(),
+  );
+
+/** The port's /play_audio as every session hears it: followed again after a failure, buffered, as pairs. */
+export const playAudioStream = (
+  playAudio$: Observable<PlayAudioMsg>,
+  { restart, buffer, messageIds }: PlayAudioPairsOptions,
+): Observable<AudioPairFrame> =>
+  playAudioPairs(playAudio$.pipe(resubscribing('play_audio', restart), playAudioBuffer(buffer)), messageIds);
