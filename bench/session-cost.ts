@@ -13,9 +13,9 @@
  * reported as such and not counted.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { Subject } from 'rxjs';
+import { BENCH_CALL_TIMEOUTS_MS, buildModules } from './lib/build-modules.js';
 
 const argument = (name: string, fallback: string): string => {
   const index = process.argv.indexOf(name);
@@ -31,18 +31,7 @@ if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw new Error('--
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
 
-const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
-/** The first of `paths` the build has: a module's place in this tree, then in older builds. */
-const loadFirst = async <T>(...paths: string[]): Promise<T> => {
-  for (const path of paths.slice(0, -1)) {
-    try {
-      return await load<T>(path);
-    } catch {
-      // Not in this build: try its older place.
-    }
-  }
-  return load<T>(paths.at(-1) ?? '');
-};
+const { load, loadFirst, loadMessageIds } = buildModules(modules);
 const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise.all([
   loadFirst<typeof import('../src/actors/session/session.js')>(
     'actors/session/session.js',
@@ -52,11 +41,7 @@ const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise
   load<typeof import('../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
   loadFirst<typeof import('../src/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
-  load<typeof import('../src/protocol/ws-frames.js')>('protocol/ws-frames.js').then((module) =>
-    'createMessageIdAllocator' in module
-      ? module
-      : load<typeof import('../src/protocol/ws-frames.js')>('protocol/message-ids.js'),
-  ),
+  loadMessageIds(),
   loadFirst<typeof import('../src/actors/conversation-gauges.js')>(
     'actors/conversation-gauges.js',
     'streams/resource-gauges.js',
@@ -66,15 +51,7 @@ type OutboundFrame = import('../src/protocol/ws-frames.js').OutboundFrame;
 
 const rosCalls = calls.createRosCalls({
   port: sim.createSimBackend(),
-  timeoutsMs: {
-    chat: 30_000,
-    clear_history: 5_000,
-    tour_get: 5_000,
-    tour_list: 5_000,
-    tour_create: 5_000,
-    tour_update: 5_000,
-    tour_delete: 5_000,
-  },
+  timeoutsMs: BENCH_CALL_TIMEOUTS_MS,
 });
 const messageIds = ids.createMessageIdAllocator();
 const audio = new Uint8Array(32 * 1024);

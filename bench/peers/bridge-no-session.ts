@@ -12,30 +12,19 @@
  *
  * `--modules`: the build's `dist/src` (or `src`, run through tsx, for the smoke test).
  */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { SessionActor } from '../../src/actors/session/session.js';
 import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import type { RosCallHandler, RosResponse } from '../../src/port/ros-port.js';
+import { BENCH_CALL_TIMEOUTS_MS, buildModules } from '../lib/build-modules.js';
 import { parsePeerArgs } from './args.js';
 
 const { port } = parsePeerArgs(process.argv.slice(2));
 const modulesIndex = process.argv.indexOf('--modules');
 const modules = modulesIndex === -1 ? undefined : process.argv[modulesIndex + 1];
 if (modules === undefined) throw new Error('missing --modules');
-const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
-/** The first of `paths` the build has: a module's place in this tree, then in older builds (--compare). */
-const loadFirst = async <T>(...paths: string[]): Promise<T> => {
-  for (const path of paths.slice(0, -1)) {
-    try {
-      return await load<T>(path);
-    } catch {
-      // Not in this build: try its older place.
-    }
-  }
-  return load<T>(paths.at(-1) ?? '');
-};
+
+const { load, loadFirst, loadMessageIds } = buildModules(modules);
 
 const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
   load<typeof import('../../src/transport/uws-build.js')>('transport/uws-build.js'),
@@ -45,12 +34,7 @@ const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, log
   loadFirst<typeof import('../../src/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
   load<typeof import('../../src/metrics/bridge-metrics.js')>('metrics/bridge-metrics.js'),
-  // The allocator: in ws-frames.js, or message-ids.js in older builds.
-  load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js').then((module) =>
-    'createMessageIdAllocator' in module
-      ? module
-      : load<typeof import('../../src/protocol/ws-frames.js')>('protocol/message-ids.js'),
-  ),
+  loadMessageIds(),
   load<typeof import('../../src/log/logger.js')>('log/logger.js'),
 ]);
 
@@ -58,15 +42,7 @@ const metrics = metricsModule.createBridgeMetrics();
 // Each call arms its deadline as in the bridge; the simulation answers long before any of them.
 const rosCalls = calls.createRosCalls({
   port: sim.createSimBackend(),
-  timeoutsMs: {
-    chat: 30_000,
-    clear_history: 5_000,
-    tour_get: 5_000,
-    tour_list: 5_000,
-    tour_create: 5_000,
-    tour_update: 5_000,
-    tour_delete: 5_000,
-  },
+  timeoutsMs: BENCH_CALL_TIMEOUTS_MS,
   observer: metrics.rosCalls,
 });
 const messageIds = ids.createMessageIdAllocator();
