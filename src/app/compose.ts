@@ -1,4 +1,3 @@
-import type { Registry } from 'prom-client';
 import type { Options } from '../cli/options.js';
 import { createConversationHub, type ConversationHub } from '../actors/conversation-hub.js';
 import { microphoneView } from '../actors/microphone-machine.js';
@@ -83,7 +82,8 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
 /** What the HTTP route table is made of: the parts of the running service its routes read. */
 export interface RouteTableParts {
   readonly port: Pick<RosPort, 'backend' | 'readiness'>;
-  readonly metrics: Registry;
+  /** The metrics' registry, built at the first scrape (../metrics/bridge-metrics.ts). */
+  readonly metrics: Pick<BridgeMetrics, 'registry'>;
   readonly uws: UwsBuild;
   readonly microphone: MicrophoneAudit;
   /** The simulation's control, whose routes exist only with `--backend sim`. */
@@ -187,12 +187,12 @@ export const startBridge = async ({
     port.publishMicrophoneEnabled?.(enabled);
   });
   const lossCounting = port.playAudioLost$?.subscribe(losses.middlewareLost);
-  registerLiveGauges(metrics.registry, () => hub.readGauges());
-  registerBuildInfo(metrics.registry, { uws: uws.name, line: uws.line, reason: uws.reason });
+  registerLiveGauges(metrics, () => hub.readGauges());
+  registerBuildInfo(metrics, { uws: uws.name, line: uws.line, reason: uws.reason });
 
   const routes = routeTable({
     port,
-    metrics: metrics.registry,
+    metrics,
     uws,
     microphone: {
       isEnabled: () => microphone.isEnabled(),

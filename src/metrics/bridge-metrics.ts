@@ -1,16 +1,31 @@
-import { Gauge, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Registry } from 'prom-client';
 import type { RosCallObserver } from '../port/ros-calls.js';
 import type { RosCallKey } from '../port/ros-port.js';
-import { CounterFamily, HistogramFamily, type PlainCounter, type PlainHistogram } from './plain-metrics.js';
-import { registerProcessMetrics } from './process-metrics.js';
+import {
+  CounterFamily,
+  HistogramFamily,
+  ReadFamily,
+  type PlainCounter,
+  type PlainHistogram,
+  type ScrapedFamily,
+} from './plain-metrics.js';
+import { startProcessMetrics } from './process-metrics.js';
 
 /**
  * What an operator watches, in Prometheus form (`GET /metrics`). One registry per service instance, so
  * tests can run several services in one process without sharing counters. Counting is plain arithmetic
- * (./plain-metrics.ts); prom-client renders the text at scrape time.
+ * (./plain-metrics.ts); prom-client renders the text at scrape time, and is loaded then: a bridge nobody
+ * scrapes never holds it (about 5 MiB of RSS with what it loads).
  */
 export interface BridgeMetrics {
-  readonly registry: Registry;
+  /**
+   * The registry of every family below and of the process metrics, built on the first call (which loads
+   * prom-client); what was counted before is in it.
+   */
+  registry(): Registry;
+  /** Adds a family rendered at scrape time, after those already added. */
+  add(family: ScrapedFamily): void;
   /** HTTP requests answered, by method, route (the route table's path template) and status. */
   readonly httpRequests: CounterFamily;
   readonly wsFrames: CounterFamily;
@@ -38,20 +53,28 @@ export interface LiveGauges {
 const PREFIX = 'tour_bridge_';
 const CALL_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-const rosCallObserver = (registry: Registry): RosCallObserver => {
+const requireFromHere = createRequire(import.meta.url);
+
+/**
+ * prom-client's registry module by itself: its index also loads the push gateway (http, https), the
+ * cluster aggregator, the summary's t-digest and, with the default metrics, @opentelemetry/api.
+ */
+const loadRegistry = (): typeof Registry => requireFromHere('prom-client/lib/registry.js') as typeof Registry;
+
+const rosCallObserver = (add: (family: ScrapedFamily) => void): RosCallObserver => {
   const calls = new CounterFamily(
-    registry,
     `${PREFIX}ros_calls_total`,
     'ROS service calls, by service and outcome (ok, unavailable, failed, abandoned: timed out or caller gone)',
     ['service', 'outcome'],
   );
   const seconds = new HistogramFamily(
-    registry,
     `${PREFIX}ros_call_seconds`,
     'Time from sending a ROS service call to its answer, for answered calls',
     ['service'],
     CALL_SECONDS_BUCKETS,
   );
+  add(calls);
+  add(seconds);
   // Children are bound on first use, so the text shows only services and outcomes that happened.
   const bound = new Map<string, PlainCounter>();
   const timers = new Map<RosCallKey, PlainHistogram>();
@@ -76,79 +99,87 @@ const rosCallObserver = (registry: Registry): RosCallObserver => {
 };
 
 export const createBridgeMetrics = (): BridgeMetrics => {
-  const registry = new Registry();
-  registerProcessMetrics(registry, PREFIX);
+  const processMetrics = startProcessMetrics(PREFIX);
+  const families: ScrapedFamily[] = [];
+  let registry: Registry | undefined;
+  const add = (family: ScrapedFamily): void => {
+    // prom-client would refuse it at the first scrape; said here, where it is added.
+    if (families.some((each) => each.name === family.name)) {
+      throw new Error(`A metric with the name ${family.name} has already been registered.`);
+    }
+    families.push(family);
+    registry?.registerMetric(family as never);
+  };
+  const counter = (name: string, help: string, labelNames: readonly string[]): CounterFamily => {
+    const family = new CounterFamily(`${PREFIX}${name}`, help, labelNames);
+    add(family);
+    return family;
+  };
+  // The order of the text: the process's metrics, then the bridge's in the order they are added here.
   return {
-    registry,
-    httpRequests: new CounterFamily(
-      registry,
-      `${PREFIX}http_requests_total`,
+    registry: () => {
+      if (registry === undefined) {
+        const built = new (loadRegistry())();
+        processMetrics.register(built);
+        for (const family of families) built.registerMetric(family as never);
+        registry = built;
+      }
+      return registry;
+    },
+    add,
+    httpRequests: counter(
+      'http_requests_total',
       'HTTP requests answered, by method, route (path template) and status (499: client went away)',
       ['method', 'route', 'status'],
     ),
-    wsFrames: new CounterFamily(
-      registry,
-      `${PREFIX}ws_frames_total`,
+    wsFrames: counter(
+      'ws_frames_total',
       'WebSocket frames, by direction (in: from kiosks) and kind (text, binary)',
       ['direction', 'kind'],
     ),
-    wsBytes: new CounterFamily(
-      registry,
-      `${PREFIX}ws_bytes_total`,
-      'WebSocket payload bytes, by direction and kind',
-      ['direction', 'kind'],
-    ),
-    wsRefusedFrames: new CounterFamily(
-      registry,
-      `${PREFIX}ws_refused_frames_total`,
+    wsBytes: counter('ws_bytes_total', 'WebSocket payload bytes, by direction and kind', [
+      'direction',
+      'kind',
+    ]),
+    wsRefusedFrames: counter(
+      'ws_refused_frames_total',
       'Kiosk frames not carried out, by the error code sent back (busy, microphone_disabled, invalid_json, …), or rate_limited (past the inbound budget: the session is closed with 1008)',
       ['reason'],
     ),
-    wsSessionsClosed: new CounterFamily(
-      registry,
-      `${PREFIX}ws_sessions_closed_total`,
+    wsSessionsClosed: counter(
+      'ws_sessions_closed_total',
       'WebSocket sessions ended, by close code (1008 slow reader, 1009 frame too large, 1013 too many, …)',
       ['code'],
     ),
-    wsSessionsRefused: new CounterFamily(
-      registry,
-      `${PREFIX}ws_sessions_refused_total`,
+    wsSessionsRefused: counter(
+      'ws_sessions_refused_total',
       'WebSocket sessions closed with 1013 as they opened, by reason (max_sessions: --max_sessions held; per_address: the address holds --ws_sessions_per_address)',
       ['reason'],
     ),
-    wsTurns: new CounterFamily(
-      registry,
-      `${PREFIX}ws_turns_total`,
+    wsTurns: counter(
+      'ws_turns_total',
       'Turns (kiosk audio frames) ended, by outcome (answered, failed, refused, cancelled): every refused frame, a busy said once for several included',
       ['outcome'],
     ),
-    rosStreamRestarts: new CounterFamily(
-      registry,
-      `${PREFIX}ros_stream_restarts_total`,
+    rosStreamRestarts: counter(
+      'ros_stream_restarts_total',
       'ROS streams (play_audio, microphone_requests) that failed and were subscribed again',
       ['stream'],
     ),
-    playAudioDropped: new CounterFamily(
-      registry,
-      `${PREFIX}play_audio_dropped_total`,
+    playAudioDropped: counter(
+      'play_audio_dropped_total',
       "/play_audio messages lost on the way to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes; slow_kiosk: past a kiosk's --send_buffer_bytes, oldest first; middleware_lost: lost by the ROS middleware before the bridge took them, as its MESSAGE_LOST event reports)",
       ['reason'],
     ),
-    rosCalls: rosCallObserver(registry),
+    rosCalls: rosCallObserver(add),
   };
 };
 
-/** Registers the gauges read from the live state at scrape time. Once per registry. */
-export const registerLiveGauges = (registry: Registry, read: () => LiveGauges): void => {
-  const gauge = (name: string, help: string, pick: (gauges: LiveGauges) => number) =>
-    new Gauge({
-      name: `${PREFIX}${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(pick(read()));
-      },
-    });
+/** Adds the gauges read from the live state at scrape time. Once per metrics. */
+export const registerLiveGauges = (metrics: BridgeMetrics, read: () => LiveGauges): void => {
+  const gauge = (name: string, help: string, pick: (gauges: LiveGauges) => number) => {
+    metrics.add(new ReadFamily(`${PREFIX}${name}`, help, 'gauge', () => [{ value: pick(read()) }]));
+  };
   gauge('ws_sessions', 'WebSocket sessions open now', (gauges) => gauges.liveSessions);
   gauge(
     'stream_subscriptions',
@@ -169,14 +200,16 @@ export const registerLiveGauges = (registry: Registry, read: () => LiveGauges): 
 
 /** `tour_bridge_uws_build_info{uws, native} 1`: which uWebSockets.js build serves, and whether natively. */
 export const registerBuildInfo = (
-  registry: Registry,
+  metrics: BridgeMetrics,
   build: { uws: string; line: string; reason: string },
 ): void => {
-  const info = new Gauge({
-    name: `${PREFIX}uws_build_info`,
-    help: 'The uWebSockets.js build serving HTTP and /ws: package@version, its line (official, or node20 where glibc < 2.38) and why it was chosen',
-    labelNames: ['uws', 'line', 'reason'],
-    registers: [registry],
-  });
-  info.set({ uws: build.uws, line: build.line, reason: build.reason }, 1);
+  const labels = { uws: build.uws, line: build.line, reason: build.reason };
+  metrics.add(
+    new ReadFamily(
+      `${PREFIX}uws_build_info`,
+      'The uWebSockets.js build serving HTTP and /ws: package@version, its line (official, or node20 where glibc < 2.38) and why it was chosen',
+      'gauge',
+      () => [{ value: 1, labels }],
+    ),
+  );
 };

@@ -1,10 +1,9 @@
-import type { Registry } from 'prom-client';
-
 /**
  * Counters and histograms counted in plain numbers on the hot paths and handed to prom-client only at
  * scrape time. prom-client's own `inc()`/`observe()` validate and hash their labels on every call, even
  * on a bound child; that was a visible share of an HTTP request's CPU (docs/performance.md). A child here
- * is bound once (by the route, the socket, the service) and counting is one addition.
+ * is bound once (by the route, the socket, the service) and counting is one addition. Nothing here needs
+ * prom-client, which is loaded only at the first scrape (./bridge-metrics.ts).
  */
 
 type Labels = Record<string, string>;
@@ -23,9 +22,16 @@ interface ExportedValue {
 interface ExportedFamily {
   readonly name: string;
   readonly help: string;
-  readonly type: 'counter' | 'histogram';
+  readonly type: 'counter' | 'gauge' | 'histogram';
   readonly aggregator: 'sum';
   readonly values: readonly ExportedValue[];
+}
+
+/** A family the registry renders at scrape time: it calls get() and reset(), all of its Metric interface it uses. */
+export interface ScrapedFamily {
+  readonly name: string;
+  get(): Promise<ExportedFamily>;
+  reset(): void;
 }
 
 const labelsOf = (names: readonly string[], values: readonly string[]): Labels =>
@@ -62,20 +68,16 @@ export class PlainHistogram {
   }
 }
 
-abstract class PlainFamily<Child> {
+abstract class PlainFamily<Child> implements ScrapedFamily {
   abstract readonly type: ExportedFamily['type'];
   readonly aggregator = 'sum' as const;
   readonly #children = new Map<string, Child>();
 
   constructor(
-    registry: Registry,
     readonly name: string,
     readonly help: string,
     protected readonly labelNames: readonly string[],
-  ) {
-    // The registry calls get() and reset(); that is all of the Metric interface it uses.
-    registry.registerMetric(this as never);
-  }
+  ) {}
 
   protected abstract create(labels: Labels): Child;
   protected abstract values(children: Iterable<Child>): ExportedValue[];
@@ -119,13 +121,12 @@ export class CounterFamily extends PlainFamily<PlainCounter> {
 export class HistogramFamily extends PlainFamily<PlainHistogram> {
   readonly type = 'histogram' as const;
   constructor(
-    registry: Registry,
     name: string,
     help: string,
     labelNames: readonly string[],
     private readonly upperBounds: readonly number[],
   ) {
-    super(registry, name, help, labelNames);
+    super(name, help, labelNames);
   }
   protected create(labels: Labels): PlainHistogram {
     return new PlainHistogram(labels, this.upperBounds);
@@ -149,5 +150,30 @@ export class HistogramFamily extends PlainFamily<PlainHistogram> {
       );
     }
     return values;
+  }
+}
+
+/** A family whose samples are read from whoever holds them, at scrape time. */
+export class ReadFamily implements ScrapedFamily {
+  readonly aggregator = 'sum' as const;
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'gauge',
+    private readonly read: () => readonly { readonly value: number; readonly labels?: Labels }[],
+  ) {}
+
+  get(): Promise<ExportedFamily> {
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.read().map(({ value, labels = {} }) => ({ value, labels })),
+    });
+  }
+
+  reset(): void {
+    // Nothing is held: the values are read each time.
   }
 }

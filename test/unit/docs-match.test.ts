@@ -5,7 +5,6 @@ import { OPTION_SPECS } from '../../src/cli/options.js';
 import { CLOSE_CODES, ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
-import { Registry } from 'prom-client';
 import { routeTable } from '../../src/app/compose.js';
 import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';
 import { TOUR_LIMITS } from '../../src/protocol/tour-limits.js';
@@ -26,7 +25,7 @@ const tableRows = markdownTableRows(readme);
 const everyRoute = () =>
   routeTable({
     port: { backend: 'sim', readiness: () => ({ ready: true, detail: '' }) },
-    metrics: new Registry(),
+    metrics: createBridgeMetrics(),
     uws: { line: 'official', name: 'uws@0', reason: 'a test' },
     microphone: { isEnabled: () => true, kept: false, entries: () => [] },
     sim: { publishPlayAudio: () => undefined, setMicrophone: () => Promise.reject(new Error('unused')) },
@@ -217,14 +216,14 @@ describe('docs/operations.md matches the metrics', () => {
     );
     const families = documented.filter((name) => name.endsWith('*')).map((name) => name.slice(0, -1));
     const metrics = createBridgeMetrics();
-    registerLiveGauges(metrics.registry, () => ({
+    registerLiveGauges(metrics, () => ({
       liveSessions: 0,
       openSubscriptions: 0,
       inFlightRosCalls: 0,
       queuedAudioBytes: 0,
     }));
-    registerBuildInfo(metrics.registry, { uws: 'uws@0', line: 'official', reason: 'a test' });
-    const exported = (await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name);
+    registerBuildInfo(metrics, { uws: 'uws@0', line: 'official', reason: 'a test' });
+    const exported = (await metrics.registry().getMetricsAsJSON()).map((metric) => metric.name);
     for (const name of exported) {
       const named = documented.includes(name) || families.some((family) => name.startsWith(family));
       assert.ok(named, `docs/operations.md names ${name}`);

@@ -19,7 +19,7 @@ const setUp = () => {
     sendBufferBytes: 2_048,
   });
   const dropped = async (reason: string): Promise<number> => {
-    const text = await metrics.registry.metrics();
+    const text = await metrics.registry().metrics();
     const match = new RegExp(
       `^tour_bridge_play_audio_dropped_total\\{reason="${reason}"\\} (\\d+)$`,
       'm',

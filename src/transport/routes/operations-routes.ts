@@ -1,4 +1,4 @@
-import type { Registry } from 'prom-client';
+import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { RosPort } from '../../port/ros-port.js';
 import { jsonReply, problemReply } from '../http/reply.js';
 import type { AnyRoute } from '../http/route.js';
@@ -37,7 +37,7 @@ export const HEALTH_SCHEMAS = {
  */
 export const operationsRoutes = (
   port: Pick<RosPort, 'backend' | 'readiness'>,
-  metrics: Registry,
+  metrics: Pick<BridgeMetrics, 'registry'>,
   uwsBuild: UwsBuild,
 ): AnyRoute[] => {
   const uws = { build: uwsBuild.name, line: uwsBuild.line, reason: uwsBuild.reason };
@@ -99,11 +99,14 @@ export const operationsRoutes = (
         summary: 'Prometheus metrics (text exposition format)',
         responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
       },
-      handle: async () => ({
-        status: 200,
-        headers: { 'content-type': metrics.contentType, ...NO_STORE },
-        body: await metrics.metrics(),
-      }),
+      handle: async () => {
+        const registry = metrics.registry();
+        return {
+          status: 200,
+          headers: { 'content-type': registry.contentType, ...NO_STORE },
+          body: await registry.metrics(),
+        };
+      },
     },
   ];
 };
