@@ -9,18 +9,19 @@ export { TOUR_LIMITS };
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 // A lone UTF-16 surrogate (`"\udc00"` in JSON) has no UTF-8 form: no URL can name it and a ROS string
 // cannot carry it, so a tour holding one could be created but never read or deleted again.
-const LONE_SURROGATE = /\p{Cs}/u;
+// (String.prototype.isWellFormed, Node.js 20 and later, is not in the ES2023 library typings.)
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 const wellFormed = (field: string) =>
-  v.check(
-    (text: string) => !LONE_SURROGATE.test(text),
-    `${field} must be valid Unicode (it holds a lone UTF-16 surrogate)`,
-  );
+  v.check(isWellFormed, `${field} must be valid Unicode (it holds a lone UTF-16 surrogate)`);
 
 const countCodePoints = (text: string): number => {
   let count = 0;
   for (const _ of text) count += 1;
   return count;
 };
+// A text has at most as many code points as UTF-16 units: only a longer one needs counting.
+const withinCodePoints = (text: string, maxChars: number): boolean =>
+  text.length <= maxChars || countCodePoints(text) <= maxChars;
 
 // A character that shows: neither white space, nor a control or an invisible format character (a
 // zero-width space, a soft hyphen). A name without one reads as no name in every list.
@@ -33,7 +34,7 @@ const identifier = (field: string, maxChars: number) =>
     v.string(expected('string')),
     v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}+$' }),
     v.check((text) => text.length > 0, `${field} must not be empty`),
-    v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+    v.check((text) => withinCodePoints(text, maxChars), `${field} must be at most ${maxChars} characters`),
     v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
     wellFormed(field),
   );
@@ -44,7 +45,7 @@ const newIdentifier = (field: string, maxChars: number) =>
     v.string(expected('string')),
     v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}*[^\\s\\p{Cc}\\p{Cf}]\\P{Cc}*$' }),
     v.check((text) => text.length > 0, `${field} must not be empty`),
-    v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+    v.check((text) => withinCodePoints(text, maxChars), `${field} must be at most ${maxChars} characters`),
     v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
     v.check(
       (text) => VISIBLE_CHARACTER.test(text),
@@ -57,7 +58,7 @@ const boundedText = (field: string, maxChars: number) =>
   v.pipe(
     v.string(expected('string')),
     v.metadata({ maxLength: maxChars }),
-    v.check((text) => countCodePoints(text) <= maxChars, `${field} must be at most ${maxChars} characters`),
+    v.check((text) => withinCodePoints(text, maxChars), `${field} must be at most ${maxChars} characters`),
     wellFormed(field),
   );
 

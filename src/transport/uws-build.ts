@@ -132,7 +132,7 @@ export const chooseUwsBuild = (
  * The largest request head (request line and headers) either build lets through: the official line
  * answers 431 itself past it, and reads the bound from UWS_HTTP_MAX_HEADERS_SIZE once, as its binary
  * loads (its default, 4 KiB, is less than a browser's cookies may take). The Node.js 20 build has no such
- * bound, so the service measures the head there (`headOverLimit`) and answers the same 431.
+ * bound, so the service measures the head there (`headProblem`) and answers the same 431.
  */
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 
@@ -152,18 +152,24 @@ export type HeadProblem = 'too-large' | 'several-hosts';
  * the size needs anyway.
  */
 const node20HeadProblem = (req: UwsApi.HttpRequest): HeadProblem | undefined => {
-  const query = requestQuery(req);
-  // "GET /path?query HTTP/1.1\r\n" and the blank line that ends the head.
-  let bytes =
-    req.getMethod().length + 1 + req.getUrl().length + (query === '' ? 0 : query.length + 1) + 11 + 2;
+  let bytes = requestLineBytes(req);
   let hosts = 0;
   req.forEach((name, value) => {
-    bytes += name.length + value.length + 4;
+    bytes += headerLineBytes(name, value);
     if (name === 'host') hosts += 1;
   });
   if (bytes > MAX_REQUEST_HEAD_BYTES) return 'too-large';
   return hosts > 1 ? 'several-hosts' : undefined;
 };
+
+/** "GET /path?query HTTP/1.1\r\n" and the blank line that ends the head, as the official build counts them. */
+export const requestLineBytes = (req: UwsApi.HttpRequest): number => {
+  const query = requestQuery(req);
+  return req.getMethod().length + 1 + req.getUrl().length + (query === '' ? 0 : query.length + 1) + 11 + 2;
+};
+
+/** "name: value\r\n", as the official build counts a header line into its bound. */
+export const headerLineBytes = (name: string, value: string): number => name.length + value.length + 4;
 
 const require = createRequire(import.meta.url);
 
@@ -200,6 +206,12 @@ const choice = chooseUwsBuild(...installedCandidates(facts), facts);
  */
 export const headProblem: (req: UwsApi.HttpRequest) => HeadProblem | undefined =
   choice.ok && choice.build.line === 'node20' ? node20HeadProblem : () => undefined;
+
+/**
+ * Whether the service checks request heads itself (`headProblem`): on the Node.js 20 build. The framing
+ * check makes that pass over the headers its own, so a request with a body costs one pass, not two.
+ */
+export const headCheckedHere = choice.ok && choice.build.line === 'node20';
 
 /** The chosen build, or why none could be: server.ts refuses to start with it before anything listens. */
 export const uwsChoice: UwsChoice = choice;

@@ -82,7 +82,10 @@ export class InstalledRoute implements ExchangeRoute {
     if (this.paramNames.length > 0) {
       const values: Record<string, string> = {};
       // uWebSockets.js gives them by position; the route reads them by name.
-      for (const [index, name] of this.paramNames.entries()) values[name] = req.getParameter(index) ?? '';
+      const names = this.paramNames;
+      for (let index = 0; index < names.length; index += 1) {
+        values[names[index] ?? ''] = req.getParameter(index) ?? '';
+      }
       rawParams = values;
     }
     let headers = NO_HEADERS;

@@ -11,7 +11,8 @@ export const decodeParams = <Params>(
   raw: PathParams,
 ): { readonly params: Params } | { readonly refusal: HttpReply } => {
   const decoded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
+  for (const name in raw) {
+    const value = raw[name] ?? '';
     try {
       decoded[name] = value.includes('%') ? decodeURIComponent(value) : value;
     } catch {

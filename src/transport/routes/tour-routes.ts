@@ -34,7 +34,9 @@ import {
 /** Longest tour name taken from a path, in UTF-8 bytes: far above any name a tour store keeps. */
 export const PATH_TOUR_NAME_MAX_BYTES = 4096;
 
-const SUCCESS = { success: true } as const;
+// Written once: every successful change answers these same bytes.
+const CREATED = jsonReply(201, { success: true });
+const DONE = jsonReply(200, { success: true });
 
 /**
  * The tour name in the path, percent-decoded by the router. Tours are stored by other ROS nodes, which may
@@ -96,10 +98,8 @@ const tourReply =
     const { json, etag } = representationOf(response.tour);
     return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
   };
-const createdReply = (response: TourOutcomeFields): HttpReply =>
-  outcomeProblem(response) ?? jsonReply(201, SUCCESS);
-const doneReply = (response: TourOutcomeFields): HttpReply =>
-  outcomeProblem(response) ?? jsonReply(200, SUCCESS);
+const createdReply = (response: TourOutcomeFields): HttpReply => outcomeProblem(response) ?? CREATED;
+const doneReply = (response: TourOutcomeFields): HttpReply => outcomeProblem(response) ?? DONE;
 
 /**
  * A change to an existing tour under its request's If-Match (RFC 9110 §13.1.1). Absent: the change as
