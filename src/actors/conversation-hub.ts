@@ -59,6 +59,8 @@ export interface ConversationHubOptions {
   readonly keepMicrophone?: KeepMicrophoneState;
   /** A slow kiosk's backlog dropped `count` `/play_audio` messages (oldest first). */
   readonly onSlowKioskDropped?: (count: number) => void;
+  /** Each /play_audio message, once for all sessions, as it is encoded for them. */
+  readonly onPlayAudioPair?: () => void;
   /** Runs the buffer's delivery turns (default setImmediate). */
   readonly schedulePlayAudio?: (task: () => void) => void;
 }
@@ -114,6 +116,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
         ...(options.schedulePlayAudio === undefined ? {} : { schedule: options.schedulePlayAudio }),
       },
       messageIds,
+      ...(options.onPlayAudioPair === undefined ? {} : { onPair: options.onPlayAudioPair }),
     }),
     microphone: microphoneView(microphone),
     ...(options.onSlowKioskDropped === undefined ? {} : { onPlayAudioDropped: options.onSlowKioskDropped }),

@@ -30,6 +30,7 @@ import type { UwsBuild } from '../transport/uws-build.js';
 import { openMicrophoneLog } from '../state/microphone-log.js';
 import { SERVICE_VERSION } from '../version.js';
 import { createPlayAudioLosses } from './play-audio-losses.js';
+import { createQuietGc } from './quiet-gc.js';
 
 /**
  * The composition root: builds the bridge from the options and a ROS port, and nothing else. Every piece
@@ -165,12 +166,14 @@ export const startBridge = async ({
     sendBufferBytes: options.send_buffer_bytes,
   });
   const microphoneLog = await openMicrophoneLog(options.state_dir, log);
+  const quietGc = createQuietGc({ log });
   const hub = createConversationHub({
     microphoneEnabled: microphoneLog.enabled,
     keepMicrophone: microphoneLog.keep,
     playAudioBufferBytes: options.play_audio_buffer_bytes,
     onPlayAudioDropped: losses.bufferFull,
     onSlowKioskDropped: losses.slowKiosk,
+    onPlayAudioPair: quietGc.traffic,
     calls,
     chatInterface: options.chat_interface,
     port,
@@ -221,6 +224,7 @@ export const startBridge = async ({
     stop: async (drainMs = drainWithin(options.shutdown_timeout_ms)) => {
       const drained = await app.stop(drainMs);
       losses.close();
+      quietGc.close();
       microphonePublishing.unsubscribe();
       lossCounting?.unsubscribe();
       // A change just made is on disk before the process exits.

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { KioskClient } from '../support/ws-client.js';
 import { startProbeNode, type ProbeNode } from './probe-node.js';
 import { startChild, type Child } from './processes.js';
-import { imageAllocatorEnv, SHIPPED_SERVER } from './shipped-bridge.js';
+import { imageAllocatorEnv, imageNodeFlags, SHIPPED_SERVER } from './shipped-bridge.js';
 
 /**
  * The ROS 2 graph of a contract run, every part a real ROS node in its own process except the probe
@@ -50,7 +50,7 @@ export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
 
 export interface BridgeLaunch {
   readonly nodeFlags?: readonly string[];
-  /** The compiled service with the image's allocator settings, instead of src/ through tsx. */
+  /** The compiled service with the image's allocator settings and Node.js flags, instead of src/ through tsx. */
   readonly shipped?: boolean;
 }
 
@@ -183,6 +183,7 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
     const entry = shipped ? [SHIPPED_SERVER] : [...tsx, 'src/server.ts'];
     const argv = [
       node ?? process.execPath,
+      ...(shipped ? imageNodeFlags(REPO) : []),
       ...nodeFlags,
       ...entry,
       '--backend',

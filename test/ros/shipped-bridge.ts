@@ -7,7 +7,8 @@ import { DockerfileParser } from 'dockerfile-ast';
  * The bridge as the image runs it, for the checks whose figure depends on how the process runs (memory):
  * the compiled `dist/src/server.js` (tsx's loader thread and its compiled sources cost about 30 MiB of
  * RSS, docs/performance.md) with the allocator settings of the image's runtime stage (`MALLOC_*` in the
- * Dockerfile's ENV), read from the Dockerfile itself so the test cannot drift from what ships.
+ * Dockerfile's ENV) and the Node.js flags of its entrypoint, read from the Dockerfile and the entrypoint
+ * themselves so the test cannot drift from what ships.
  */
 
 export const SHIPPED_SERVER = 'dist/src/server.js';
@@ -28,6 +29,21 @@ export const imageAllocatorEnv = (repo: string): Record<string, string> => {
       .flatMap((env) => env.getProperties().map((p) => [p.getName(), p.getValue() ?? ''] as const))
       .filter(([name]) => name.startsWith('MALLOC_')),
   );
+};
+
+/** Where the entrypoint is: the checkout's script, or inside the image where the Dockerfile copies it. */
+const ENTRYPOINTS = ['docker/entrypoint.sh', '/usr/local/bin/tour-bridge-entrypoint'] as const;
+
+/** The flags the image's entrypoint gives Node.js before `dist/src/server.js` (`--expose-gc`). */
+export const imageNodeFlags = (repo: string): string[] => {
+  const path = ENTRYPOINTS.map((entry) => (entry.startsWith('/') ? entry : join(repo, entry))).find(
+    existsSync,
+  );
+  if (path === undefined) return [];
+  const command = /^\s*exec node((?:\s+--[\w-]+(?:=\S+)?)*)\s+"[^"]*\/dist\/src\/server\.js"/m.exec(
+    readFileSync(path, 'utf8'),
+  );
+  return command?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
 };
 
 const newestUnder = (directory: string): number =>

@@ -332,6 +332,16 @@ describe('Dockerfile', () => {
     assert.equal(inStage(finalStage, 'CMD').length, 0, 'the entrypoint supplies the default command');
   });
 
+  it('runs the bridge with --expose-gc, in the image and with npm start, for the collection after a burst', () => {
+    // src/app/quiet-gc.ts collects only when Node.js exposes gc(); without the flag it silently does nothing.
+    assert.match(
+      read('docker/entrypoint.sh'),
+      /^\s*exec node --expose-gc "\$\{TOUR_BRIDGE_APP_DIR:-\/app\}\/dist\/src\/server\.js"/m,
+    );
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    assert.equal(scripts['start'], 'node --expose-gc dist/src/server.js');
+  });
+
   it('copies only files that exist and that .dockerignore lets into the build context', () => {
     const ignored = read('.dockerignore')
       .split('\n')

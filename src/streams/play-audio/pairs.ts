@@ -24,6 +24,8 @@ export interface PlayAudioPairsOptions {
   readonly restart: ResubscribeOptions;
   readonly buffer: PlayAudioBufferOptions;
   readonly messageIds: MessageIdAllocator;
+  /** Each message, once for all sessions, as it becomes a pair. */
+  readonly onPair?: () => void;
 }
 
 /**
@@ -34,15 +36,23 @@ export interface PlayAudioPairsOptions {
 export const playAudioPairs = (
   playAudio$: Observable<PlayAudioMsg>,
   messageIds: MessageIdAllocator,
+  onPair?: () => void,
 ): Observable<AudioPairFrame> =>
   playAudio$.pipe(
-    map((message) => encodeSharedAudioPair(messageIds.next(), message)),
+    map((message) => {
+      onPair?.();
+      return encodeSharedAudioPair(messageIds.next(), message);
+    }),
     share(),
   );
 
 /** The port's /play_audio as every session hears it: followed again after a failure, buffered, as pairs. */
 export const playAudioStream = (
   playAudio$: Observable<PlayAudioMsg>,
-  { restart, buffer, messageIds }: PlayAudioPairsOptions,
+  { restart, buffer, messageIds, onPair }: PlayAudioPairsOptions,
 ): Observable<AudioPairFrame> =>
-  playAudioPairs(playAudio$.pipe(resubscribing('play_audio', restart), playAudioBuffer(buffer)), messageIds);
+  playAudioPairs(
+    playAudio$.pipe(resubscribing('play_audio', restart), playAudioBuffer(buffer)),
+    messageIds,
+    onPair,
+  );

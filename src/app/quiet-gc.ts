@@ -1,0 +1,93 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log/logger.js';
+
+/**
+ * One full garbage collection once `/play_audio` has been quiet for a while after traffic. A burst leaves
+ * megabytes of audio buffers that are garbage, and a young generation grown to carry it; an idle bridge
+ * allocates almost nothing, so V8 would run no collection to return them and the RSS would stay up
+ * (docs/operations.md, "Memory after a burst"). Only when the process can collect: `globalThis.gc` exists
+ * when Node.js runs with `--expose-gc`, as the image's entrypoint and `npm start` run it; otherwise this
+ * does nothing.
+ *
+ * No work while idle: no periodic timer, one unref'd timeout armed by traffic, refreshed by each message
+ * after it, and gone once it has fired.
+ */
+
+/**
+ * After a burst, how long /play_audio stays quiet before the collection. The chunks of one spoken reply
+ * follow each other well within a second, so 10 s of silence means the reply is over, and a collection
+ * that still lands before the next one costs a few milliseconds of the loop (its time is logged). Well
+ * within the minute after which the RSS is to be back near idle.
+ */
+export const QUIET_GC_AFTER_MS = 10_000;
+
+/** The timeout the collector arms, as Node.js's `setTimeout` returns it. */
+export interface QuietTimer {
+  refresh(): unknown;
+  unref(): unknown;
+}
+
+export interface QuietGcOptions {
+  /** The collection; `globalThis.gc` by default, undefined without `--expose-gc` (then nothing runs). */
+  readonly gc?: (() => void) | undefined;
+  readonly log: Pick<Logger, 'debug'>;
+  readonly quietMs?: number;
+  /** Arms the timeout (default `setTimeout`); tests give a virtual clock's. */
+  readonly setTimer?: (task: () => void, ms: number) => QuietTimer;
+  readonly clearTimer?: (timer: QuietTimer) => void;
+  /** For the collection's duration (default `performance.now`). */
+  readonly now?: () => number;
+}
+
+export interface QuietGc {
+  /** A /play_audio message passed: (re)starts the quiet period. At most a timer refresh. */
+  readonly traffic: () => void;
+  /** Drops a pending collection. */
+  readonly close: () => void;
+}
+
+const exposedGc = (): (() => void) | undefined => {
+  const gc: unknown = (globalThis as { gc?: unknown }).gc;
+  if (typeof gc !== 'function') return undefined;
+  return () => {
+    (gc as () => unknown)();
+  };
+};
+
+export const createQuietGc = ({
+  gc = exposedGc(),
+  log,
+  quietMs = QUIET_GC_AFTER_MS,
+  setTimer = (task, ms) => setTimeout(task, ms),
+  clearTimer = (timer) => {
+    clearTimeout(timer as ReturnType<typeof setTimeout>);
+  },
+  now = () => performance.now(),
+}: QuietGcOptions): QuietGc => {
+  if (gc === undefined) return { traffic: () => undefined, close: () => undefined };
+  let timer: QuietTimer | undefined;
+  const collect = (): void => {
+    timer = undefined;
+    const started = now();
+    gc();
+    log.debug(
+      { gcMs: Number((now() - started).toFixed(2)), quietMs },
+      'full GC after /play_audio went quiet',
+    );
+  };
+  return {
+    traffic: () => {
+      if (timer === undefined) {
+        timer = setTimer(collect, quietMs);
+        // A pending collection keeps no process alive.
+        timer.unref();
+      } else {
+        timer.refresh();
+      }
+    },
+    close: () => {
+      if (timer !== undefined) clearTimer(timer);
+      timer = undefined;
+    },
+  };
+};
