@@ -1,7 +1,16 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { createMessageIdAllocator, type MessageIdAllocator } from '../protocol/ws-frames.js';
-import { closeFrame, type OutboundFrame } from '../protocol/ws-frames.js';
-import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../protocol/ws-protocol.js';
+import {
+  createMessageIdAllocator,
+  type MessageIdAllocator,
+  closeFrame,
+  type OutboundFrame,
+} from '../protocol/ws-frames.js';
+import {
+  CLOSE_CODES,
+  DEFAULT_LIMITS,
+  type ConversationLimits,
+  type ChatInterface,
+} from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../port/ros-calls.js';
 import type { RosPort } from '../port/ros-port.js';
 import type { PlayAudioMsg } from '../port/ros-messages.js';
@@ -14,7 +23,6 @@ import {
   type ConversationGauges,
 } from './conversation-gauges.js';
 import { resubscribing } from '../streams/resubscribe.js';
-import type { ChatInterface } from '../protocol/ws-protocol.js';
 import {
   driveMicrophone,
   microphoneView,

@@ -48,10 +48,7 @@ export interface QuietGc {
 
 const exposedGc = (): (() => void) | undefined => {
   const gc: unknown = (globalThis as { gc?: unknown }).gc;
-  if (typeof gc !== 'function') return undefined;
-  return () => {
-    (gc as () => unknown)();
-  };
+  return typeof gc === 'function' ? (gc as () => void) : undefined;
 };
 
 export const createQuietGc = ({

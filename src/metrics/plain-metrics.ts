@@ -68,6 +68,19 @@ export class PlainHistogram {
   }
 }
 
+/** A family as prom-client's registry asks for it at scrape time. */
+const exported = (
+  family: Pick<ExportedFamily, 'name' | 'help' | 'type' | 'aggregator'>,
+  values: readonly ExportedValue[],
+): Promise<ExportedFamily> =>
+  Promise.resolve({
+    name: family.name,
+    help: family.help,
+    type: family.type,
+    aggregator: family.aggregator,
+    values,
+  });
+
 abstract class PlainFamily<Child> implements ScrapedFamily {
   abstract readonly type: ExportedFamily['type'];
   readonly aggregator = 'sum' as const;
@@ -94,13 +107,7 @@ abstract class PlainFamily<Child> implements ScrapedFamily {
   }
 
   get(): Promise<ExportedFamily> {
-    return Promise.resolve({
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values: this.values(this.#children.values()),
-    });
+    return exported(this, this.values(this.#children.values()));
   }
 
   reset(): void {
@@ -164,13 +171,10 @@ export class ReadFamily implements ScrapedFamily {
   ) {}
 
   get(): Promise<ExportedFamily> {
-    return Promise.resolve({
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values: this.read().map(({ value, labels = {} }) => ({ value, labels })),
-    });
+    return exported(
+      this,
+      this.read().map(({ value, labels = {} }) => ({ value, labels })),
+    );
   }
 
   reset(): void {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PlayAudioMsg } from '../../src/port/ros-messages.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import {
+  createMessageIdAllocator,
+  encodeSharedAudioPair,
+  type AudioPairFrame,
+} from '../../src/protocol/ws-frames.js';
 import { playAudioPairs } from '../../src/streams/play-audio/pairs.js';
-import { encodeSharedAudioPair, type AudioPairFrame } from '../../src/protocol/ws-frames.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler } from '../support/marbles.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import * as v from 'valibot';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import {
+  createMessageIdAllocator,
   ackFrame,
   encodeAudioBinary,
   encodeAudioPair,

@@ -5,19 +5,19 @@ import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
 import { RosServiceUnavailableError, RosTimeoutError } from '../../src/port/ros-port.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import {
+  createMessageIdAllocator,
+  encodeAudioPair,
+  turnEndFrame,
+  type AudioPairFrame,
+  type OutboundFrame,
+} from '../../src/protocol/ws-frames.js';
 import {
   byteBudget,
   createConversationGauges,
   readGauges as readConversationGauges,
 } from '../../src/actors/conversation-gauges.js';
 import { createRosCalls } from '../../src/port/ros-calls.js';
-import {
-  encodeAudioPair,
-  turnEndFrame,
-  type AudioPairFrame,
-  type OutboundFrame,
-} from '../../src/protocol/ws-frames.js';
 import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';

@@ -10,14 +10,19 @@ import {
   RosTimeoutError,
   type RosPort,
 } from '../../src/port/ros-port.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import {
+  createMessageIdAllocator,
+  ackFrame,
+  encodeAudioPair,
+  errorFrame,
+  type OutboundFrame,
+} from '../../src/protocol/ws-frames.js';
 import {
   byteBudget,
   createConversationGauges,
   Gauge,
   type ByteBudget,
 } from '../../src/actors/conversation-gauges.js';
-import { ackFrame, encodeAudioPair, errorFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS, ERROR_CODES, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';

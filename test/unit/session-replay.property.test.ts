@@ -6,8 +6,11 @@ import { initialTransition, transition, type AnyEventObject, type InspectionEven
 import { startSessionActor } from '../../src/actors/session/session.js';
 import { sessionMachine } from '../../src/actors/session/session-machine.js';
 import type { SessionEvent, SessionMachineInput } from '../../src/actors/session/session-types.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
-import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws-frames.js';
+import {
+  createMessageIdAllocator,
+  type AudioPairFrame,
+  type OutboundFrame,
+} from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 import { createRosCalls } from '../../src/port/ros-calls.js';
 import { byteBudget, createConversationGauges } from '../../src/actors/conversation-gauges.js';

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
-import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
+import { createMessageIdAllocator, type OutboundFrame } from '../../src/protocol/ws-frames.js';
+import {
+  DEFAULT_LIMITS,
+  type ConversationLimits,
+  type ChatInterface,
+} from '../../src/protocol/ws-protocol.js';
 import { createRosCalls, type RosCallOutcome } from '../../src/port/ros-calls.js';
 import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/port/ros-messages.js';
 import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/port/ros-port.js';
@@ -13,7 +16,6 @@ import {
   createConversationGauges,
   type ConversationGauges,
 } from '../../src/actors/conversation-gauges.js';
-import type { ChatInterface } from '../../src/protocol/ws-protocol.js';
 import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/call-streams.js';
 import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';

@@ -55,10 +55,10 @@ const utteranceVerdict = (context: SessionContext, event: SessionEvent): Utteran
   return 'admitted';
 };
 
-/** The request an admitted event becomes; an utterance is the next turn. */
-const requestOf = (context: SessionContext, event: SessionEvent): ConversationRequest =>
+/** The request an event asks for; an utterance is turn `turn`. */
+const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest =>
   event.type === 'utterance'
-    ? { service: 'chat', turn: context.turns + 1, audioBytes: event.audio.byteLength }
+    ? { service: 'chat', turn, audioBytes: event.audio.byteLength }
     : { service: 'clear_history' };
 
 const turnRefusal = (turn: Turn, frame: OutboundFrame): Refusal => ({ frame, turn });
@@ -84,7 +84,8 @@ export const sessionSetup = setup({
     // The state: pure assigns.
     /** The request runs now when nothing runs or waits, else it waits; a refused turn is counted too. */
     admit: assign(({ context, event }) => {
-      const request = requestOf(context, event);
+      // An admitted utterance is the next turn.
+      const request = requestOf(event, context.turns + 1);
       const turns = request.service === 'chat' ? request.turn : context.turns;
       const queued =
         context.running === undefined && context.waiting.length === 0
@@ -176,13 +177,7 @@ export const refusals = {
   busy:
     (cause: 'queue' | 'audio') =>
     ({ context, event }: { context: SessionContext; event: SessionEvent }): Refusal =>
-      busyRefusal(
-        context,
-        event.type === 'utterance'
-          ? { service: 'chat', turn: context.turns, audioBytes: event.audio.byteLength }
-          : { service: 'clear_history' },
-        cause,
-      ),
+      busyRefusal(context, requestOf(event, context.turns), cause),
   tooShort: ({ context, event }: { context: SessionContext; event: SessionEvent }): Refusal =>
     turnRefusal(
       context.turns,

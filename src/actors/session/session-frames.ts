@@ -1,5 +1,5 @@
-import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
 import {
+  type MessageIdAllocator,
   ackFrame,
   encodeAudioPair,
   errorFrame,

@@ -1,12 +1,16 @@
 import { catchError, endWith, map, of, Subscription, type Observable } from 'rxjs';
-import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
-import { ackFrame, encodeAudioPair, turnEndFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
-import type { Turn } from '../../protocol/ws-protocol.js';
+import {
+  type MessageIdAllocator,
+  ackFrame,
+  encodeAudioPair,
+  turnEndFrame,
+  type OutboundFrame,
+} from '../../protocol/ws-frames.js';
+import type { Turn, ChatInterface } from '../../protocol/ws-protocol.js';
 import type { RosCalls } from '../../port/ros-calls.js';
 import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
-import type { ChatInterface } from '../../protocol/ws-protocol.js';
 import { rosCall$, turn$, type TurnPart } from '../../streams/call-streams.js';
-import { BudgetHoldings, trackSubscription } from '../conversation-gauges.js';
+import { trackSubscription, type ByteBudget } from '../conversation-gauges.js';
 import { Outbox } from './session-outbox.js';
 import { sendOutcome, type Refusal } from './session-frames.js';
 import {
@@ -56,14 +60,15 @@ const callEvents$ = (
 
 /** A chat request's audio and its hold on the budget, from its admission to its call's end. */
 interface HeldAudio {
-  readonly turn: Turn;
   readonly audio: Uint8Array;
+  /** Gives its bytes back to the budget; undefined when they were not taken. */
+  readonly release: (() => void) | undefined;
 }
 
 export class SessionResources {
   readonly #input: SessionInput;
   readonly #outbox: Outbox;
-  readonly #holdings: BudgetHoldings<HeldAudio>;
+  readonly #budget: ByteBudget;
   readonly #held = new Map<Turn, HeldAudio>();
   readonly #messageIds: MessageIdAllocator;
   readonly #chatInterface: ChatInterface;
@@ -80,7 +85,7 @@ export class SessionResources {
   ) {
     this.#input = input;
     this.#outbox = new Outbox(input.send, input.batch, input.bufferedBytes, input.limits.maxSendBufferBytes);
-    this.#holdings = new BudgetHoldings(input.audioBudget);
+    this.#budget = input.audioBudget;
     this.#messageIds = input.messageIds;
     this.#chatInterface = input.chatInterface ?? 'service';
     this.#playAudio = playAudioWriter({
@@ -95,7 +100,7 @@ export class SessionResources {
 
   /** Whether `bytes` of audio fit in the process-wide budget now (the fact an `utterance` carries). */
   audioFits(bytes: number): boolean {
-    return this.#holdings.fits(bytes);
+    return this.#budget.fits(bytes);
   }
 
   /** Subscribes to /play_audio and the microphone: once the session's first frame is out. */
@@ -126,19 +131,16 @@ export class SessionResources {
   /** A request that is not queued: its error, and for a turn `turn_end` refused, in one write. */
   refuse(refusal: Refusal): void {
     const outbox = this.#outbox;
-    const sent = outbox.batch(
+    this.#writeTogether(
       () =>
         (refusal.frame === undefined || outbox.send(refusal.frame)) &&
         (refusal.turn === undefined || outbox.send(turnEndFrame(refusal.turn, 'refused'))),
     );
-    if (!sent) this.#sendFailed();
   }
 
   /** An admitted turn's audio: kept for its call, its bytes taken from the budget (the event said they fit). */
   holdAudio(turn: Turn, audio: Uint8Array): void {
-    const held = { turn, audio };
-    this.#held.set(turn, held);
-    this.#holdings.hold(held, audio.byteLength);
+    this.#held.set(turn, { audio, release: this.#budget.take(audio.byteLength) });
   }
 
   /** Gives back the audio of a turn whose call ended or that was dropped. */
@@ -147,7 +149,7 @@ export class SessionResources {
     const held = this.#held.get(request.turn);
     if (held === undefined) return;
     this.#held.delete(request.turn);
-    this.#holdings.release(held);
+    held.release?.();
   }
 
   /** Starts `request`'s call; its parts and answer come back as events. Nothing starts for a gone socket. */
@@ -185,20 +187,17 @@ export class SessionResources {
 
   /** How the running call ended, as frames in one write. */
   deliverOutcome(request: ConversationRequest, outcome: CallOutcome): void {
-    const outbox = this.#outbox;
-    const sent = outbox.batch(() => sendOutcome(request, outcome, this.#messageIds, outbox));
-    if (!sent) this.#sendFailed();
+    this.#writeTogether(() => sendOutcome(request, outcome, this.#messageIds, this.#outbox));
   }
 
   /** `turn_end` cancelled for each stopped or dropped turn, in turn order, then the ack, in one write. */
   deliverCancelled(turns: readonly Turn[]): void {
     const outbox = this.#outbox;
-    const sent = outbox.batch(
+    this.#writeTogether(
       () =>
         turns.every((turn) => outbox.send(turnEndFrame(turn, 'cancelled'))) &&
         outbox.send(ackFrame('cancel')),
     );
-    if (!sent) this.#sendFailed();
   }
 
   /** The socket took what it held (drain): write the `/play_audio` pairs that waited, while they fit. */
@@ -213,9 +212,14 @@ export class SessionResources {
     this.stopCall();
     this.#subscriptions.unsubscribe();
     this.#playAudio.clear();
+    for (const held of this.#held.values()) held.release?.();
     this.#held.clear();
-    this.#holdings.releaseAll();
     this.#input.gauges.liveSessions.decrement();
+  }
+
+  /** Several frames in one write (the transport's cork); a frame that could not be sent ends the session. */
+  #writeTogether(writes: () => boolean): void {
+    if (!this.#outbox.batch(writes)) this.#sendFailed();
   }
 
   readonly #sendFailed = (): void => {

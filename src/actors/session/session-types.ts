@@ -1,9 +1,7 @@
 import type { Observable } from 'rxjs';
-import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
-import { type AudioPairFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
-import { type ConversationLimits, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
+import type { MessageIdAllocator, AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
+import type { ConversationLimits, ErrorCode, Turn, ChatInterface } from '../../protocol/ws-protocol.js';
 import type { RosCalls } from '../../port/ros-calls.js';
-import type { ChatInterface } from '../../protocol/ws-protocol.js';
 import { type TurnPart } from '../../streams/call-streams.js';
 import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';

@@ -1,22 +1,26 @@
 import { map, share, type Observable } from 'rxjs';
-import type { MessageIdAllocator } from '../../protocol/ws-frames.js';
-import { encodeSharedAudioPair, type AudioPairFrame } from '../../protocol/ws-frames.js';
+import {
+  type MessageIdAllocator,
+  encodeSharedAudioPair,
+  type AudioPairFrame,
+} from '../../protocol/ws-frames.js';
 import type { PlayAudioMsg } from '../../port/ros-messages.js';
 import { resubscribing, type ResubscribeOptions } from '../resubscribe.js';
 import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';
 
 /*
- * /play_audio, from the robot to every kiosk. This folder is the stream's home; the route, file by file:
+ * /play_audio, from the robot to every kiosk. This folder is the stream's home; the files whose code runs
+ * for each message (docs/architecture.md, "Three event paths"):
  *
- *   1. src/adapters/rclnodejs/rclnodejs-port.ts  the subscription (while a kiosk listens), its message
- *      converted in the callback (wire.ts; the simulation: src/robot/sim/sim-backend.ts)
- *   2. src/port/deferred-port.ts                 the port the server holds follows the attached backend
- *   3. pairs.ts (here)                           followed again after a failure (../resubscribe.ts), one pair each
- *   4. buffer.ts                                 held within --play_audio_buffer_bytes, one a loop turn
- *   5. src/protocol/ws-frames.ts                 the pair: metadata JSON and 4-byte id + audio, encoded once
- *   6. src/actors/session/session-resources.ts   each session hands every pair to its writer
- *   7. kiosk-writer.ts                           written while the socket keeps up, else a bounded backlog
- *   8. src/transport/ws/ws-endpoint.ts           both frames in one corked write
+ *   1. src/adapters/rclnodejs/play-audio-source.ts  the subscription (while a kiosk listens), its callback
+ *                                                   converting the message (the simulation: sim-backend.ts)
+ *   2. src/binding/wire-bytes.ts                    the audio as a plain Uint8Array, not copied
+ *   3. buffer.ts                                    held within --play_audio_buffer_bytes, one a loop turn
+ *   4. pairs.ts (here)                              one id and one encoding per message, for every session
+ *   5. src/protocol/ws-frames.ts                    the metadata JSON and the 4-byte id + audio frame
+ *   6. kiosk-writer.ts                              written while the socket keeps up, else a bounded backlog
+ *   7. src/actors/session/session-outbox.ts         the write, and the slow-reader rule
+ *   8. src/transport/ws/ws-endpoint.ts              both frames in one corked write
  */
 
 export interface PlayAudioPairsOptions {
