@@ -78,6 +78,9 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxInboundFramesPerSecond: options.ws_frames_per_second,
   maxSessionsPerAddress: options.ws_sessions_per_address,
   maxInboundBytesPerSecond: options.ws_bytes_per_second,
+  maxPartBytes: options.max_part_bytes,
+  maxStreamLeadMs: options.max_stream_lead_ms,
+  utteranceStallMs: options.utterance_stall_ms,
 });
 
 /** What the HTTP route table is made of: the parts of the running service its routes read. */

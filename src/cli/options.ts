@@ -141,6 +141,24 @@ export const OPTION_SPECS = {
     'Client bytes a /ws session may send per second, sustained (a burst of twice the largest frame, or of 2 s worth if more, passes); beyond, the session is closed with 1008',
     integer(KIB, 1024 * MIB),
   ),
+  max_part_bytes: option(
+    'max_part_bytes',
+    String(64 * KIB),
+    'Largest audio of one part of a streamed utterance, in bytes (64 KiB: 2 s of 16 kHz 16-bit PCM); a larger part abandons its utterance with "part_too_large"',
+    integer(KIB, 16 * MIB),
+  ),
+  max_stream_lead_ms: option(
+    'max_stream_lead_ms',
+    '2000',
+    'How far the audio of a streamed utterance may run ahead of the time since it opened, in milliseconds; beyond, the utterance is abandoned with "utterance_too_fast"',
+    integer(100, 60_000),
+  ),
+  utterance_stall_ms: option(
+    'utterance_stall_ms',
+    '5000',
+    'Longest wait for the next part (or the end) of an open streamed utterance, in milliseconds; then it is abandoned with "utterance_stalled"',
+    integer(100, 600_000),
+  ),
   ws_sessions_per_address: option(
     'ws_sessions_per_address',
     '16',

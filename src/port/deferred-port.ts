@@ -1,5 +1,11 @@
 import { BehaviorSubject, EMPTY, NEVER, switchMap, type Observable } from 'rxjs';
-import type { ConverseGoalMsg, PlayAudioMsg } from './ros-messages.js';
+import type {
+  ConverseGoalMsg,
+  HeardMsg,
+  PlayAudioMsg,
+  TranscriptMsg,
+  UtteranceAudioMsg,
+} from './ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
@@ -114,6 +120,16 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
     playAudioLost$: follow<number>((port) => port.playAudioLost$ ?? EMPTY),
     microphoneRequests$: follow<MicrophoneRequest>((port) => port.microphoneRequests$),
+    transcripts$: follow<TranscriptMsg>((port) => port.transcripts$),
+    // Before a backend is attached there is no graph to publish on: nobody could have heard it.
+    publishUtteranceAudio: (message: UtteranceAudioMsg) => {
+      const state = state$.value;
+      if (state.kind === 'attached') state.port.publishUtteranceAudio(message);
+    },
+    publishHeard: (message: HeardMsg) => {
+      const state = state$.value;
+      if (state.kind === 'attached') state.port.publishHeard(message);
+    },
     publishMicrophoneEnabled: (enabled) => {
       // Kept for a backend attached later: the state is published at start, before ROS is up.
       microphoneEnabled = enabled;

@@ -40,6 +40,36 @@ export interface PlayAudioMsg {
   audio: Uint8Array;
 }
 
+/** Events of tour_guide_interfaces/msg/UtteranceAudio (constants in the message). */
+export const UtteranceEvent = {
+  PART: 0,
+  END: 1,
+  ABANDONED: 2,
+} as const;
+export type UtteranceEventCode = (typeof UtteranceEvent)[keyof typeof UtteranceEvent];
+
+/** tour_guide_interfaces/msg/UtteranceAudio: one event of a streamed utterance. */
+export interface UtteranceAudioMsg {
+  utterance_id: string;
+  sequence: number;
+  event: number;
+  audio: Uint8Array;
+}
+
+/** tour_guide_interfaces/msg/Transcript: what the recogniser heard of a streamed utterance so far. */
+export interface TranscriptMsg {
+  utterance_id: string;
+  text: string;
+  final: boolean;
+}
+
+/** tour_guide_interfaces/msg/Heard: how much of an interrupted answer the visitor heard. */
+export interface HeardMsg {
+  utterance_id: string;
+  played_ms: number;
+  heard_text: string;
+}
+
 /** Fields shared by the five tour service responses. */
 export interface TourOutcomeFields {
   success: boolean;
@@ -56,8 +86,10 @@ export interface ChatResponseMsg {
   audio: Uint8Array;
 }
 
-/** tour_guide_interfaces/action/Converse: the goal. */
+/** tour_guide_interfaces/action/Converse: the goal. Streamed: the audio is on /utterance/audio. */
 export interface ConverseGoalMsg {
+  utterance_id: string;
+  streamed: boolean;
   audio: Uint8Array;
 }
 /** tour_guide_interfaces/action/Converse: one feedback, a part of the answer. */

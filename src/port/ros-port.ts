@@ -6,9 +6,11 @@ import type {
   ConverseGoalMsg,
   ConverseResultMsg,
   EmptyRequestMsg,
+  HeardMsg,
   EmptyResponseMsg,
   PlayAudioMsg,
   SetBoolResponseMsg,
+  TranscriptMsg,
   TourCreateRequestMsg,
   TourCreateResponseMsg,
   TourDeleteRequestMsg,
@@ -19,6 +21,7 @@ import type {
   TourListResponseMsg,
   TourUpdateRequestMsg,
   TourUpdateResponseMsg,
+  UtteranceAudioMsg,
 } from './ros-messages.js';
 
 /**
@@ -74,6 +77,28 @@ export const ROS_MICROPHONE_SERVICE = {
 export const ROS_MICROPHONE_STATE_TOPIC = {
   name: '/microphone/enabled',
   type: 'std_msgs/msg/Bool',
+} as const;
+/**
+ * A streamed utterance, published as it is spoken: its parts in order, then its end or abandonment.
+ * Reliable, keep-last 256, volatile (docs/robot.md): 256 parts are 25 s of audio at 100 ms a part, more
+ * than a recogniser lagging a few seconds behind needs, and a late-joining recogniser gets no stale audio.
+ */
+export const ROS_UTTERANCE_AUDIO_TOPIC = {
+  name: '/utterance/audio',
+  type: 'tour_guide_interfaces/msg/UtteranceAudio',
+  depth: 256,
+} as const;
+/** What the robot's recogniser heard of a streamed utterance so far; reliable, keep-last 16, volatile. */
+export const ROS_TRANSCRIPT_TOPIC = {
+  name: '/utterance/transcript',
+  type: 'tour_guide_interfaces/msg/Transcript',
+  depth: 16,
+} as const;
+/** How much of an interrupted answer the visitor heard; reliable, keep-last 16, volatile. */
+export const ROS_HEARD_TOPIC = {
+  name: '/conversation/heard',
+  type: 'tour_guide_interfaces/msg/Heard',
+  depth: 16,
 } as const;
 export const ROS_NODE_NAME = 'tour_bridge';
 
@@ -191,6 +216,19 @@ export interface RosPort {
    * last value). Optional: a backend without a graph has nobody to tell.
    */
   publishMicrophoneEnabled?(enabled: boolean): void;
+
+  /**
+   * Publishes one event of a streamed utterance on `/utterance/audio`, in the order given. Never throws
+   * for a graph without subscribers (the message is simply not received); throws only when the port is
+   * closed.
+   */
+  publishUtteranceAudio(message: UtteranceAudioMsg): void;
+
+  /** Messages of `/utterance/transcript`: the robot's transcripts of streamed utterances. Hot. */
+  readonly transcripts$: Observable<TranscriptMsg>;
+
+  /** Publishes on `/conversation/heard` how much of an interrupted answer the visitor heard. */
+  publishHeard(message: HeardMsg): void;
 
   readiness(): BackendReadiness;
 

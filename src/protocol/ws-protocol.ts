@@ -4,6 +4,7 @@ import {
   COMMAND,
   COMMAND_SERVICES,
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
+  DEFAULT_MAX_PART_BYTES,
   ERROR_CODE_NAMES,
   type CommandService,
   type ErrorCode,
@@ -16,8 +17,11 @@ import {
  * (test/support/ws-examples.ts) agree with the schemas.
  *
  * Frames:
- * - client → server, binary: raw audio of one utterance: one turn (one `/chat` call or one Converse goal).
- * - client → server, text: a JSON command (`ClientCommand`): clear_history (queued) or cancel (at once).
+ * - client → server, binary: raw audio of one utterance: one turn (one `/chat` call or one Converse goal);
+ *   in a session that streams (it sent `utterance_start`), one part of the open utterance, headed by
+ *   PART_HEADER_BYTES.
+ * - client → server, text: a JSON command (`ClientCommand`): clear_history (queued), cancel (at once),
+ *   utterance_start and utterance_end (a streamed utterance), heard (how much of an answer was played).
  * - server → client, text: a JSON message (`ServerMessage`).
  * - server → client, binary: 4-byte big-endian unsigned message id, then audio bytes (possibly none). It always
  *   directly follows the `audio` text message carrying the same `messageId`.
@@ -30,6 +34,8 @@ export const CHAT_INTERFACES = ['service', 'action'] as const;
 export type ChatInterface = (typeof CHAT_INTERFACES)[number];
 export {
   AUDIO_HEADER_BYTES,
+  PART_HEADER_BYTES,
+  PCM_BYTES_PER_SECOND,
   COMMAND,
   COMMAND_SERVICES,
   ERROR_CODE_NAMES,
@@ -57,7 +63,10 @@ export const TURN_OUTCOMES = {
   failed: 'An error frame (`chat_failed`, `chat_timeout`, `chat_unavailable`) came just before.',
   refused:
     "The frame was never queued: an `audio_too_short`, `busy` or `microphone_disabled` error came just before, or, for a turn refused `busy` while an earlier refused turn's `busy` stands (nothing was queued since), earlier.",
-  cancelled: "The kiosk's `cancel` command stopped the turn (it ran) or dropped it (it waited).",
+  cancelled:
+    "The kiosk's `cancel` command stopped the turn (it ran), dropped it (it waited) or abandoned its streamed utterance (still open).",
+  abandoned:
+    'The streamed utterance was abandoned before it ended: an error about it (`part_out_of_order`, `part_too_large`, `utterance_too_large`, `utterance_too_fast`, `utterance_incomplete`, `utterance_stalled`) came just before.',
 } as const satisfies Record<string, string>;
 export type TurnOutcome = keyof typeof TURN_OUTCOMES;
 export const TURN_OUTCOME_NAMES = Object.keys(TURN_OUTCOMES) as [TurnOutcome, ...TurnOutcome[]];
@@ -109,6 +118,41 @@ export const ERROR_CODES = {
     description: 'The /clear_history call did not answer within its time-out; the outcome is unknown.',
   },
   clear_history_unavailable: { description: 'No /clear_history service is available on the ROS graph.' },
+  utterance_open: {
+    description:
+      'An `utterance_start` came while an utterance of the session is still open (one at a time); it was refused, the open one goes on.',
+  },
+  part_invalid: {
+    description:
+      'A binary frame of a session that streams is shorter than the part header, or names a turn that is not the open utterance (unknown, or already ended); it was dropped.',
+  },
+  part_out_of_order: {
+    description:
+      'A part\'s sequence number is not the next one of its utterance; the utterance was abandoned.',
+  },
+  part_too_large: {
+    description: "A part's audio is larger than maxPartBytes; the utterance was abandoned.",
+  },
+  utterance_too_large: {
+    description:
+      "The streamed utterance's audio would exceed maxBinaryFrameBytes, the limit of a whole utterance; it was abandoned.",
+  },
+  utterance_too_fast: {
+    description:
+      'The streamed audio ran further ahead of real time than maxStreamLeadMs (parts are spoken, so they come at the speed of speech); the utterance was abandoned.',
+  },
+  utterance_incomplete: {
+    description:
+      "`utterance_end` gave another number of parts than the server received; the utterance was abandoned, not answered.",
+  },
+  utterance_stalled: {
+    description:
+      'No part and no `utterance_end` came for utteranceStallMs while the utterance was open; it was abandoned.',
+  },
+  heard_invalid: {
+    description:
+      'A `heard` report names a turn or message this session was not lately answered with (only the latest answered turn and the running one are kept); it was ignored.',
+  },
 } as const satisfies Record<ErrorCode, { readonly description: string }>;
 
 /**
@@ -170,6 +214,12 @@ export interface ConversationLimits {
   readonly maxQueuedAudioBytes: number;
   readonly maxInboundFramesPerSecond: number;
   readonly maxInboundBytesPerSecond: number;
+  /** Largest audio of one part of a streamed utterance. */
+  readonly maxPartBytes: number;
+  /** How far a streamed utterance's audio may run ahead of the time since its start. */
+  readonly maxStreamLeadMs: number;
+  /** Longest wait for the next part (or the end) of an open utterance before it is abandoned. */
+  readonly utteranceStallMs: number;
 }
 
 /** The service's default limits: its command line's flags default to the same values (cli-options.test.ts). */
@@ -186,6 +236,9 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxQueuedAudioBytes: 256 * 1024 * 1024,
   maxInboundFramesPerSecond: 20,
   maxInboundBytesPerSecond: 1024 * 1024,
+  maxPartBytes: DEFAULT_MAX_PART_BYTES,
+  maxStreamLeadMs: 2_000,
+  utteranceStallMs: 5_000,
 };
 
 /** Why a frame was answered with `busy`. */
@@ -204,6 +257,12 @@ export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause):
 
 // ---------------------------------------------------------------------------------------------------------
 // Client → server
+
+export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
+export type MessageId = v.InferOutput<typeof MessageIdSchema>;
+
+export const TurnSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TURN));
+export type Turn = v.InferOutput<typeof TurnSchema>;
 
 /**
  * What every command has, read before the command's own schema so an unknown service is told apart from a
@@ -226,17 +285,45 @@ export const CancelCommandSchema = v.strictObject({
   service: v.literal(COMMAND.cancel),
 });
 
-export const ClientCommandSchema = v.variant('service', [ClearHistoryCommandSchema, CancelCommandSchema]);
+/** Opens a streamed utterance: the session's next turn, whose parts follow as binary frames. */
+export const UtteranceStartCommandSchema = v.strictObject({
+  service: v.literal(COMMAND.utteranceStart),
+});
+
+const Uint32Schema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffff_ffff));
+
+/** Closes the open utterance after `parts` parts: its turn starts. */
+export const UtteranceEndCommandSchema = v.strictObject({
+  service: v.literal(COMMAND.utteranceEnd),
+  turn: TurnSchema,
+  parts: Uint32Schema,
+});
+
+/**
+ * How much of turn `turn`'s answer the kiosk played before the visitor interrupted it: `playedMs` in all;
+ * the part playing then was message `messageId`, of which `partPlayedMs` of `partMs` played (the parts of
+ * the turn before it played whole).
+ */
+export const HeardCommandSchema = v.strictObject({
+  service: v.literal(COMMAND.heard),
+  turn: TurnSchema,
+  playedMs: Uint32Schema,
+  messageId: MessageIdSchema,
+  partPlayedMs: Uint32Schema,
+  partMs: Uint32Schema,
+});
+
+export const ClientCommandSchema = v.variant('service', [
+  ClearHistoryCommandSchema,
+  CancelCommandSchema,
+  UtteranceStartCommandSchema,
+  UtteranceEndCommandSchema,
+  HeardCommandSchema,
+]);
 export type ClientCommand = v.InferOutput<typeof ClientCommandSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Server → client
-
-export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
-export type MessageId = v.InferOutput<typeof MessageIdSchema>;
-
-export const TurnSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TURN));
-export type Turn = v.InferOutput<typeof TurnSchema>;
 
 export const StateMessageSchema = v.strictObject({
   type: v.literal('state'),
@@ -288,6 +375,15 @@ export const TurnEndMessageSchema = v.strictObject({
 });
 export type TurnEndMessage = v.InferOutput<typeof TurnEndMessageSchema>;
 
+/** What the robot heard so far of the streamed utterance `turn`; each replaces the last, `final` ends them. */
+export const TranscriptMessageSchema = v.strictObject({
+  type: v.literal('transcript'),
+  turn: TurnSchema,
+  text: v.string(),
+  final: v.boolean(),
+});
+export type TranscriptMessage = v.InferOutput<typeof TranscriptMessageSchema>;
+
 /**
  * `/play_audio` messages this kiosk did not get: its connection was slower than a burst, and the oldest
  * messages waiting for it were dropped whole. Sent before the next message it does get.
@@ -305,6 +401,7 @@ export const ServerMessageSchema = v.variant('type', [
   AckMessageSchema,
   ErrorMessageSchema,
   TurnEndMessageSchema,
+  TranscriptMessageSchema,
   AudioDroppedMessageSchema,
 ]);
 export type ServerMessage = v.InferOutput<typeof ServerMessageSchema>;

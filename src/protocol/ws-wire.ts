@@ -12,9 +12,33 @@ export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 2 * 1024 * 1024;
 /** What the kiosk records and sends: 16-bit PCM WAV, 16 kHz, mono (docs/protocol.md, "Audio format"). */
 export const PCM_SAMPLE_RATE = 16_000;
 
+/** Bytes a second of that audio takes: 16-bit mono samples. */
+export const PCM_BYTES_PER_SECOND = PCM_SAMPLE_RATE * 2;
+
+/**
+ * The header of a client binary frame that is one part of a streamed utterance (docs/protocol.md,
+ * "Streamed utterances"): the utterance's turn, then the part's sequence number from 0, both 4-byte
+ * big-endian unsigned; raw 16-bit little-endian PCM at PCM_SAMPLE_RATE follows.
+ */
+export const PART_HEADER_BYTES = 8;
+/** The server's default limit for the audio of one part (`--max_part_bytes`): 2 s of PCM. */
+export const DEFAULT_MAX_PART_BYTES = 64 * 1024;
+
 /** The commands a client sends in a text frame, `{"service": …}`. */
-export const COMMAND = { clearHistory: 'clear_history', cancel: 'cancel' } as const;
-export const COMMAND_SERVICES = [COMMAND.clearHistory, COMMAND.cancel] as const;
+export const COMMAND = {
+  clearHistory: 'clear_history',
+  cancel: 'cancel',
+  utteranceStart: 'utterance_start',
+  utteranceEnd: 'utterance_end',
+  heard: 'heard',
+} as const;
+export const COMMAND_SERVICES = [
+  COMMAND.clearHistory,
+  COMMAND.cancel,
+  COMMAND.utteranceStart,
+  COMMAND.utteranceEnd,
+  COMMAND.heard,
+] as const;
 export type CommandService = (typeof COMMAND_SERVICES)[number];
 
 /**
@@ -35,6 +59,15 @@ export const ERROR_CODE_NAMES = [
   'clear_history_failed',
   'clear_history_timeout',
   'clear_history_unavailable',
+  'utterance_open',
+  'part_invalid',
+  'part_out_of_order',
+  'part_too_large',
+  'utterance_too_large',
+  'utterance_too_fast',
+  'utterance_incomplete',
+  'utterance_stalled',
+  'heard_invalid',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODE_NAMES)[number];
 
@@ -74,6 +107,16 @@ export interface TurnEndMessage {
   /** 'answered', 'failed', 'refused' or 'cancelled'; any other value still ends the turn. */
   readonly outcome: string;
 }
+/**
+ * What the robot's recogniser heard so far of a streamed utterance (`turn`); each replaces the previous
+ * one, and `final` is the last.
+ */
+export interface TranscriptMessage {
+  readonly type: 'transcript';
+  readonly turn: number;
+  readonly text: string;
+  readonly final: boolean;
+}
 /** `/play_audio` messages this kiosk did not get: it was slower than a burst (the oldest were dropped). */
 export interface AudioDroppedMessage {
   readonly type: 'audio_dropped';
@@ -87,6 +130,7 @@ export type ServerMessage =
   | AckMessage
   | ErrorMessage
   | TurnEndMessage
+  | TranscriptMessage
   | AudioDroppedMessage;
 
 /**
@@ -169,6 +213,12 @@ export const parseServerMessage = (text: string): ReceivedMessage | undefined =>
       const { turn, outcome } = json;
       return isTurn(turn) && typeof outcome === 'string' ? { type, turn, outcome } : undefined;
     }
+    case 'transcript': {
+      const { turn, text: heard, final } = json;
+      return isTurn(turn) && typeof heard === 'string' && typeof final === 'boolean'
+        ? { type, turn, text: heard, final }
+        : undefined;
+    }
     case 'audio_dropped': {
       const { count } = json;
       return typeof count === 'number' && Number.isSafeInteger(count) && count >= 1
@@ -189,4 +239,26 @@ export const readAudioFrame = (
     messageId: new DataView(frame).getUint32(0, false),
     audio: frame.slice(AUDIO_HEADER_BYTES),
   };
+};
+
+/**
+ * One part of a streamed utterance as a client sends it: the header (turn, sequence) and the PCM bytes, in
+ * one new buffer.
+ */
+export const encodePartFrame = (turn: number, sequence: number, pcm: Uint8Array): Uint8Array => {
+  const frame = new Uint8Array(PART_HEADER_BYTES + pcm.byteLength);
+  const view = new DataView(frame.buffer);
+  view.setUint32(0, turn, false);
+  view.setUint32(4, sequence, false);
+  frame.set(pcm, PART_HEADER_BYTES);
+  return frame;
+};
+
+/** The header of a part frame; `undefined` when the frame is shorter than the header. */
+export const readPartHeader = (
+  frame: Uint8Array,
+): { readonly turn: number; readonly sequence: number } | undefined => {
+  if (frame.byteLength < PART_HEADER_BYTES) return undefined;
+  const view = new DataView(frame.buffer, frame.byteOffset, PART_HEADER_BYTES);
+  return { turn: view.getUint32(0, false), sequence: view.getUint32(4, false) };
 };

@@ -71,7 +71,7 @@ export const converse$ = (
   new Observable<ConverseFeedbackMsg>((subscriber) => {
     let settled = false;
     const ticket = calls.converse(
-      { audio },
+      { utterance_id: '', streamed: false, audio },
       {
         part: (feedback) => {
           subscriber.next(feedback);

@@ -36,7 +36,7 @@ const converse = (port: RosPort, audio: Uint8Array) => {
     settle = resolve;
   });
   const ticket = port.converse(
-    { audio },
+    { utterance_id: '', streamed: false, audio },
     {
       part: (part) => events.push({ kind: 'part', part, atMs: at() }),
       finished: (result) => {

@@ -133,7 +133,11 @@ const TOUR_DELETE_REQUEST_FIELDS = {
 } as const satisfies FieldTable<TourDeleteRequestMsg>;
 const TOUR_DELETE_RESPONSE_FIELDS = TOUR_OUTCOME_FIELDS satisfies FieldTable<TourDeleteResponseMsg>;
 
-const CONVERSE_GOAL_FIELDS = { audio: 'uint8[]' } as const satisfies FieldTable<ConverseGoalMsg>;
+const CONVERSE_GOAL_FIELDS = {
+  utterance_id: 'string',
+  streamed: 'bool',
+  audio: 'uint8[]',
+} as const satisfies FieldTable<ConverseGoalMsg>;
 const CONVERSE_RESULT_FIELDS = TOUR_OUTCOME_FIELDS satisfies FieldTable<ConverseResultMsg>;
 const CONVERSE_FEEDBACK_FIELDS = {
   emotion: 'string',

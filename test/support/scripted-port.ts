@@ -1,5 +1,11 @@
 import { NEVER, Subject, type Observable } from 'rxjs';
-import type { ConverseGoalMsg, PlayAudioMsg } from '../../src/port/ros-messages.js';
+import type {
+  ConverseGoalMsg,
+  HeardMsg,
+  PlayAudioMsg,
+  TranscriptMsg,
+  UtteranceAudioMsg,
+} from '../../src/port/ros-messages.js';
 import {
   defaultServiceName,
   type BackendReadiness,
@@ -31,6 +37,13 @@ export class ScriptedPort implements RosPort {
   readonly microphone = new Subject<MicrophoneRequest>();
   readonly playAudio$ = this.playAudio.asObservable();
   readonly microphoneRequests$ = this.microphone.asObservable();
+  /** What the bridge published on /utterance/audio and /conversation/heard, in order. */
+  readonly utteranceAudio: UtteranceAudioMsg[] = [];
+  readonly heard: HeardMsg[] = [];
+  readonly transcripts = new Subject<TranscriptMsg>();
+  readonly transcripts$ = this.transcripts.asObservable();
+  /** The Converse goals sent, in order. */
+  readonly goals: ConverseGoalMsg[] = [];
   readonly calls: { service: RosServiceKey; request: unknown }[] = [];
   activeCalls = 0;
   ready: BackendReadiness = { ready: true, detail: 'scripted' };
@@ -45,7 +58,16 @@ export class ScriptedPort implements RosPort {
     return (service === 'converse' ? undefined : this.names[service]) ?? defaultServiceName(service);
   }
 
-  converse(_goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
+  publishUtteranceAudio(message: UtteranceAudioMsg): void {
+    this.utteranceAudio.push(message);
+  }
+
+  publishHeard(message: HeardMsg): void {
+    this.heard.push(message);
+  }
+
+  converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
+    this.goals.push(goal);
     handler.failed(new RosServiceUnavailableError('converse'));
     return SETTLED_CALL;
   }

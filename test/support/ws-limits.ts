@@ -24,4 +24,10 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
     "Client frames (text or binary) a session may send per second, sustained; bursts of up to 2 seconds' worth pass. Beyond, the session is closed with 1008.",
   maxInboundBytesPerSecond:
     'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text), or of 2 seconds of its rate if that is more, passes. Beyond, the session is closed with 1008.',
+  maxPartBytes:
+    'Largest audio of one part of a streamed utterance, in bytes (the header not counted); a larger part abandons the utterance with `part_too_large`. 2 seconds of 16 kHz 16-bit mono PCM.',
+  maxStreamLeadMs:
+    "How far a streamed utterance's audio (its bytes at 32,000 a second) may run ahead of the time since its `utterance_start`, in milliseconds; beyond, it is abandoned with `utterance_too_fast`.",
+  utteranceStallMs:
+    'Longest wait, in milliseconds, for the next part or the `utterance_end` of an open utterance; then it is abandoned with `utterance_stalled`.',
 };

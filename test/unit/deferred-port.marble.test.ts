@@ -17,6 +17,9 @@ const backendWith = (playAudio$: Observable<PlayAudioMsg>): RosPort => ({
   converse: () => SETTLED_CALL,
   playAudio$,
   microphoneRequests$: NEVER,
+  transcripts$: NEVER,
+  publishUtteranceAudio: () => undefined,
+  publishHeard: () => undefined,
   readiness: () => ({ ready: true, detail: 'marble backend' }),
   close: () => Promise.resolve(),
 });

@@ -690,7 +690,7 @@ describe('rclnodejs port: the Converse action', () => {
   it('fails at once as unavailable when no action server is matched, sending nothing', () => {
     const { port, client } = converseSetup({ remaps: { '/converse': '/robot1/converse' } });
     const turn = recordTurn();
-    port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
     assert.equal(turn.events.length, 1, 'failed before converse returned');
     const [event] = turn.events;
     assert.equal(event?.kind, 'failed');
@@ -704,7 +704,7 @@ describe('rclnodejs port: the Converse action', () => {
     client.available = true;
     const turn = recordTurn();
     const audio = new Uint8Array([9, 8, 7]);
-    port.converse({ audio }, turn.handler);
+    port.converse({ utterance_id: '', streamed: false, audio }, turn.handler);
     const [sent] = client.goals;
     assert.ok(sent);
     assert.deepEqual(sent.goal, { audio });
@@ -732,7 +732,7 @@ describe('rclnodejs port: the Converse action', () => {
     const { port, client } = converseSetup();
     client.available = true;
     const turn = recordTurn();
-    port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
     const sent = client.goals[0];
     assert.ok(sent);
     const handle = sent.respond(true);
@@ -758,7 +758,7 @@ describe('rclnodejs port: the Converse action', () => {
       const { port, client } = converseSetup();
       client.available = true;
       const turn = recordTurn();
-      port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+      port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
       const sent = client.goals[0];
       assert.ok(sent);
       const handle = sent.respond(status !== undefined);
@@ -791,7 +791,7 @@ describe('rclnodejs port: the Converse action', () => {
       const released = await (async () => {
         const turn = recordTurn();
         const audio = new Uint8Array(1_000_000);
-        const ticket = port.converse({ audio }, turn.handler);
+        const ticket = port.converse({ utterance_id: '', streamed: false, audio }, turn.handler);
         const handle = client.goals[0]?.respond(true);
         assert.ok(handle);
         handles.push(handle);
@@ -823,7 +823,7 @@ describe('rclnodejs port: the Converse action', () => {
     const { calls, client } = converseSetup({ callsInFlight: 1 });
     client.available = true;
     const turn = recordTurn();
-    const ticket = calls.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    const ticket = calls.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
     const sent = client.goals[0];
     assert.ok(sent);
     const handle = sent.respond(true);
@@ -840,7 +840,7 @@ describe('rclnodejs port: the Converse action', () => {
       ['part'],
     );
     // The in-flight place was given back: the next goal is sent at once.
-    calls.converse({ audio: new Uint8Array([2]) }, recordTurn().handler);
+    calls.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([2]) }, recordTurn().handler);
     assert.equal(client.goals.length, 2);
   });
 
@@ -848,7 +848,7 @@ describe('rclnodejs port: the Converse action', () => {
     const { port, client } = converseSetup();
     client.available = true;
     const turn = recordTurn();
-    const ticket = port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    const ticket = port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
     ticket.cancel();
     const sent = client.goals[0];
     assert.ok(sent);
@@ -864,7 +864,7 @@ describe('rclnodejs port: the Converse action', () => {
     client.available = true;
     const turns = [recordTurn(), recordTurn(), recordTurn()];
     for (const [index, turn] of turns.entries()) {
-      calls.converse({ audio: new Uint8Array([index]) }, turn.handler);
+      calls.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([index]) }, turn.handler);
     }
     assert.deepEqual(
       client.goals.map((sent) => [...sent.goal.audio]),
@@ -884,11 +884,11 @@ describe('rclnodejs port: the Converse action', () => {
     const { port, calls, close, client } = converseSetup();
     client.available = true;
     const running = recordTurn();
-    calls.converse({ audio: new Uint8Array([1]) }, running.handler);
+    calls.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, running.handler);
     const handle = client.goals[0]?.respond(true);
     await flush();
     const waiting = recordTurn();
-    calls.converse({ audio: new Uint8Array([2]) }, waiting.handler);
+    calls.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([2]) }, waiting.handler);
     await close();
     assert.equal(handle?.cancels, 1);
     for (const turn of [running, waiting]) {
@@ -899,7 +899,7 @@ describe('rclnodejs port: the Converse action', () => {
       assert.match(event.error.message, /the ROS backend closed before the result arrived/);
     }
     const after = recordTurn();
-    port.converse({ audio: new Uint8Array([3]) }, after.handler);
+    port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([3]) }, after.handler);
     assert.ok(
       after.events[0]?.kind === 'failed' && after.events[0].error instanceof RosServiceUnavailableError,
     );
@@ -917,7 +917,7 @@ describe('rclnodejs port: the Converse action', () => {
     });
     const { port, logs } = setup(undefined, 10, { ActionClient: MissingType });
     const turn = recordTurn();
-    port.converse({ audio: new Uint8Array([1]) }, turn.handler);
+    port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
     const [event] = turn.events;
     assert.ok(event?.kind === 'failed' && event.error instanceof RosCallFailedError);
     assert.match(event.error.message, /no action client: tour_guide_interfaces\/action\/Converse not found/);

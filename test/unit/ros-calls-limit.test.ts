@@ -208,7 +208,7 @@ describe('the call wrapper: calls outstanding per service', () => {
     const results: string[] = [];
     for (const index of [0, 1, 2]) {
       calls.converse(
-        { audio: Uint8Array.of(index) },
+        { utterance_id: '', streamed: false, audio: Uint8Array.of(index) },
         {
           part: () => undefined,
           finished: () => results.push(`finished ${index}`),
@@ -249,7 +249,7 @@ describe('the call wrapper when the port closes', () => {
     const { port, calls, closing } = setup(10);
     const heard: unknown[] = [];
     calls.converse(
-      { audio: Uint8Array.of(1) },
+      { utterance_id: '', streamed: false, audio: Uint8Array.of(1) },
       { part: () => undefined, finished: () => heard.push('finished'), failed: (error) => heard.push(error) },
     );
     closing.abort();

@@ -65,7 +65,7 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
     const sim = createSimBackend({ chatParts: 3, partMs: 400, latencyMs: 10, scheduler });
     const { heard, parts, handler } = recorder(() => scheduler.now());
     const audio = bytes(32 * 1024);
-    sim.converse({ audio }, handler);
+    sim.converse({ utterance_id: '', streamed: false, audio }, handler);
     assert.deepEqual(heard, [], 'nothing before the scheduler runs');
     scheduler.flush();
     assert.deepEqual(heard, [
@@ -98,7 +98,7 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
     const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
     const sim = createSimBackend({ chatParts: 3, partMs: 100, scheduler });
     const { heard, handler } = recorder(() => scheduler.now());
-    const ticket = sim.converse({ audio: bytes(9) }, handler);
+    const ticket = sim.converse({ utterance_id: '', streamed: false, audio: bytes(9) }, handler);
     scheduler.schedule(() => {
       ticket.cancel();
     }, 150);
@@ -111,7 +111,7 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
     const sim = createSimBackend({ chatParts: 3, partMs: 0, scheduler });
     const heard: string[] = [];
     const ticket = sim.converse(
-      { audio: bytes(9) },
+      { utterance_id: '', streamed: false, audio: bytes(9) },
       {
         part: () => {
           heard.push('part');
@@ -128,7 +128,7 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
   it('action without any delay: all parts and the result on the next microtask, not during the call', async () => {
     const sim = createSimBackend({ chatParts: 2 });
     const { heard, parts, handler } = recorder(() => 0);
-    sim.converse({ audio: bytes(5) }, handler);
+    sim.converse({ utterance_id: '', streamed: false, audio: bytes(5) }, handler);
     assert.deepEqual(heard, []);
     await Promise.resolve();
     await Promise.resolve();
@@ -141,15 +141,15 @@ describe('the simulated Converse action and /chat with a modelled pipeline', () 
     const sim = createSimBackend({ chatParts: 2, partMs: 10, scheduler });
     const { heard, handler } = recorder(() => scheduler.now());
     sim.faults.setUnavailable('converse', true);
-    sim.converse({ audio: bytes(2) }, handler);
+    sim.converse({ utterance_id: '', streamed: false, audio: bytes(2) }, handler);
     assert.deepEqual(heard, [`failed ${new RosServiceUnavailableError('converse').message} @0`]);
     sim.faults.setUnavailable('converse', false);
     sim.faults.setUnresponsive('converse', true);
-    sim.converse({ audio: bytes(2) }, handler);
+    sim.converse({ utterance_id: '', streamed: false, audio: bytes(2) }, handler);
     scheduler.flush();
     assert.equal(heard.length, 1, 'an unresponsive action server sends nothing');
     sim.faults.setUnresponsive('converse', false);
-    sim.converse({ audio: bytes(2) }, handler);
+    sim.converse({ utterance_id: '', streamed: false, audio: bytes(2) }, handler);
     scheduler.flush();
     assert.deepEqual(heard.slice(1), ['part 1 @10', 'part 2 @20', `result ${ConverseOutcome.OK} true @20`]);
   });

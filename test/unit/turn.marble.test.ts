@@ -200,9 +200,9 @@ describe('the call wrapper with Converse goals', () => {
         finished: () => inFlight.push(calls.inFlight),
         failed: () => inFlight.push(calls.inFlight),
       };
-      calls.converse({ audio: audioOf(1) }, handler);
-      calls.converse({ audio: audioOf(2) }, handler);
-      const third = calls.converse({ audio: audioOf(3) }, handler);
+      calls.converse({ utterance_id: '', streamed: false, audio: audioOf(1) }, handler);
+      calls.converse({ utterance_id: '', streamed: false, audio: audioOf(2) }, handler);
+      const third = calls.converse({ utterance_id: '', streamed: false, audio: audioOf(3) }, handler);
       scheduler.schedule(() => {
         third.cancel();
       }, 2);
@@ -225,7 +225,7 @@ describe('the call wrapper with Converse goals', () => {
       timeoutsMs: callTimeouts(10),
     });
     calls.converse(
-      { audio: audioOf(1) },
+      { utterance_id: '', streamed: false, audio: audioOf(1) },
       { part: () => undefined, finished: () => undefined, failed: (error) => failures.push(error.message) },
     );
     assert.deepEqual(failures, ['this ROS port does not offer the Converse action']);

@@ -40,7 +40,9 @@ const readTransportEvent = (
   if (event.type !== 'ws.text') return event;
   const parsed = parseClientText(event.data, input.limits.maxTextFrameBytes);
   if (!parsed.ok) return { type: 'text.rejected', code: parsed.code, message: parsed.message };
-  return { type: parsed.command.service };
+  const { command } = parsed;
+  if (command.service === 'clear_history' || command.service === 'cancel') return { type: command.service };
+  return { type: 'text.rejected', code: 'unknown_service', message: `${command.service} is not served yet` };
 };
 
 /**
