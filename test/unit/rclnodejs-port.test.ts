@@ -165,7 +165,7 @@ class FakeNode {
     options: { qos: FakeQoS };
     published: unknown[];
     /** Thrown by publish, as rclnodejs throws for a message it cannot serialise or a destroyed publisher. */
-    failure?: Error;
+    failure?: Error | undefined;
   }[] = [];
   spinTimeout: number | undefined;
   spinning = false;
