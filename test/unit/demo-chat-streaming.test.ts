@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { wavSeconds } from '../../src/robot/echo-chat.js';
 import { UtteranceEvent, type ConverseResultMsg } from '../../src/port/ros-messages.js';
 import { ROS_HEARD_TOPIC, ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../src/port/ros-port.js';
 import {
@@ -16,7 +15,7 @@ import {
   historyJson,
 } from '../../src/robot/nodes/dialogue-history.js';
 import { HEARD_LIMITS, historyTopicOf, serveHistory } from '../../src/robot/nodes/history-topics.js';
-import { pcmToWav } from '../../src/robot/nodes/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { serveRecognition } from '../../src/robot/nodes/recognition-topics.js';
 import { createStreamingRecogniser } from '../../src/robot/nodes/streaming-recogniser.js';
 import { FakeQoS } from '../support/fake-qos.js';
@@ -38,6 +37,8 @@ const flush = async () => {
 /** `ms` of 16-bit mono 16 kHz PCM (32 bytes a millisecond). */
 const pcm = (ms: number, seed = 0): Uint8Array =>
   Uint8Array.from({ length: ms * 32 }, (_, index) => (index * 3 + seed) & 0xff);
+/** PCM as the WAV a kiosk decodes. */
+const wavOf = (audio: Uint8Array) => wavOfPcmParts([audio]);
 const profileOf = (qos: FakeQoS) => [qos.history, qos.depth, qos.reliability, qos.durability];
 
 class FakeServerGoal implements ConverseGoalLike {
@@ -99,7 +100,7 @@ describe('the demo chat Converse server: a streamed goal', () => {
     assert.deepEqual(result, { success: true, outcome: 0, message: 'answered in 1 part(s)' });
     const [answer] = goal.feedback;
     assert.ok(answer);
-    assert.deepEqual(answer.audio, pcmToWav(Uint8Array.from([...parts[0]!, ...parts[1]!])));
+    assert.deepEqual(answer.audio, wavOf(Uint8Array.from([...parts[0]!, ...parts[1]!])));
     assert.equal(answer.text, 'You spoke for less than a second. This is what I heard.');
     assert.deepEqual(goal.ended, ['succeeded']);
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
@@ -171,7 +172,7 @@ describe('the demo chat Converse server: a streamed goal', () => {
 describe('the demo chat: the whole path pays the same recogniser', () => {
   it('a whole Converse goal answers rt × its duration after it arrived, not before', async () => {
     const { clock, history, server } = streamingSetup(0.3);
-    const wav = pcmToWav(pcm(1_000));
+    const wav = wavOf(pcm(1_000));
     const goal = new FakeServerGoal({ utterance_id: 'b-2-1', streamed: false, audio: wav }, clock);
     const result = server.execute(goal);
     clock.advance(299);
@@ -213,7 +214,7 @@ describe('the demo chat: the whole path pays the same recogniser', () => {
       clearHistory: () => (clears += 1),
     });
     const answers: unknown[] = [];
-    const wav = pcmToWav(pcm(2_000));
+    const wav = wavOf(pcm(2_000));
     services.get('/chat')?.({ audio: wav }, { send: (answer) => answers.push(answer) });
     clock.advance(999);
     assert.equal(answers.length, 0);
@@ -386,23 +387,5 @@ describe('the demo chat on the graph: recognition and history topics', () => {
         'heard report of a turn the history does not hold; ignored',
       ],
     );
-  });
-});
-
-describe('PCM as a WAV', () => {
-  it('is a 16 kHz mono 16-bit WAV holding the PCM, its duration readable', () => {
-    const audio = pcm(1_500, 9);
-    const wav = pcmToWav(audio);
-    const view = Buffer.from(wav);
-    assert.deepEqual(
-      [view.toString('ascii', 0, 4), view.toString('ascii', 8, 16), view.toString('ascii', 36, 40)],
-      ['RIFF', 'WAVEfmt ', 'data'],
-    );
-    assert.deepEqual(
-      [view.readUInt16LE(22), view.readUInt32LE(24), view.readUInt16LE(34), view.readUInt32LE(40)],
-      [1, 16_000, 16, audio.byteLength],
-    );
-    assert.deepEqual(wav.subarray(44), audio);
-    assert.equal(wavSeconds(wav), 1.5);
   });
 });

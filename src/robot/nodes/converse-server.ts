@@ -8,7 +8,7 @@ import { speechPublisherQos } from './node-qos.js';
 import { bytesToWire } from '../../binding/wire-bytes.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
 import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
-import { pcmToWav } from './pcm-wav.js';
+import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { recognitionMs, transcriptText, utteranceSeconds } from './recognition-cost.js';
 import { REAL_CLOCK, type StandInClock } from './stand-in-clock.js';
 import type { StreamingRecogniser, UtteranceOutcome } from './streaming-recogniser.js';
@@ -149,7 +149,7 @@ export const createConverseServer = (
     }
     if (outcome.kind === 'failed') return { kind: 'invalid', reason: outcome.reason };
     // As a WAV: the echo answer plays back what was heard, and a kiosk decodes a WAV it is sent.
-    return { kind: 'heard', audio: pcmToWav(outcome.pcm), transcript: outcome.transcript };
+    return { kind: 'heard', audio: wavOfPcmParts([outcome.pcm]), transcript: outcome.transcript };
   };
 
   const endCancelled = async (

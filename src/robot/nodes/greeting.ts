@@ -1,6 +1,6 @@
 import type { PlayAudioMsg } from '../../port/ros-messages.js';
 import { PCM_SAMPLE_RATE } from '../../protocol/ws-wire.js';
-import { pcmToWav } from './pcm-wav.js';
+import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 
 /** The tone's shape: a quarter second of 660 Hz, 16 kHz mono 16-bit PCM, faded in and out. */
 const DURATION_S = 0.25;
@@ -19,7 +19,7 @@ export const greetingTone = (): Uint8Array => {
     const value = Math.sin((2 * Math.PI * FREQUENCY_HZ * index) / PCM_SAMPLE_RATE) * 0.3 * fade;
     pcm.setInt16(index * 2, Math.round(value * 32767), true);
   }
-  return pcmToWav(new Uint8Array(pcm.buffer));
+  return wavOfPcmParts([new Uint8Array(pcm.buffer)]);
 };
 
 export const greetingMessage = (): PlayAudioMsg => ({
