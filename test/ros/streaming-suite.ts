@@ -345,5 +345,20 @@ export const streamingSuite = (graph: () => RosGraph): void => {
       assert.equal(kiosk.frames.filter(isText('error')).length, 0, 'the report was taken (no heard_invalid)');
       kiosk.close();
     });
+
+    // Its own processes: the graph's last test stops (and counts) the processes every run starts.
+    it('the stream bridge and its demo chat exit 0 on SIGTERM', async () => {
+      const { bridge, demoChat } = stream();
+      const codes = await Promise.all(
+        [bridge.child, demoChat].map(async (child) => {
+          await child.stop();
+          return [child.name, await child.exited] as const;
+        }),
+      );
+      assert.deepEqual(codes, [
+        ['stream-bridge', 0],
+        ['demo-chat-stream', 0],
+      ]);
+    });
   });
 };
