@@ -9,7 +9,7 @@ import { bytesToWire } from '../../binding/wire-bytes.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
 import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { recognitionMs, transcriptText, utteranceSeconds } from './recognition-cost.js';
+import { MAX_RECOGNITION_RT, recognitionMs, transcriptText, utteranceSeconds } from './recognition-cost.js';
 import { REAL_CLOCK, type StandInClock } from './stand-in-clock.js';
 import type { StreamingRecogniser, UtteranceOutcome } from './streaming-recogniser.js';
 
@@ -46,7 +46,7 @@ export interface RecognitionOptions {
    */
   readonly utteranceWaitMs: number;
 }
-export const RECOGNITION_LIMITS = { maxRt: 10, minWaitMs: 100, maxWaitMs: 600_000 } as const;
+export const RECOGNITION_LIMITS = { maxRt: MAX_RECOGNITION_RT, minWaitMs: 100, maxWaitMs: 600_000 } as const;
 export const DEFAULT_RECOGNITION: RecognitionOptions = { rt: 0, utteranceWaitMs: 10_000 };
 
 /** What the server works with besides its options; each has a default that stands alone. */
