@@ -1,4 +1,5 @@
-import { PCM_BYTES_PER_SECOND } from '../../src/protocol/ws-wire.js';
+import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { PCM_BYTES_PER_SECOND, WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
 import type { TtfsRow } from './results.js';
 import { round } from './stats.js';
 import { summaryMs, turnProblem } from './ttfs.js';
@@ -30,25 +31,6 @@ const speech = (ms: number): Uint8Array => {
   return Uint8Array.from({ length: bytes }, (_, index) => (index * 31 + 7) & 0xff);
 };
 
-/** The PCM as the 16 kHz mono 16-bit WAV file a kiosk sends whole. */
-const wav = (pcm: Uint8Array): Uint8Array => {
-  const file = Buffer.alloc(44 + pcm.byteLength);
-  file.write('RIFF', 0, 'ascii');
-  file.writeUInt32LE(36 + pcm.byteLength, 4);
-  file.write('WAVEfmt ', 8, 'ascii');
-  file.writeUInt32LE(16, 16);
-  file.writeUInt16LE(1, 20);
-  file.writeUInt16LE(1, 22);
-  file.writeUInt32LE(16_000, 24);
-  file.writeUInt32LE(PCM_BYTES_PER_SECOND, 28);
-  file.writeUInt16LE(2, 32);
-  file.writeUInt16LE(16, 34);
-  file.write('data', 36, 'ascii');
-  file.writeUInt32LE(pcm.byteLength, 40);
-  file.set(pcm, 44);
-  return new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
-};
-
 interface Cell {
   readonly upload: 'streamed' | 'whole';
   readonly utteranceMs: number;
@@ -77,7 +59,7 @@ export const measureStreamedTtfs = async (settings: StreamingTtfsSettings): Prom
     const timeoutMs = 10_000 + utteranceMs * (1 + rt) + parts * partMs * 2;
     return upload === 'streamed'
       ? streaming.streamedTurn(pcm, partBytes, streamPartMs, timeoutMs)
-      : whole.wholeTurn(wav(pcm), timeoutMs);
+      : whole.wholeTurn(wavOfPcmParts([pcm]), timeoutMs);
   };
   try {
     for (let index = 0; index < settings.warmupTurns; index += 1) {
@@ -91,7 +73,7 @@ export const measureStreamedTtfs = async (settings: StreamingTtfsSettings): Prom
         const pcmBytes = speech(utteranceMs).byteLength;
         // The simulation echoes a streamed utterance as the WAV of its parts: the same bytes either way.
         const problem =
-          turnProblem(turn, { parts, bytes: 44 + pcmBytes }) ??
+          turnProblem(turn, { parts, bytes: WAV_HEADER_BYTES + pcmBytes }) ??
           (upload === 'streamed' && !turn.finalBeforeAnswer
             ? `no final transcript before the answer (${turn.transcripts} transcripts)`
             : undefined);
@@ -116,7 +98,7 @@ export const measureStreamedTtfs = async (settings: StreamingTtfsSettings): Prom
     chatInterface: 'action',
     upload: cell.upload,
     utteranceMs: cell.utteranceMs,
-    utteranceBytes: speech(cell.utteranceMs).byteLength + (cell.upload === 'whole' ? 44 : 0),
+    utteranceBytes: speech(cell.utteranceMs).byteLength + (cell.upload === 'whole' ? WAV_HEADER_BYTES : 0),
     streamPartMs: cell.upload === 'streamed' ? streamPartMs : 0,
     recognitionRt: round(rt),
     parts,

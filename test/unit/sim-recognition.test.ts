@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { ConverseOutcome } from '../../src/port/ros-messages.js';
 import { wavSeconds } from '../../src/robot/echo-chat.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
-import { pcmPartsToWav, WAV_HEADER_BYTES } from '../../src/robot/sim/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
 import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../../src/robot/sim/recognition-cost.js';
 import { simulatedTranscript } from '../../src/robot/sim/sim-recogniser.js';
 import { end, goalRecorder, part, pcm, simOnVirtualTime } from '../support/sim-speech.js';
@@ -14,7 +15,7 @@ const concat = (parts: readonly { audio: Uint8Array }[]): Uint8Array =>
 describe('the recogniser stand-in’s cost', () => {
   it('is rt × the speech’s duration: raw PCM by its bytes, a WAV file by its data chunk', () => {
     assert.equal(utteranceSeconds(pcm(1500)), 1.5);
-    const wav = pcmPartsToWav([pcm(250), pcm(750)]);
+    const wav = wavOfPcmParts([pcm(250), pcm(750)]);
     assert.equal(wav.byteLength, WAV_HEADER_BYTES + 32_000);
     assert.equal(wavSeconds(wav), 1);
     assert.equal(utteranceSeconds(wav), 1, 'the header is not speech');
@@ -23,18 +24,6 @@ describe('the recogniser stand-in’s cost', () => {
     assert.throws(() => checkRecognitionRt(-0.1), /from 0 to 10, got -0.1/);
     assert.throws(() => checkRecognitionRt(Number.NaN), RangeError);
     assert.throws(() => createSimBackend({ recognitionRt: 11 }), /from 0 to 10, got 11/);
-  });
-
-  it('wraps the parts, in order, as a 16 kHz mono 16-bit WAV file', () => {
-    const parts = [pcm(100, 1), pcm(100, 2), pcm(3, 3)];
-    const wav = pcmPartsToWav(parts);
-    const view = new DataView(wav.buffer);
-    assert.equal(Buffer.from(wav.subarray(0, 4)).toString('ascii'), 'RIFF');
-    assert.equal(view.getUint32(24, true), 16_000);
-    assert.equal(view.getUint16(22, true), 1);
-    assert.equal(view.getUint16(34, true), 16);
-    assert.equal(view.getUint32(40, true), 6_496);
-    assert.deepEqual(wav.subarray(WAV_HEADER_BYTES), concat(parts.map((audio) => ({ audio }))));
   });
 });
 
@@ -92,7 +81,7 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
     scheduler.flush();
     assert.deepEqual(goal.heard, ['part 1 @335', 'part 2 @435', `result ${ConverseOutcome.OK} true @435`]);
     const answered = concat(goal.parts);
-    assert.deepEqual(answered, pcmPartsToWav([pcm(100, 0), pcm(100, 1), pcm(100, 2)]));
+    assert.deepEqual(answered, wavOfPcmParts([pcm(100, 0), pcm(100, 1), pcm(100, 2)]));
     assert.equal(goal.parts[0]?.text, 'You spoke for less than a second. This is what I heard.');
     assert.equal(sim.recognitionStats().utterances, 0, 'the answered utterance is no longer held');
     assert.equal(sim.recognitionStats().bytesHeld, 0);
@@ -114,7 +103,7 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
           sim.converse({ utterance_id: 'u', streamed: true, audio: new Uint8Array() }, goal.handler),
         );
       } else {
-        const wav = pcmPartsToWav([pcm(seconds * 1000)]);
+        const wav = wavOfPcmParts([pcm(seconds * 1000)]);
         at(endOfSpeech, () => sim.converse({ utterance_id: 'u', streamed: false, audio: wav }, goal.handler));
       }
       scheduler.flush();
@@ -158,7 +147,7 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
       latencyMs: 10,
     });
     const goal = goalRecorder(() => scheduler.now());
-    const twoSeconds = pcmPartsToWav([pcm(2000)]);
+    const twoSeconds = wavOfPcmParts([pcm(2000)]);
     at(50, () => sim.converse({ utterance_id: '', streamed: false, audio: twoSeconds }, goal.handler));
     let chatAt = -1;
     let chatText = '';
@@ -186,7 +175,7 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
     const { sim, stream, at, transcripts, scheduler } = simOnVirtualTime({ chatParts: 2, partMs: 100 });
     const goal = goalRecorder(() => scheduler.now());
     at(0, () =>
-      sim.converse({ utterance_id: '', streamed: false, audio: pcmPartsToWav([pcm(5000)]) }, goal.handler),
+      sim.converse({ utterance_id: '', streamed: false, audio: wavOfPcmParts([pcm(5000)]) }, goal.handler),
     );
     stream('u', 0, 2, 100);
     scheduler.flush();

@@ -1,5 +1,5 @@
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../port/ros-messages.js';
-import { pcmPartsToWav } from './pcm-wav.js';
+import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { pcmSeconds, recognitionMs } from './recognition-cost.js';
 import type { SimClock, SimTimer } from './sim-clock.js';
 
@@ -428,7 +428,7 @@ export class SimRecogniser {
     this.#counts.answered += 1;
     utterance.waiters.delete(waiter);
     for (const other of utterance.waiters) this.#tellInvalid(other, text);
-    waiter.listener.recognised(pcmPartsToWav(utterance.parts));
+    waiter.listener.recognised(wavOfPcmParts(utterance.parts));
   }
 
   #drop(utterance: Utterance, reason: DropReason, text: string): void {
