@@ -48,6 +48,21 @@ export interface BenchProfile {
     /** Unmeasured turns per interface first (JIT, socket buffers). */
     readonly warmupTurns: number;
     readonly turns: number;
+    /**
+     * Streamed against whole (issue #39), `--chat_interface action` on the simulation with a recogniser
+     * stand-in of cost `recognitionRt` × the speech, the same answer pipeline as above: per length, one
+     * kiosk streams `streamPartMs` parts in real time, another sends the whole WAV once the speech is over;
+     * their turns alternate.
+     */
+    readonly streaming: {
+      readonly utteranceMs: readonly number[];
+      readonly streamPartMs: number;
+      readonly recognitionRt: number;
+      /** Unmeasured 1 s turns per way up first. */
+      readonly warmupTurns: number;
+      /** Measured turns per way up and length: streamed turns take their speech's time, so few. */
+      readonly turns: number;
+    };
   };
 }
 
@@ -84,7 +99,21 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
     },
     memory: { sessions: 1000, settleMs: 1_500 },
     // 32,000 B is 1 s of the kiosk's 16 kHz 16-bit mono audio (docs/protocol.md, "Audio format").
-    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 400, warmupTurns: 2, turns: 40 },
+    ttfs: {
+      utteranceBytes: 32_000,
+      parts: 3,
+      partMs: 400,
+      warmupTurns: 2,
+      turns: 40,
+      // 10 turns each: 21 s of speech per round of streamed turns, about 6 minutes in all.
+      streaming: {
+        utteranceMs: [1000, 5000, 15_000],
+        streamPartMs: 100,
+        recognitionRt: 0.3,
+        warmupTurns: 1,
+        turns: 10,
+      },
+    },
   },
   quick: {
     mode: 'quick',
@@ -113,7 +142,20 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 4,
     },
     memory: { sessions: 1000, settleMs: 800 },
-    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 400, warmupTurns: 1, turns: 10 },
+    ttfs: {
+      utteranceBytes: 32_000,
+      parts: 3,
+      partMs: 400,
+      warmupTurns: 1,
+      turns: 10,
+      streaming: {
+        utteranceMs: [1000, 5000],
+        streamPartMs: 100,
+        recognitionRt: 0.3,
+        warmupTurns: 1,
+        turns: 3,
+      },
+    },
   },
   smoke: {
     mode: 'smoke',
@@ -142,7 +184,20 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 2,
     },
     memory: { sessions: 40, settleMs: 100 },
-    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 20, warmupTurns: 1, turns: 3 },
+    ttfs: {
+      utteranceBytes: 32_000,
+      parts: 3,
+      partMs: 20,
+      warmupTurns: 1,
+      turns: 3,
+      streaming: {
+        utteranceMs: [300, 600],
+        streamPartMs: 100,
+        recognitionRt: 0.3,
+        warmupTurns: 0,
+        turns: 2,
+      },
+    },
   },
 };
 
