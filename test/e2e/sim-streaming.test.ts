@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { encodePartFrame } from '../../src/protocol/ws-wire.js';
-import { simulatedTranscript } from '../../src/robot/sim/sim-recogniser.js';
+import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { startSimService } from '../support/test-service.js';
 import { KioskClient, pairAt, type ReceivedFrame } from '../support/ws-client.js';
 
@@ -47,13 +47,13 @@ describe('the simulation streaming behind the real bridge', () => {
       assert.deepEqual(transcripts.at(-1), {
         type: 'transcript',
         turn: 1,
-        text: simulatedTranscript(0.5),
+        text: transcriptText(0.5),
         final: true,
       });
       // A partial after each part, then the final.
       assert.deepEqual(
         transcripts.filter((frame) => frame['final'] === false).map((frame) => frame['text']),
-        [0.1, 0.2, 0.3, 0.4, 0.5].map(simulatedTranscript),
+        [0.1, 0.2, 0.3, 0.4, 0.5].map(transcriptText),
       );
       assert.deepEqual(texts.at(-1), { type: 'turn_end', turn: 1, outcome: 'answered' });
       const pairs = kiosk.frames.flatMap((frame, index) => (isText(frame, 'audio') ? [index] : []));

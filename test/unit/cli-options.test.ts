@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { helpText, OPTION_SPECS, parseCommandLine } from '../../src/cli/options.js';
 import { conversationLimits } from '../../src/app/compose.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
-import { MAX_RECOGNITION_RT } from '../../src/robot/sim/recognition-cost.js';
+import { MAX_RECOGNITION_RT } from '../../src/robot/speech/recognition-cost.js';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {
   const parsed = parseCommandLine(argv, env);

@@ -1,28 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConverseOutcome } from '../../src/port/ros-messages.js';
-import { wavSeconds } from '../../src/robot/echo-chat.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
-import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../../src/robot/sim/recognition-cost.js';
-import { simulatedTranscript } from '../../src/robot/sim/sim-recogniser.js';
+import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { end, goalRecorder, part, pcm, simOnVirtualTime } from '../support/sim-speech.js';
 
 const concat = (parts: readonly { audio: Uint8Array }[]): Uint8Array =>
   Uint8Array.from(Buffer.concat(parts.map((each) => each.audio)));
 
-describe('the recogniser stand-in’s cost', () => {
-  it('is rt × the speech’s duration: raw PCM by its bytes, a WAV file by its data chunk', () => {
-    assert.equal(utteranceSeconds(pcm(1500)), 1.5);
-    const wav = wavOfPcmParts([pcm(250), pcm(750)]);
-    assert.equal(wav.byteLength, WAV_HEADER_BYTES + 32_000);
-    assert.equal(wavSeconds(wav), 1);
-    assert.equal(utteranceSeconds(wav), 1, 'the header is not speech');
-    assert.equal(recognitionMs(0.3, 5), 1500);
-    assert.equal(recognitionMs(0, 15), 0);
-    assert.throws(() => checkRecognitionRt(-0.1), /from 0 to 10, got -0.1/);
-    assert.throws(() => checkRecognitionRt(Number.NaN), RangeError);
+describe('the simulation’s recogniser cost', () => {
+  it('refuses an rt out of the shared model’s range where the simulation is made', () => {
     assert.throws(() => createSimBackend({ recognitionRt: 11 }), /from 0 to 10, got 11/);
   });
 });
@@ -34,10 +23,10 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
     stream('u1', 0, 3, 100);
     scheduler.flush();
     assert.deepEqual(transcripts, [
-      'u1 partial [simulated recognition: 0.1 s of speech] @30',
-      'u1 partial [simulated recognition: 0.2 s of speech] @130',
-      'u1 partial [simulated recognition: 0.3 s of speech] @230',
-      'u1 final [simulated recognition: 0.3 s of speech] @230',
+      'u1 partial [0.1 s of speech] @30',
+      'u1 partial [0.2 s of speech] @130',
+      'u1 partial [0.3 s of speech] @230',
+      'u1 final [0.3 s of speech] @230',
     ]);
     assert.equal(sim.recognitionStats().partsRecognised, 3);
     assert.equal(sim.recognitionStats().finals, 1);
@@ -57,11 +46,11 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
     });
     scheduler.flush();
     assert.deepEqual(transcripts, [
-      `u partial ${simulatedTranscript(1)} @300`,
-      `u partial ${simulatedTranscript(2)} @600`,
-      `u partial ${simulatedTranscript(3)} @900`,
-      `u partial ${simulatedTranscript(3.1)} @2030`,
-      `u final ${simulatedTranscript(3.1)} @2030`,
+      `u partial ${transcriptText(1)} @300`,
+      `u partial ${transcriptText(2)} @600`,
+      `u partial ${transcriptText(3)} @900`,
+      `u partial ${transcriptText(3.1)} @2030`,
+      `u final ${transcriptText(3.1)} @2030`,
     ]);
   });
 
@@ -181,9 +170,9 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
     scheduler.flush();
     assert.deepEqual(goal.heard, ['part 1 @100', 'part 2 @200', `result ${ConverseOutcome.OK} true @200`]);
     assert.deepEqual(transcripts, [
-      `u partial ${simulatedTranscript(0.1)} @0`,
-      `u partial ${simulatedTranscript(0.2)} @100`,
-      `u final ${simulatedTranscript(0.2)} @100`,
+      `u partial ${transcriptText(0.1)} @0`,
+      `u partial ${transcriptText(0.2)} @100`,
+      `u final ${transcriptText(0.2)} @100`,
     ]);
   });
 
@@ -209,7 +198,7 @@ describe('the simulation’s streaming recogniser (virtual time)', () => {
       );
     });
     assert.equal(await result, '');
-    assert.deepEqual(heard, [`${simulatedTranscript(0.2)} false`, `${simulatedTranscript(0.2)} true`]);
+    assert.deepEqual(heard, [`${transcriptText(0.2)} false`, `${transcriptText(0.2)} true`]);
     await sim.close();
   });
 

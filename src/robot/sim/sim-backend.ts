@@ -31,8 +31,8 @@ import type { Tour } from '../../protocol/tour-schema.js';
 import { echoChatParts } from '../echo-chat.js';
 import { decideSimulatedService } from './sim-services.js';
 import { HeardHistory } from './heard-history.js';
-import { checkRecognitionRt, recognitionMs, utteranceSeconds } from './recognition-cost.js';
-import { SimClock, type SimTimer } from './sim-clock.js';
+import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../speech/recognition-cost.js';
+import { SchedulerClock, type StandInTimer } from '../speech/stand-in-clock.js';
 import {
   DEFAULT_RECOGNISER_LIMITS,
   SimRecogniser,
@@ -120,7 +120,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   // Calls still to be carried out (answered or not): closing the simulation drops them.
   const callTimers = new Set<Subscription>();
   let closed = false;
-  const clock = new SimClock(scheduler);
+  const clock = new SchedulerClock(scheduler);
   const transcripts = new Subject<TranscriptMsg>();
   const recogniser = new SimRecogniser(
     recognitionRt,
@@ -300,7 +300,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
    * result is INVALID, saying why the final will not come.
    */
   class StreamedGoal implements RosCallTicket {
-    readonly wait: SimTimer;
+    readonly wait: StandInTimer;
     turn: SimTurn | undefined = undefined;
     cancelled = false;
     constructor(

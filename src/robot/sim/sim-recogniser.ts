@@ -1,7 +1,7 @@
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../port/ros-messages.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { pcmSeconds, recognitionMs } from './recognition-cost.js';
-import type { SimClock, SimTimer } from './sim-clock.js';
+import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
+import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 
 /**
  * The simulated robot's streaming recogniser: it takes the `/utterance/audio` events of each utterance,
@@ -10,7 +10,7 @@ import type { SimClock, SimTimer } from './sim-clock.js';
  * after each and the final one once the END has come and the last part is done. A streamed Converse goal
  * waits here for its utterance's final recognition and gets the utterance's audio as a WAV file.
  *
- * It recognises no words: a transcript says how much speech it has heard, labelled as simulated.
+ * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
 
 /** What the recogniser may hold; beyond it, utterances are dropped (counted in the stats). */
@@ -73,10 +73,6 @@ export interface FinalListener {
   invalid(message: string): void;
 }
 
-/** The transcript's words: how much speech was heard, plainly a simulation's. */
-export const simulatedTranscript = (seconds: number): string =>
-  `[simulated recognition: ${seconds.toFixed(1)} s of speech]`;
-
 interface Utterance {
   readonly id: string;
   readonly parts: Uint8Array[];
@@ -87,7 +83,7 @@ interface Utterance {
   ended: boolean;
   final: boolean;
   /** The part being worked on (or the final being published). */
-  working: SimTimer | undefined;
+  working: StandInTimer | undefined;
   lastActivityAt: number;
   readonly waiters: Set<Waiter>;
 }
@@ -96,7 +92,7 @@ interface Waiter {
   readonly id: string;
   readonly listener: FinalListener;
   /** The bounded wait for the END; then the telling of the outcome. */
-  timer: SimTimer | undefined;
+  timer: StandInTimer | undefined;
 }
 
 /** Recently dropped or answered utterances kept to answer a late goal with the reason. */
@@ -108,7 +104,7 @@ export class SimRecogniser {
   readonly #pending = new Map<string, Set<Waiter>>();
   readonly #recent = new Map<string, string>();
   #bytes = 0;
-  #sweep: SimTimer | undefined;
+  #sweep: StandInTimer | undefined;
   #closed = false;
   readonly #counts = {
     partsRecognised: 0,
@@ -128,7 +124,7 @@ export class SimRecogniser {
 
   constructor(
     readonly rt: number,
-    readonly clock: SimClock,
+    readonly clock: StandInClock,
     readonly limits: RecogniserLimits,
     readonly publish: (transcript: TranscriptMsg) => void,
   ) {}
@@ -155,9 +151,9 @@ export class SimRecogniser {
    * A streamed goal's wait for utterance `id`: the listener hears the outcome once, always later than
    * this call (never from inside it). The returned timer's `cancel` drops the wait (the goal was cancelled).
    */
-  awaitFinal(id: string, listener: FinalListener): SimTimer {
+  awaitFinal(id: string, listener: FinalListener): StandInTimer {
     const waiter: Waiter = { id, listener, timer: undefined };
-    const cancel: SimTimer = {
+    const cancel: StandInTimer = {
       cancel: () => {
         waiter.timer?.cancel();
         waiter.timer = undefined;
@@ -395,7 +391,7 @@ export class SimRecogniser {
       this.#counts.partsRecognised += 1;
       this.publish({
         utterance_id: utterance.id,
-        text: simulatedTranscript(utterance.heardSeconds),
+        text: transcriptText(utterance.heardSeconds),
         final: false,
       });
       // Whoever heard the transcript may have abandoned the utterance meanwhile.
@@ -411,7 +407,7 @@ export class SimRecogniser {
     this.#counts.finals += 1;
     this.publish({
       utterance_id: utterance.id,
-      text: simulatedTranscript(utterance.heardSeconds),
+      text: transcriptText(utterance.heardSeconds),
       final: true,
     });
     if (this.#utterances.get(utterance.id) !== utterance) return;
