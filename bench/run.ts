@@ -4,7 +4,7 @@
  * clients for /ws), prints the tables and writes the results file. See docs/performance.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { log } from './lib/log.js';
 import { checkQuiet, describeMachine, readRssBytes, type QuietCheck } from './lib/machine.js';
@@ -22,6 +22,7 @@ import { parseBenchArgs, USAGE } from './lib/profiles.js';
 import { uwsChoice } from '../src/transport/uws-build.js';
 import { checkTargets, renderReport } from './lib/report.js';
 import type { BenchResults, Skipped } from './lib/results.js';
+import { mergeResults } from './lib/results-merge.js';
 import { measureChat } from './lib/scenario-chat.js';
 import { measureMemoryAndFanout } from './lib/scenario-fleet.js';
 import { measureGet, measureWrite } from './lib/scenario-http.js';
@@ -72,6 +73,13 @@ const main = async (): Promise<number> => {
   const { profile } = args;
   const startedAt = new Date().toISOString();
   const started = performance.now();
+
+  const out = isAbsolute(args.out) ? args.out : join(ROOT, args.out);
+  // Read first, so a missing file or one of another mode fails before minutes of measuring.
+  const mergeBase = args.merge ? (JSON.parse(readFileSync(out, 'utf8')) as BenchResults) : undefined;
+  if (mergeBase !== undefined && mergeBase.mode !== profile.mode) {
+    throw new Error(`--merge: ${out} is a ${mergeBase.mode} run, this one is ${profile.mode}`);
+  }
 
   const quietBefore = checkQuiet();
   log(`${profile.mode} run; ${describeQuiet(quietBefore)}`);
@@ -275,12 +283,12 @@ const main = async (): Promise<number> => {
       },
       scenarios,
     };
-    const results: BenchResults = { ...partial, targets: checkTargets(partial) };
-    const out = isAbsolute(args.out) ? args.out : join(ROOT, args.out);
+    const whole = mergeBase === undefined ? partial : mergeResults(mergeBase, partial);
+    const results: BenchResults = { ...whole, targets: checkTargets(whole) };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${renderReport(results)}\n`);
-    log(`wrote ${out}`);
+    log(`${args.merge ? `merged ${Object.keys(scenarios).join(', ')} into` : 'wrote'} ${out}`);
     if (!quietAfter.quiet) log(`WARNING: the machine was not quiet at the end: ${describeQuiet(quietAfter)}`);
     return 0;
   }

@@ -225,13 +225,19 @@ export interface BenchArgs {
    * setting: with `--compare` naming the same build, its cost side by side.
    */
   readonly serviceEnv: Readonly<Record<string, string>>;
+  /**
+   * Put this run's scenarios into the existing results file (`--out`), replacing those scenarios there and
+   * recording the run beside them, rather than writing a file of these scenarios alone.
+   */
+  readonly merge: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
-                      [--compare <file>] [--env NAME=VALUE]...
-  (default)       full run, about 7 minutes (10 with --compare); writes bench/results.json
-  --quick         short run, about 1.5 minutes; writes bench/results-quick.json
+                      [--compare <file>] [--env NAME=VALUE]... [--merge]
+  (default)       full run, about 14 minutes (17 with --compare; ttfs's streamed turns take 6 of them);
+                  writes bench/results.json
+  --quick         short run, about 2.5 minutes; writes bench/results-quick.json
   --smoke         seconds; proves the harness works (the smoke test runs it); writes bench/results-smoke.json
   --only          run only these scenarios
   --from-source   run the service from src/ through tsx instead of building dist/
@@ -240,7 +246,9 @@ export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>]
   --cpu-prof DIR  run the bridge under node --cpu-prof, profile written to DIR when it stops
   --service FILE  measure this build of the service (its dist/src/server.js) instead of building this tree
   --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline
-  --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)`;
+  --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)
+  --merge         put the scenarios run into the existing results file (same mode), replacing those there,
+                  the run recorded beside them and every target judged again`;
 
 export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv): BenchArgs | string => {
   let mode: BenchProfile['mode'] = 'full';
@@ -253,6 +261,7 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
   let service: string | undefined;
   let compare: string | undefined;
   const serviceEnv: Record<string, string> = {};
+  let merge = false;
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     const value = () => {
@@ -307,6 +316,9 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
           only = new Set(names as ScenarioName[]);
           break;
         }
+        case '--merge':
+          merge = true;
+          break;
         case '--help':
         case '-h':
           return USAGE;
@@ -333,5 +345,6 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
     service,
     compare,
     serviceEnv,
+    merge,
   };
 };

@@ -42,6 +42,11 @@ export const renderReport = (results: BenchResults): string => {
       `Node ${machine.node}; ${machine.uws}; wrk ${machine.wrk ?? 'absent'}`,
     `Quiet: load ${results.quiet.before.loadAverage1m.toFixed(2)} before, ${results.quiet.after.loadAverage1m.toFixed(2)} after; ` +
       `other heavy processes: ${[...new Set([...results.quiet.before.heavyProcesses, ...results.quiet.after.heavyProcesses])].join(', ') || 'none'}`,
+    ...(results.merged ?? []).map(
+      (run) =>
+        `Merged in (--merge): ${run.scenarios.join(', ')} from the run of ${run.startedAt} (${Math.round(run.durationS)} s, ` +
+        `load ${run.quiet.before.loadAverage1m.toFixed(2)} before, ${run.quiet.after.loadAverage1m.toFixed(2)} after)`,
+    ),
     '',
   );
 

@@ -164,4 +164,15 @@ export interface BenchResults {
     };
   };
   readonly targets: readonly TargetCheck[];
+  /** Later runs of some scenarios put into this file (`--merge`): the figures of those scenarios are theirs. */
+  readonly merged?: readonly MergedRun[];
+}
+
+/** A run of some scenarios merged into a results file: which, when, on what machine load, with what settings. */
+export interface MergedRun {
+  readonly scenarios: readonly string[];
+  readonly startedAt: string;
+  readonly durationS: number;
+  readonly quiet: { readonly before: QuietCheck; readonly after: QuietCheck };
+  readonly settings: Readonly<Record<string, unknown>>;
 }

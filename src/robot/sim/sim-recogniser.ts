@@ -27,7 +27,7 @@ export interface RecogniserLimits {
    * bounded by the recognition work still queued.
    */
   readonly endWaitMs: number;
-  /** Goals waiting for an utterance the recogniser has not heard of yet. */
+  /** Streamed goals waiting at once for their utterance's final recognition. */
   readonly maxWaitingGoals: number;
 }
 
@@ -164,6 +164,13 @@ export class SimRecogniser {
       },
     };
     if (this.#closed) return cancel;
+    if (this.stats().waitingGoals >= this.limits.maxWaitingGoals) {
+      this.#tellInvalid(
+        waiter,
+        `the simulated recogniser has ${this.limits.maxWaitingGoals} goals waiting; goal for ${id} refused`,
+      );
+      return cancel;
+    }
     const utterance = this.#utterances.get(id);
     if (utterance !== undefined) {
       utterance.waiters.add(waiter);
@@ -178,13 +185,6 @@ export class SimRecogniser {
     const known = this.#recent.get(id);
     if (known !== undefined) {
       this.#tellInvalid(waiter, known);
-      return cancel;
-    }
-    if (this.#waitingCount() >= this.limits.maxWaitingGoals) {
-      this.#tellInvalid(
-        waiter,
-        `the simulated recogniser has ${this.limits.maxWaitingGoals} goals waiting for utterances it has not heard of; goal for ${id} refused`,
-      );
       return cancel;
     }
     const waiting = this.#pending.get(id) ?? new Set<Waiter>();
@@ -460,12 +460,6 @@ export class SimRecogniser {
     if (waiting === undefined) return;
     this.#pending.delete(id);
     for (const waiter of waiting) this.#tellInvalid(waiter, text);
-  }
-
-  #waitingCount(): number {
-    let count = 0;
-    for (const waiting of this.#pending.values()) count += waiting.size;
-    return count;
   }
 
   #waitForEnd(waiter: Waiter): void {
