@@ -244,6 +244,28 @@ describe('the simulation’s recogniser: bounded', () => {
     assert.equal(sim.recognitionStats().waitingGoals, 0);
   });
 
+  it('refuses utterance ids longer than maxIdChars: events ignored, goals INVALID', () => {
+    const { sim, at, scheduler } = simOnVirtualTime({ recogniserLimits: { maxIdChars: 8 } });
+    const goal = goalRecorder(() => scheduler.now());
+    at(0, () => {
+      sim.publishUtteranceAudio(part('123456789', 0, pcm(100)));
+      sim.publishUtteranceAudio(part('12345678', 0, pcm(100)));
+      sim.converse(streamedGoal('123456789'), goal.handler);
+    });
+    at(1, () => {
+      const stats = sim.recognitionStats();
+      assert.equal(stats.ignoredEvents, 1);
+      assert.equal(stats.utterances, 1, 'an id of 8 characters is kept');
+      assert.equal(stats.bytesHeld, 3_200);
+    });
+    scheduler.flush();
+    assert.deepEqual(goal.heard, [`${INVALID} @0`]);
+    assert.equal(
+      goal.message(),
+      'the simulated recogniser takes utterance ids of at most 8 characters; goal refused',
+    );
+  });
+
   it('returns to idle after a storm of abandoned utterances and goals: nothing held, no timer', () => {
     const { sim, at, scheduler } = simOnVirtualTime({ recognitionRt: 0.3, chatParts: 2, partMs: 50 });
     const outcomes = new Map<string, number>();

@@ -29,6 +29,8 @@ export interface RecogniserLimits {
   readonly endWaitMs: number;
   /** Streamed goals waiting at once for their utterance's final recognition. */
   readonly maxWaitingGoals: number;
+  /** Longest utterance id kept (the bridge's are a few tens of characters); longer ones are refused. */
+  readonly maxIdChars: number;
 }
 
 export const DEFAULT_RECOGNISER_LIMITS: RecogniserLimits = {
@@ -38,6 +40,7 @@ export const DEFAULT_RECOGNISER_LIMITS: RecogniserLimits = {
   staleMs: 30_000,
   endWaitMs: 10_000,
   maxWaitingGoals: 256,
+  maxIdChars: 256,
 };
 
 /** Why an utterance left the recogniser without being answered. */
@@ -59,7 +62,7 @@ export interface RecognitionStats {
   /** Recognised utterances dropped to make room for new speech, never claimed by a goal. */
   readonly evicted: number;
   readonly dropped: Readonly<Record<DropReason, number>>;
-  /** Events naming no utterance the recogniser holds (a part after a drop, a second END). */
+  /** Events naming no utterance the recogniser holds (a part after a drop, a second END), or too long an id. */
   readonly ignoredEvents: number;
   /** Goals answered INVALID: the utterance was dropped, unknown, or its END did not come in time. */
   readonly invalidGoals: number;
@@ -132,6 +135,10 @@ export class SimRecogniser {
   /** One `/utterance/audio` event. */
   receive(message: UtteranceAudioMsg): void {
     if (this.#closed) return;
+    if (message.utterance_id.length > this.limits.maxIdChars) {
+      this.#counts.ignoredEvents += 1;
+      return;
+    }
     switch (message.event) {
       case UtteranceEvent.PART:
         this.#part(message);
@@ -164,6 +171,13 @@ export class SimRecogniser {
       },
     };
     if (this.#closed) return cancel;
+    if (id.length > this.limits.maxIdChars) {
+      this.#tellInvalid(
+        waiter,
+        `the simulated recogniser takes utterance ids of at most ${this.limits.maxIdChars} characters; goal refused`,
+      );
+      return cancel;
+    }
     if (this.stats().waitingGoals >= this.limits.maxWaitingGoals) {
       this.#tellInvalid(
         waiter,
