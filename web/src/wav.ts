@@ -2,6 +2,23 @@
 
 export const WAV_HEADER_BYTES = 44;
 
+/**
+ * Writes `samples` as 16-bit little-endian at `offset`: a DataView, not a typed-array copy, because WAV and
+ * streamed parts are little-endian whatever the machine is.
+ */
+const writePcm = (view: DataView, offset: number, samples: Int16Array): void => {
+  for (let index = 0; index < samples.length; index += 1) {
+    view.setInt16(offset + index * 2, samples[index] ?? 0, true);
+  }
+};
+
+/** Mono 16-bit samples as raw little-endian bytes, no header: the audio of a streamed part. */
+export const pcmBytes = (samples: Int16Array): Uint8Array => {
+  const bytes = new Uint8Array(samples.length * 2);
+  writePcm(new DataView(bytes.buffer), 0, samples);
+  return bytes;
+};
+
 /** Encodes mono 16-bit samples as one WAV file. */
 export const encodeWav = (samples: Int16Array, sampleRate: number): ArrayBuffer => {
   const dataBytes = samples.length * 2;
@@ -25,10 +42,7 @@ export const encodeWav = (samples: Int16Array, sampleRate: number): ArrayBuffer 
   view.setUint16(34, 16, true); // bits per sample
   ascii(36, 'data');
   view.setUint32(40, dataBytes, true);
-  // DataView rather than a typed-array copy: WAV is little-endian whatever the machine is.
-  for (let index = 0; index < samples.length; index += 1) {
-    view.setInt16(WAV_HEADER_BYTES + index * 2, samples[index] ?? 0, true);
-  }
+  writePcm(view, WAV_HEADER_BYTES, samples);
   return buffer;
 };
 
