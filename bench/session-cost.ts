@@ -72,6 +72,9 @@ const sessionSide = (): Side => {
   const limits = protocol.DEFAULT_LIMITS;
   const session = sessionModule.startSessionActor({
     calls: rosCalls,
+    // This bench streams nothing: a speech uplink that goes nowhere.
+    speech: { publish: () => true, heard: () => true, followTranscripts: () => () => undefined, followed: 0 },
+    utterancePrefix: 'bench-1',
     messageIds,
     playAudioPairs$: new Subject(),
     microphone: { isEnabled: () => true, enabled$: new Subject<boolean>() },

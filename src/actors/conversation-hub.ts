@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import {
   createMessageIdAllocator,
@@ -15,6 +16,7 @@ import type { RosCalls } from '../port/ros-calls.js';
 import type { RosPort } from '../port/ros-port.js';
 import type { PlayAudioMsg } from '../port/ros-messages.js';
 import { playAudioStream } from '../streams/play-audio/pairs.js';
+import { speechUplink, type SpeechUplink } from '../streams/speech-uplink.js';
 import {
   byteBudget,
   createConversationGauges,
@@ -46,7 +48,17 @@ export interface ConversationHubOptions {
   readonly calls: Pick<RosCalls, 'call' | 'converse' | 'inFlight'>;
   /** How a kiosk utterance reaches the robot (`--chat_interface`); `service` when not given. */
   readonly chatInterface?: ChatInterface;
-  readonly port: Pick<RosPort, 'playAudio$' | 'microphoneRequests$'>;
+  readonly port: Pick<
+    RosPort,
+    'playAudio$' | 'microphoneRequests$' | 'publishUtteranceAudio' | 'publishHeard' | 'transcripts$'
+  >;
+  /**
+   * Heads every `utterance_id` this bridge names (`<instance>-<session>-<turn>`); default 8 random hex
+   * digits, so ids stay unique across restarts.
+   */
+  readonly instanceId?: string;
+  /** Publishing a streamed utterance's event or a heard report failed (the port is closed). */
+  readonly onSpeechPublishFailed?: (error: unknown) => void;
   readonly limits?: Partial<ConversationLimits>;
   /** Resubscription delays run on it; defaults to asyncScheduler. */
   readonly scheduler?: SchedulerLike;
@@ -77,6 +89,8 @@ export interface ConversationHub {
   readonly limits: ConversationLimits;
   readonly microphone: MicrophoneActor;
   readonly gauges: ConversationGauges;
+  /** Streamed utterances out, transcripts in: `followed` counts the utterances whose transcripts are routed. */
+  readonly speech: Pick<SpeechUplink, 'followed'>;
   readGauges(): ConversationGaugeValues;
   /**
    * Opens a session whose frames go to `send`; its `state` frame is sent before this returns. When the hub
@@ -112,8 +126,12 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     microphone,
     (error) => options.onStreamError?.('microphone_requests', error),
   );
+  const speech = speechUplink(options.port, options.onSpeechPublishFailed);
+  const instanceId = options.instanceId ?? randomBytes(4).toString('hex');
+  let sessionsOpened = 0;
   const sessionDeps = {
     calls: options.calls,
+    speech,
     chatInterface: options.chatInterface ?? 'service',
     messageIds,
     playAudioPairs$: playAudioStream(options.port.playAudio$, {
@@ -141,6 +159,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     limits,
     microphone,
     gauges,
+    speech,
     readGauges: () => readGauges(gauges, options.calls),
     openSession: (send, hooks = {}) => {
       if (closed) {
@@ -154,7 +173,9 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
       // Object.assign, not `{ ...sessionDeps, ...hooks, send }`: V8 (Node 20) gives each object made by
       // a spread followed by new keys a hidden class of its own, about 400 bytes per session in a heap
       // snapshot.
-      const session = startSessionActor(Object.assign({}, sessionDeps, hooks, { send }));
+      sessionsOpened += 1;
+      const utterancePrefix = `${instanceId}-${sessionsOpened}`;
+      const session = startSessionActor(Object.assign({}, sessionDeps, hooks, { send, utterancePrefix }));
       if (session.getSnapshot().status !== 'active') return session;
       sessions.add(session);
       const forget = (): void => {

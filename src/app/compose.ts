@@ -185,6 +185,9 @@ export const startBridge = async ({
       metrics.rosStreamRestarts.child(source).inc();
       log.warn({ err: error, source }, `ROS stream ${source} failed or ended; subscribing again in 1 s`);
     },
+    onSpeechPublishFailed: (error) => {
+      log.warn({ err: error }, 'publishing a streamed utterance or a heard report failed');
+    },
   });
   // Published at start and on each change (ROS nodes joining later get the last one).
   const microphone = microphoneView(hub.microphone);

@@ -124,11 +124,11 @@ export const ERROR_CODES = {
   },
   part_invalid: {
     description:
-      'A binary frame of a session that streams is shorter than the part header, or names a turn that is not the open utterance (unknown, or already ended); it was dropped.',
+      'A binary frame of a session that streams is shorter than the part header, or it (or an `utterance_end`) names a turn that is not the open utterance (unknown, or already ended); it was dropped.',
   },
   part_out_of_order: {
     description:
-      'A part\'s sequence number is not the next one of its utterance; the utterance was abandoned.',
+      "A part's sequence number is not the next one of its utterance; the utterance was abandoned.",
   },
   part_too_large: {
     description: "A part's audio is larger than maxPartBytes; the utterance was abandoned.",
@@ -143,7 +143,7 @@ export const ERROR_CODES = {
   },
   utterance_incomplete: {
     description:
-      "`utterance_end` gave another number of parts than the server received; the utterance was abandoned, not answered.",
+      '`utterance_end` gave another number of parts than the server received; the utterance was abandoned, not answered.',
   },
   utterance_stalled: {
     description:
@@ -312,6 +312,8 @@ export const HeardCommandSchema = v.strictObject({
   partPlayedMs: Uint32Schema,
   partMs: Uint32Schema,
 });
+
+export type HeardCommand = v.InferOutput<typeof HeardCommandSchema>;
 
 export const ClientCommandSchema = v.variant('service', [
   ClearHistoryCommandSchema,

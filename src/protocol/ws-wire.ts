@@ -241,6 +241,29 @@ export const readAudioFrame = (
   };
 };
 
+/** The canonical 44-byte header of a 16-bit mono PCM WAV recording at PCM_SAMPLE_RATE. */
+export const WAV_HEADER_BYTES = 44;
+
+/** Writes that header for `dataBytes` of samples at the start of `view`. */
+export const writeWavHeader = (view: DataView, dataBytes: number): void => {
+  const ascii = (at: number, text: string): void => {
+    for (let index = 0; index < text.length; index += 1) view.setUint8(at + index, text.charCodeAt(index));
+  };
+  ascii(0, 'RIFF');
+  view.setUint32(4, 36 + dataBytes, true);
+  ascii(8, 'WAVE');
+  ascii(12, 'fmt ');
+  view.setUint32(16, 16, true); // fmt chunk size
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, 1, true); // mono
+  view.setUint32(24, PCM_SAMPLE_RATE, true);
+  view.setUint32(28, PCM_BYTES_PER_SECOND, true);
+  view.setUint16(32, 2, true); // block align
+  view.setUint16(34, 16, true); // bits per sample
+  ascii(36, 'data');
+  view.setUint32(40, dataBytes, true);
+};
+
 /**
  * One part of a streamed utterance as a client sends it: the header (turn, sequence) and the PCM bytes, in
  * one new buffer.

@@ -1,7 +1,12 @@
 import { Observable } from 'rxjs';
 import type { ChatInterface } from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../port/ros-calls.js';
-import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseResultMsg } from '../port/ros-messages.js';
+import {
+  ConverseOutcome,
+  type ConverseFeedbackMsg,
+  type ConverseGoalMsg,
+  type ConverseResultMsg,
+} from '../port/ros-messages.js';
 import type { RosRequest, RosResponse, RosServiceKey } from '../port/ros-port.js';
 
 /*
@@ -66,27 +71,24 @@ export class ConverseOutcomeError extends Error {
  */
 export const converse$ = (
   calls: Pick<RosCalls, 'converse'>,
-  audio: Uint8Array,
+  goal: ConverseGoalMsg,
 ): Observable<ConverseFeedbackMsg> =>
   new Observable<ConverseFeedbackMsg>((subscriber) => {
     let settled = false;
-    const ticket = calls.converse(
-      { utterance_id: '', streamed: false, audio },
-      {
-        part: (feedback) => {
-          subscriber.next(feedback);
-        },
-        finished: (result) => {
-          settled = true;
-          if (result.outcome === ConverseOutcome.OK) subscriber.complete();
-          else subscriber.error(new ConverseOutcomeError(result));
-        },
-        failed: (error) => {
-          settled = true;
-          subscriber.error(error);
-        },
+    const ticket = calls.converse(goal, {
+      part: (feedback) => {
+        subscriber.next(feedback);
       },
-    );
+      finished: (result) => {
+        settled = true;
+        if (result.outcome === ConverseOutcome.OK) subscriber.complete();
+        else subscriber.error(new ConverseOutcomeError(result));
+      },
+      failed: (error) => {
+        settled = true;
+        subscriber.error(error);
+      },
+    });
     return () => {
       if (!settled) ticket.cancel();
     };
@@ -101,6 +103,19 @@ export const converse$ = (
 export const turn$ = (
   calls: Pick<RosCalls, 'call' | 'converse'>,
   chatInterface: ChatInterface,
-  audio: Uint8Array,
+  utterance: TurnUtterance,
 ): Observable<TurnPart> =>
-  chatInterface === 'action' ? converse$(calls, audio) : rosCall$(calls, 'chat', { audio });
+  chatInterface === 'action'
+    ? converse$(calls, { utterance_id: utterance.id, streamed: utterance.streamed, audio: utterance.audio })
+    : rosCall$(calls, 'chat', { audio: utterance.audio });
+
+/**
+ * What a turn sends the robot: its name on the graph, and its audio. A streamed utterance's audio went to the
+ * robot as it was spoken: the Converse goal names it (`streamed`, audio empty), while `/chat`, which knows
+ * only whole recordings, gets it whole.
+ */
+export interface TurnUtterance {
+  readonly id: string;
+  readonly streamed: boolean;
+  readonly audio: Uint8Array;
+}

@@ -1,6 +1,13 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { MicrophoneView } from '../../src/actors/microphone-machine.js';
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/port/ros-messages.js';
+import type {
+  HeardMsg,
+  PlayAudioMsg,
+  SetBoolResponseMsg,
+  TranscriptMsg,
+  UtteranceAudioMsg,
+} from '../../src/port/ros-messages.js';
+import { speechUplink, type SpeechUplink } from '../../src/streams/speech-uplink.js';
 import {
   defaultServiceName,
   type MicrophoneRequest,
@@ -11,6 +18,9 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../../src/port/ros-port.js';
+
+/** A speech uplink over a port nobody reads: for sessions whose tests do not stream. */
+export const unheardSpeech = (): SpeechUplink => new FakeConversationPort().speech();
 
 /** One call to `FakeConversationPort.call`, answerable by the test. */
 export interface FakeCall {
@@ -27,15 +37,43 @@ export interface FakeCall {
  * as remapped in `names`, else by their default names.
  */
 export class FakeConversationPort
-  implements Pick<RosPort, 'call' | 'serviceName' | 'playAudio$' | 'microphoneRequests$'>
+  implements
+    Pick<
+      RosPort,
+      | 'call'
+      | 'serviceName'
+      | 'playAudio$'
+      | 'microphoneRequests$'
+      | 'publishUtteranceAudio'
+      | 'publishHeard'
+      | 'transcripts$'
+    >
 {
   readonly calls: FakeCall[] = [];
+  /** What sessions published on /utterance/audio and /conversation/heard, in order. */
+  readonly utteranceAudio: UtteranceAudioMsg[] = [];
+  readonly heard: HeardMsg[] = [];
+  readonly transcripts = new Subject<TranscriptMsg>();
+  readonly transcripts$ = this.transcripts.asObservable();
   readonly playAudio = new Subject<PlayAudioMsg>();
   readonly microphoneRequests = new Subject<MicrophoneRequest>();
   readonly playAudio$ = this.playAudio.asObservable();
   readonly microphoneRequests$ = this.microphoneRequests.asObservable();
 
   constructor(private readonly names: Readonly<Partial<Record<RosServiceKey, string>>> = {}) {}
+
+  publishUtteranceAudio(message: UtteranceAudioMsg): void {
+    this.utteranceAudio.push(message);
+  }
+
+  publishHeard(message: HeardMsg): void {
+    this.heard.push(message);
+  }
+
+  /** The speech uplink sessions use, over this port. */
+  speech(): SpeechUplink {
+    return speechUplink(this);
+  }
 
   serviceName(service: RosServiceKey): string {
     return this.names[service] ?? defaultServiceName(service);

@@ -134,4 +134,50 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
       turn: 1,
     }),
   },
+  {
+    direction: 'client→server',
+    kind: 'text',
+    description:
+      'Opens a streamed utterance: turn 4 (the next turn), its parts follow while the visitor speaks.',
+    frame: '{"service":"utterance_start"}',
+  },
+  {
+    direction: 'client→server',
+    kind: 'binary',
+    description:
+      'Part 0 of utterance 4: turn and sequence, 4 bytes big-endian each, then 16-bit PCM (100 ms is 3,200 bytes).',
+    frame: '00 00 00 04 00 00 00 00 1f 00 2a 00 …',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'What the robot heard so far of utterance 4; each replaces the last.',
+    frame: '{"type":"transcript","turn":4,"text":"where is the","final":false}',
+  },
+  {
+    direction: 'client→server',
+    kind: 'text',
+    description: 'Closes utterance 4 after its 12 parts: its turn starts.',
+    frame: '{"service":"utterance_end","turn":4,"parts":12}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'The final transcript of utterance 4; the answer pairs and turn_end follow as for any turn.',
+    frame: '{"type":"transcript","turn":4,"text":"where is the exit","final":true}',
+  },
+  {
+    direction: 'server→client',
+    kind: 'text',
+    description: 'Part 5 came where part 3 was due: utterance 5 is abandoned (turn_end abandoned follows).',
+    frame:
+      '{"type":"error","code":"part_out_of_order","message":"part 5 of utterance 5 came where part 3 was due","turn":5}',
+  },
+  {
+    direction: 'client→server',
+    kind: 'text',
+    description:
+      'The visitor interrupted the answer to turn 4 after 2.9 s: message 21 was playing, 900 ms of its 2,000 ms.',
+    frame: '{"service":"heard","turn":4,"playedMs":2900,"messageId":21,"partPlayedMs":900,"partMs":2000}',
+  },
 ];

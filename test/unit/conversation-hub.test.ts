@@ -19,7 +19,16 @@ const collect = () => {
 const textsOf = (frames: readonly OutboundFrame[]): unknown[] =>
   frames.flatMap((frame) => (frame.kind === 'text' ? [JSON.parse(frame.text) as unknown] : []));
 
-type PortLike = Pick<RosPort, 'call' | 'serviceName' | 'playAudio$' | 'microphoneRequests$'>;
+type PortLike = Pick<
+  RosPort,
+  | 'call'
+  | 'serviceName'
+  | 'playAudio$'
+  | 'microphoneRequests$'
+  | 'publishUtteranceAudio'
+  | 'publishHeard'
+  | 'transcripts$'
+>;
 
 /** A hub over `port` with the real call wrapper (time-outs from the limits, on the hub's scheduler). */
 const hubOver = (port: PortLike, options: Omit<ConversationHubOptions, 'calls' | 'port'> = {}) => {
@@ -273,6 +282,9 @@ describe('conversation hub', () => {
       serviceName: port.serviceName.bind(port),
       microphoneRequests$: port.microphoneRequests$,
       playAudio$: flaky,
+      publishUtteranceAudio: port.publishUtteranceAudio.bind(port),
+      publishHeard: port.publishHeard.bind(port),
+      transcripts$: port.transcripts$,
     };
     const hub = hubOver(portLike, {
       scheduler,

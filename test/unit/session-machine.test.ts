@@ -46,6 +46,8 @@ const openSession = (options: HarnessOptions = {}) => {
   });
   const actor: SessionActor = startSessionActor({
     calls,
+    speech: port.speech(),
+    utterancePrefix: 'test-1',
     messageIds: createMessageIdAllocator(100),
     playAudioPairs$: playAudio,
     microphone,

@@ -24,7 +24,7 @@ import {
   type ByteBudget,
 } from '../../src/actors/conversation-gauges.js';
 import { DEFAULT_LIMITS, ERROR_CODES, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
-import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
+import { audioOf, fakeMicrophone, unheardSpeech } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 
@@ -71,6 +71,8 @@ const queue =
       let opened = false;
       const session = startSessionActor({
         calls,
+        speech: unheardSpeech(),
+        utterancePrefix: 'test-1',
         messageIds: createMessageIdAllocator(),
         playAudioPairs$: NEVER,
         microphone: fakeMicrophone(),

@@ -102,6 +102,8 @@ describe('session snapshots are plain data, and transitions replay (fast-check)'
     const session = startSessionActor(
       {
         calls: createRosCalls({ port, timeoutsMs: callTimeouts(30_000, 5_000) }),
+        speech: port.speech(),
+        utterancePrefix: 'test-1',
         messageIds: createMessageIdAllocator(),
         playAudioPairs$: new Subject<AudioPairFrame>(),
         microphone,
@@ -130,7 +132,7 @@ describe('session snapshots are plain data, and transitions replay (fast-check)'
     });
 
     const live = session.getSnapshot();
-    assert.deepEqual(live.value, { open: 'idle' });
+    assert.deepEqual(live.value, { open: { upload: 'none', calls: 'idle' } });
     assert.equal(live.context.turns, 4);
     assert.equal(processed[0]?.type, 'xstate.init');
     const log = processed.slice(1) as SessionEvent[];
@@ -148,6 +150,8 @@ describe('session snapshots are plain data, and transitions replay (fast-check)'
     const gauges = createConversationGauges();
     const session = startSessionActor({
       calls: createRosCalls({ port, timeoutsMs: callTimeouts(30_000, 5_000) }),
+      speech: port.speech(),
+      utterancePrefix: 'test-1',
       messageIds: createMessageIdAllocator(),
       playAudioPairs$: new Subject<AudioPairFrame>(),
       microphone: fakeMicrophone(true),
@@ -164,7 +168,7 @@ describe('session snapshots are plain data, and transitions replay (fast-check)'
     const [cancelled, cancelActions] = transition(sessionMachine, session.getSnapshot(), { type: 'cancel' });
     const [closed] = transition(sessionMachine, session.getSnapshot(), { type: 'ws.closed' });
     // Through `cancelled` (the running turn stopped) to idle; the release and the stop are actions, not run.
-    assert.deepEqual(cancelled.value, { open: 'idle' });
+    assert.deepEqual(cancelled.value, { open: { upload: 'none', calls: 'idle' } });
     assert.equal(closed.value, 'closed');
     assert.ok(cancelActions.some((action) => action.type === 'releaseCancelledAudio'));
     assert.equal(gauges.queuedAudioBytes.value, 500, 'a pure transition released live budget');

@@ -17,7 +17,7 @@ import {
   type ConversationGauges,
 } from '../../src/actors/conversation-gauges.js';
 import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/call-streams.js';
-import { audioOf, fakeMicrophone } from '../support/conversation-fakes.js';
+import { audioOf, fakeMicrophone, unheardSpeech } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { callTimeouts } from '../support/port-calls.js';
 
@@ -76,6 +76,8 @@ const session =
       let opened = false;
       const actor = startSessionActor({
         calls,
+        speech: unheardSpeech(),
+        utterancePrefix: 'test-1',
         chatInterface,
         messageIds: createMessageIdAllocator(),
         playAudioPairs$: NEVER,
@@ -111,7 +113,7 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(100),
         scheduler,
       });
-      expectObservable(turn$(calls, 'action', audioOf(1))).toBe('-a--b-|', {
+      expectObservable(turn$(calls, 'action', { id: 'u-1', streamed: false, audio: audioOf(1) })).toBe('-a--b-|', {
         a: part('one.'),
         b: part('two.'),
       });
@@ -135,14 +137,14 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(6),
         scheduler,
       });
-      expectObservable(converse$(calls, audioOf(1))).toBe(
+      expectObservable(converse$(calls, { utterance_id: 'u-1', streamed: false, audio: audioOf(1) })).toBe(
         '-a-#',
         { a: part('one.') },
         new ConverseOutcomeError(failed),
       );
       assert.equal(new ConverseOutcomeError(failed).message, 'no speech recognised');
       // Parts 1..3 came in time; at 6 the turn times out and the goal is cancelled at the port.
-      expectObservable(converse$(calls, audioOf(2))).toBe(
+      expectObservable(converse$(calls, { utterance_id: 'u-2', streamed: false, audio: audioOf(2) })).toBe(
         '-a-b-c#',
         { a: part('1'), b: part('2'), c: part('3') },
         new RosTimeoutError('converse', 6),
@@ -160,7 +162,7 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(100),
         scheduler,
       });
-      expectObservable(turn$(calls, 'action', audioOf(1)), '^--!').toBe('-a-', { a: part('one.') });
+      expectObservable(turn$(calls, 'action', { id: 'u-1', streamed: false, audio: audioOf(1) }), '^--!').toBe('-a-', { a: part('one.') });
       expectSubscriptions(goal.subscriptions).toBe('^--!');
     });
   });
@@ -174,7 +176,7 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(100),
         scheduler,
       });
-      expectObservable(turn$(calls, 'service', audioOf(1))).toBe('---(r|)', { r: answer });
+      expectObservable(turn$(calls, 'service', { id: 'u-1', streamed: false, audio: audioOf(1) })).toBe('---(r|)', { r: answer });
     });
   });
 });

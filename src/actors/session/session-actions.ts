@@ -1,6 +1,7 @@
-import { assign, setup, type AnyActorRef } from 'xstate';
-import { errorFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
-import { MAX_TURN, type Turn } from '../../protocol/ws-protocol.js';
+import { assign, raise, setup, type AnyActorRef } from 'xstate';
+import { errorFrame, type OutboundFrame, type TextFrame } from '../../protocol/ws-frames.js';
+import { MAX_TURN, PCM_BYTES_PER_SECOND, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
+import { busyMessage } from '../../protocol/ws-protocol.js';
 import { busyRefusal, type Refusal } from './session-frames.js';
 import type { SessionResources } from './session-resources.js';
 import type {
@@ -55,11 +56,67 @@ const utteranceVerdict = (context: SessionContext, event: SessionEvent): Utteran
   return 'admitted';
 };
 
-/** The request an event asks for; an utterance is turn `turn`. */
-const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest =>
-  event.type === 'utterance'
-    ? { service: 'chat', turn, audioBytes: event.audio.byteLength }
-    : { service: 'clear_history' };
+/** What becomes of an `utterance_start`, decided in this order (an open utterance is the upload region's). */
+type StartVerdict = 'turnsExhausted' | 'microphoneDisabled' | 'queueFull' | 'admitted';
+
+const startVerdict = (context: SessionContext): StartVerdict => {
+  if (context.turns >= MAX_TURN) return 'turnsExhausted';
+  if (!context.microphoneEnabled) return 'microphoneDisabled';
+  if (queueFull(context)) return 'queueFull';
+  return 'admitted';
+};
+
+/** What becomes of a part of the open utterance, decided in this order. */
+type PartVerdict =
+  | 'invalid'
+  | 'outOfOrder'
+  | 'partTooLarge'
+  | 'utteranceTooLarge'
+  | 'tooFast'
+  | 'overBudget'
+  | 'admitted';
+
+const partVerdict = (context: SessionContext, event: SessionEvent): PartVerdict | undefined => {
+  if (event.type !== 'part') return undefined;
+  const { upload, limits } = context;
+  const { header } = event;
+  if (upload === undefined || header === undefined || header.turn !== upload.turn) return 'invalid';
+  if (header.sequence !== upload.parts) return 'outOfOrder';
+  const bytes = event.audio.byteLength;
+  if (bytes > limits.maxPartBytes) return 'partTooLarge';
+  if (upload.bytes + bytes > limits.maxBinaryFrameBytes) return 'utteranceTooLarge';
+  // Speech comes at the speed it is spoken: audio far ahead of the time since the start is no live voice.
+  const spokenMs = ((upload.bytes + bytes) * 1000) / PCM_BYTES_PER_SECOND;
+  if (spokenMs - (event.at - upload.openedAt) > limits.maxStreamLeadMs) return 'tooFast';
+  if (!event.fits) return 'overBudget';
+  return 'admitted';
+};
+
+/** What becomes of an `utterance_end` while an utterance is open. */
+type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
+
+const endVerdict = (context: SessionContext, event: SessionEvent): EndVerdict | undefined => {
+  if (event.type !== 'utterance_end') return undefined;
+  const { upload } = context;
+  if (upload === undefined || event.turn !== upload.turn) return 'invalid';
+  if (event.parts !== upload.parts) return 'incomplete';
+  if (queueFull(context)) return 'queueFull';
+  return 'accepted';
+};
+
+/** The request an event asks for; an utterance is turn `turn`, a streamed one names its own. */
+const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest => {
+  switch (event.type) {
+    case 'utterance':
+      return { service: 'chat', turn, audioBytes: event.audio.byteLength, streamed: false };
+    case 'utterance.ended':
+      return { service: 'chat', turn: event.turn, audioBytes: event.audioBytes, streamed: true };
+    case 'utterance_start':
+      return { service: 'chat', turn, audioBytes: 0, streamed: true };
+    default:
+      return { service: 'clear_history' };
+  }
+};
 
 const turnRefusal = (turn: Turn, frame: OutboundFrame): Refusal => ({ frame, turn });
 
@@ -69,7 +126,13 @@ export const sessionSetup = setup({
     context: {} as SessionContext,
     events: {} as SessionEvent,
   },
+  delays: {
+    utteranceStall: ({ context }) => context.limits.utteranceStallMs,
+  },
   guards: {
+    startIs: ({ context }, verdict: StartVerdict) => startVerdict(context) === verdict,
+    partIs: ({ context, event }, verdict: PartVerdict) => partVerdict(context, event) === verdict,
+    endIs: ({ context, event }, verdict: EndVerdict) => endVerdict(context, event) === verdict,
     utteranceIs: ({ context, event }, verdict: UtteranceVerdict) =>
       utteranceVerdict(context, event) === verdict,
     queueFull: ({ context }) => queueFull(context),
@@ -84,9 +147,9 @@ export const sessionSetup = setup({
     // The state: pure assigns.
     /** The request runs now when nothing runs or waits, else it waits; a refused turn is counted too. */
     admit: assign(({ context, event }) => {
-      // An admitted utterance is the next turn.
+      // An admitted whole utterance is the next turn; a streamed one was counted when it opened.
       const request = requestOf(event, context.turns + 1);
-      const turns = request.service === 'chat' ? request.turn : context.turns;
+      const turns = event.type === 'utterance' ? context.turns + 1 : context.turns;
       const queued =
         context.running === undefined && context.waiting.length === 0
           ? { running: request, turns }
@@ -95,6 +158,42 @@ export const sessionSetup = setup({
       return context.busyTold ? { ...queued, busyTold: false } : queued;
     }),
     countTurn: assign({ turns: ({ context }) => context.turns + 1 }),
+    /** A streamed utterance opens as the next turn; from now on the session's binary frames are parts. */
+    openUtterance: assign(({ context, event }) => ({
+      turns: context.turns + 1,
+      streams: true,
+      upload: {
+        turn: context.turns + 1,
+        parts: 0,
+        bytes: 0,
+        openedAt: event.type === 'utterance_start' ? event.at : 0,
+      },
+    })),
+    countPart: assign({
+      upload: ({ context, event }) =>
+        context.upload === undefined || event.type !== 'part'
+          ? context.upload
+          : {
+              ...context.upload,
+              parts: context.upload.parts + 1,
+              bytes: context.upload.bytes + event.audio.byteLength,
+            },
+    }),
+    closeUpload: assign({ upload: undefined }),
+    /** Cancel, the upload's share: its turn ends `cancelled` with the calls' dropped turns, in turn order. */
+    cancelUpload: assign(({ context }) => ({
+      upload: undefined,
+      cancelledTurns:
+        context.upload === undefined
+          ? context.cancelledTurns
+          : [...context.cancelledTurns, context.upload.turn].sort((a, b) => a - b),
+    })),
+    /** The accepted utterance's turn joins the calls' queue: the calls region hears it next. */
+    raiseEnded: raise(({ context }) => ({
+      type: 'utterance.ended' as const,
+      turn: context.upload?.turn ?? context.turns,
+      audioBytes: context.upload?.bytes ?? 0,
+    })),
     noteBusyTold: assign({
       busyTold: ({ context, event }) => context.busyTold || event.type === 'utterance',
     }),
@@ -109,7 +208,8 @@ export const sessionSetup = setup({
      */
     dropTurns: assign(({ context }) => {
       const { running, waiting } = context;
-      const cancelledTurns: Turn[] = [];
+      // An utterance abandoned by the same cancel is already here (the upload region runs first).
+      const cancelledTurns: Turn[] = [...context.cancelledTurns];
       let stillRunning = running;
       if (running?.service === 'chat') {
         cancelledTurns.push(running.turn);
@@ -120,7 +220,7 @@ export const sessionSetup = setup({
         if (request.service === 'chat') cancelledTurns.push(request.turn);
         else kept.push(request);
       }
-      return { running: stillRunning, waiting: kept, cancelledTurns };
+      return { running: stillRunning, waiting: kept, cancelledTurns: cancelledTurns.sort((a, b) => a - b) };
     }),
     clearCancelled: assign({ cancelledTurns: [] }),
     setMicrophone: assign({
@@ -166,11 +266,142 @@ export const sessionSetup = setup({
     deliverCancelled: ({ context, self }) => {
       resourcesOf(self).deliverCancelled(context.cancelledTurns);
     },
+    followUtterance: ({ context, self }) => {
+      if (context.upload !== undefined) resourcesOf(self).followUtterance(context.upload.turn);
+    },
+    sendPart: ({ context, event, self }) => {
+      if (event.type === 'part' && context.upload !== undefined) {
+        resourcesOf(self).sendPart(context.upload.turn, context.upload.parts, event.audio);
+      }
+    },
+    endUtterance: ({ context, self }) => {
+      if (context.upload !== undefined)
+        resourcesOf(self).endUtterance(context.upload.turn, context.upload.parts);
+    },
+    /** The open utterance is given up: the robot told, its audio released; its error frame when given. */
+    abandonUtterance: ({ context, self }, refusal: Refusal | undefined) => {
+      if (context.upload !== undefined) {
+        resourcesOf(self).abandonUtterance(context.upload.turn, context.upload.parts, refusal);
+      }
+    },
+    reportHeard: ({ event, self }) => {
+      if (event.type === 'heard') resourcesOf(self).reportHeard(event);
+    },
     flushPlayAudio: ({ self }) => {
       resourcesOf(self).flushPlayAudio();
     },
   },
 });
+
+type ChartArgs = { context: SessionContext; event: SessionEvent };
+
+/** The error frame about the open utterance; its `turn_end` abandoned follows it (abandonUtterance). */
+const uploadError = (context: SessionContext, code: ErrorCode, message: string): Refusal => ({
+  frame: errorFrame(code, message, context.upload?.turn),
+  turn: context.upload?.turn,
+});
+
+/** A refused `utterance_start`: it was counted as a turn first. */
+export const startRefusals = {
+  microphoneDisabled: ({ context }: ChartArgs): Refusal =>
+    turnRefusal(context.turns, errorFrame('microphone_disabled', undefined, context.turns)),
+  alreadyOpen: ({ context }: ChartArgs): Refusal =>
+    turnRefusal(
+      context.turns,
+      errorFrame(
+        'utterance_open',
+        `utterance ${context.upload?.turn ?? 0} is still open; one utterance at a time`,
+        context.turns,
+      ),
+    ),
+};
+
+const partProblem = (context: SessionContext, event: SessionEvent): { code: ErrorCode; message: string } => {
+  const upload = context.upload;
+  const { limits } = context;
+  if (event.type !== 'part' || upload === undefined)
+    return { code: 'part_invalid', message: 'no utterance is open' };
+  const bytes = event.audio.byteLength;
+  switch (partVerdict(context, event)) {
+    case 'outOfOrder':
+      return {
+        code: 'part_out_of_order',
+        message: `part ${event.header?.sequence ?? 0} of utterance ${upload.turn} came where part ${upload.parts} was due`,
+      };
+    case 'partTooLarge':
+      return {
+        code: 'part_too_large',
+        message: `part of ${bytes} bytes is larger than the limit of ${limits.maxPartBytes}`,
+      };
+    case 'utteranceTooLarge':
+      return {
+        code: 'utterance_too_large',
+        message: `utterance of over ${upload.bytes + bytes} bytes is larger than the limit of ${limits.maxBinaryFrameBytes}`,
+      };
+    case 'tooFast':
+      return {
+        code: 'utterance_too_fast',
+        message: `audio ran more than ${limits.maxStreamLeadMs} ms ahead of real time`,
+      };
+    case 'overBudget':
+      return {
+        code: 'busy',
+        message: busyMessage('chat', { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes }),
+      };
+    default:
+      return { code: 'part_invalid', message: 'the part names no open utterance' };
+  }
+};
+
+export const partRefusals = {
+  /** A frame that is no part of the open utterance: dropped, the utterance (if any) goes on. */
+  invalid: ({ context, event }: ChartArgs): TextFrame => {
+    if (event.type !== 'part') return errorFrame('part_invalid');
+    const { header } = event;
+    const open =
+      context.upload === undefined ? 'no utterance is open' : `the open utterance is ${context.upload.turn}`;
+    return errorFrame(
+      'part_invalid',
+      header === undefined
+        ? `binary frame of ${event.audio.byteLength} bytes is shorter than the part header; ${open}`
+        : `part names utterance ${header.turn}; ${open}`,
+    );
+  },
+  abandon: ({ context, event }: ChartArgs): Refusal => {
+    const { code, message } = partProblem(context, event);
+    return uploadError(context, code, message);
+  },
+  stalled: ({ context }: ChartArgs): Refusal =>
+    uploadError(
+      context,
+      'utterance_stalled',
+      `no part or end came for ${context.limits.utteranceStallMs} ms`,
+    ),
+};
+
+export const endRefusals = {
+  invalid: ({ context, event }: ChartArgs): TextFrame =>
+    errorFrame(
+      'part_invalid',
+      `utterance_end names utterance ${event.type === 'utterance_end' ? event.turn : 0}; ${
+        context.upload === undefined ? 'no utterance is open' : `the open utterance is ${context.upload.turn}`
+      }`,
+    ),
+  abandon: ({ context, event }: ChartArgs): Refusal => {
+    if (endVerdict(context, event) === 'queueFull') {
+      return uploadError(
+        context,
+        'busy',
+        busyMessage('chat', { kind: 'queue', maxWaitingCalls: context.limits.maxWaitingCalls }),
+      );
+    }
+    return uploadError(
+      context,
+      'utterance_incomplete',
+      `utterance_end counts ${event.type === 'utterance_end' ? event.parts : 0} parts; ${context.upload?.parts ?? 0} came`,
+    );
+  },
+};
 
 /** The refusals' frames, as the chart's `refuse` params; a refused utterance was counted first. */
 export const refusals = {

@@ -6,7 +6,7 @@ import {
   turnEndFrame,
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
-import { busyMessage, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
+import { busyMessage, type ErrorCode, type MessageId, type Turn } from '../../protocol/ws-protocol.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../port/ros-port.js';
 import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import { Outbox } from './session-outbox.js';
@@ -40,6 +40,8 @@ export const sendOutcome = (
   outcome: CallOutcome,
   messageIds: MessageIdAllocator,
   outbox: Outbox,
+  /** Told of the answer's pair as it leaves (a heard report is read against it). */
+  onPair: (turn: Turn, messageId: MessageId, text: string) => void = () => undefined,
 ): boolean => {
   if (request.service === 'clear_history') {
     return outbox.send(
@@ -56,7 +58,11 @@ export const sendOutcome = (
     );
   }
   const { part } = outcome;
-  if (part !== undefined && !outbox.send(encodeAudioPair(messageIds.next(), part, turn))) return false;
+  if (part !== undefined) {
+    const messageId = messageIds.next();
+    onPair(turn, messageId, part.text);
+    if (!outbox.send(encodeAudioPair(messageId, part, turn))) return false;
+  }
   return outbox.send(turnEndFrame(turn, 'answered'));
 };
 

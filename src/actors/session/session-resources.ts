@@ -3,13 +3,17 @@ import {
   type MessageIdAllocator,
   ackFrame,
   encodeAudioPair,
+  errorFrame,
   turnEndFrame,
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
-import type { Turn, ChatInterface } from '../../protocol/ws-protocol.js';
+import type { Turn, ChatInterface, MessageId } from '../../protocol/ws-protocol.js';
+import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
+import { UtteranceEvent } from '../../port/ros-messages.js';
 import type { RosCalls } from '../../port/ros-calls.js';
 import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
-import { rosCall$, turn$, type TurnPart } from '../../streams/call-streams.js';
+import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
+import { heardText } from './heard-text.js';
 import { trackSubscription, type ByteBudget } from '../conversation-gauges.js';
 import { Outbox } from './session-outbox.js';
 import { sendOutcome, type Refusal } from './session-frames.js';
@@ -35,34 +39,49 @@ import {
 const callEvents$ = (
   calls: Pick<RosCalls, 'call' | 'converse'>,
   chatInterface: ChatInterface,
-  audio: Uint8Array | undefined,
+  utterance: TurnUtterance | undefined,
 ): Observable<SessionEvent> => {
   const settled = (outcome: CallOutcome): SessionEvent => ({ type: 'call.settled', outcome });
   const failed = (error: unknown) => of(settled({ kind: 'failed', error }));
-  if (audio === undefined) {
+  if (utterance === undefined) {
     return rosCall$(calls, 'clear_history', {}).pipe(
       map(() => settled({ kind: 'answered' })),
       catchError(failed),
     );
   }
   if (chatInterface === 'service') {
-    return turn$(calls, 'service', audio).pipe(
+    return turn$(calls, 'service', utterance).pipe(
       map((part) => settled({ kind: 'answered', part })),
       catchError(failed),
     );
   }
-  return turn$(calls, 'action', audio).pipe(
+  return turn$(calls, 'action', utterance).pipe(
     map((part): SessionEvent => ({ type: 'call.part', part })),
     endWith(settled({ kind: 'answered' })),
     catchError(failed),
   );
 };
 
-/** A chat request's audio and its hold on the budget, from its admission to its call's end. */
+/**
+ * A chat request's audio and its hold on the budget, from its admission to its call's end: a whole
+ * utterance's one frame, or a streamed utterance's parts (kept only for `/chat`), each part's hold kept.
+ */
 interface HeldAudio {
-  readonly audio: Uint8Array;
-  /** Gives its bytes back to the budget; undefined when they were not taken. */
-  readonly release: (() => void) | undefined;
+  readonly chunks: Uint8Array[];
+  /** Give their bytes back to the budget; one per chunk that took any. */
+  readonly releases: (() => void)[];
+}
+
+const EMPTY_AUDIO = new Uint8Array(0);
+
+/** Parts of one answer remembered for a heard report; an answer of more parts is cut there. */
+const MAX_SPOKEN_PARTS = 256;
+
+/** The latest answered (or answering) turn's pairs: what a heard report about it is read against. */
+interface SpokenTurn {
+  readonly turn: Turn;
+  readonly messageIds: MessageId[];
+  readonly texts: string[];
 }
 
 export class SessionResources {
@@ -75,6 +94,11 @@ export class SessionResources {
   readonly #playAudio: PlayAudioWriter;
   readonly #subscriptions = new Subscription();
   #call: Subscription | undefined;
+  /** The streamed utterance open now: told to the robot as abandoned if the session ends first. */
+  #open: { readonly turn: Turn; parts: number } | undefined;
+  /** Streamed turns whose transcripts come to this session, until each turn ends. */
+  readonly #following = new Map<Turn, () => void>();
+  #spoken: SpokenTurn | undefined;
   /** The request whose call runs and has not settled: told to onCallAbandoned if it is stopped first. */
   #unsettled: ConversationRequest | undefined;
   #closed = false;
@@ -101,6 +125,101 @@ export class SessionResources {
   /** Whether `bytes` of audio fit in the process-wide budget now (the fact an `utterance` carries). */
   audioFits(bytes: number): boolean {
     return this.#budget.fits(bytes);
+  }
+
+  /** Whether a streamed part of `bytes` fits: it is held only for `/chat`; the Converse goal names it. */
+  partFits(bytes: number): boolean {
+    return this.#chatInterface === 'action' || this.#budget.fits(bytes);
+  }
+
+  /** Turn `turn`'s name on the graph: the Converse goal's and the streamed utterance's `utterance_id`. */
+  utteranceId(turn: Turn): string {
+    return `${this.#input.utterancePrefix}-${turn}`;
+  }
+
+  /** A streamed utterance opened: its transcripts come to this session from now until its turn ends. */
+  followUtterance(turn: Turn): void {
+    this.#open = { turn, parts: 0 };
+    if (this.#chatInterface === 'service') this.#held.set(turn, { chunks: [], releases: [] });
+    this.#following.set(
+      turn,
+      this.#input.speech.followTranscripts(this.utteranceId(turn), (transcript) => {
+        this.tell({ type: 'transcript', turn, text: transcript.text, final: transcript.final });
+      }),
+    );
+  }
+
+  /** One part of the open utterance: to the robot at once; kept too (its bytes taken) for `/chat`. */
+  sendPart(turn: Turn, sequence: number, audio: Uint8Array): void {
+    if (this.#open?.turn === turn) this.#open.parts = sequence + 1;
+    this.#input.speech.publish({
+      utterance_id: this.utteranceId(turn),
+      sequence,
+      event: UtteranceEvent.PART,
+      audio,
+    });
+    const held = this.#held.get(turn);
+    if (held === undefined) return;
+    held.chunks.push(audio);
+    const release = this.#budget.take(audio.byteLength);
+    if (release !== undefined) held.releases.push(release);
+  }
+
+  /** The open utterance ended whole after `parts` parts: the robot told before its turn's goal is sent. */
+  endUtterance(turn: Turn, parts: number): void {
+    this.#open = undefined;
+    this.#input.speech.publish({
+      utterance_id: this.utteranceId(turn),
+      sequence: parts,
+      event: UtteranceEvent.END,
+      audio: EMPTY_AUDIO,
+    });
+  }
+
+  /**
+   * The open utterance is given up (cancel, a bad part, a stall): the robot told, its audio and its
+   * transcripts let go, and, for an error, the error frame and `turn_end` abandoned in one write.
+   */
+  abandonUtterance(turn: Turn, parts: number, refusal: Refusal | undefined): void {
+    this.#tellAbandoned(turn, parts);
+    this.releaseAudio({ service: 'chat', turn, audioBytes: 0, streamed: true });
+    this.#unfollow(turn);
+    if (refusal === undefined) return;
+    const outbox = this.#outbox;
+    this.#writeTogether(
+      () =>
+        (refusal.frame === undefined || outbox.send(refusal.frame)) &&
+        outbox.send(turnEndFrame(turn, 'abandoned')),
+    );
+  }
+
+  /**
+   * A kiosk's heard report, told to the robot when it names the latest answered turn and one of its pairs;
+   * answered `heard_invalid` otherwise.
+   */
+  reportHeard(report: {
+    readonly turn: Turn;
+    readonly playedMs: number;
+    readonly messageId: number;
+    readonly partPlayedMs: number;
+    readonly partMs: number;
+  }): void {
+    const spoken = this.#spoken;
+    const cut = spoken?.turn === report.turn ? spoken.messageIds.indexOf(report.messageId) : -1;
+    if (spoken === undefined || cut < 0) {
+      this.deliver(
+        errorFrame(
+          'heard_invalid',
+          `message ${report.messageId} of turn ${report.turn} is not one of the latest answer's (turn ${spoken?.turn ?? 'none'})`,
+        ),
+      );
+      return;
+    }
+    this.#input.speech.heard({
+      utterance_id: this.utteranceId(report.turn),
+      played_ms: report.playedMs,
+      heard_text: heardText(spoken.texts, cut, report.partPlayedMs, report.partMs),
+    });
   }
 
   /** Subscribes to /play_audio and the microphone: once the session's first frame is out. */
@@ -140,7 +259,8 @@ export class SessionResources {
 
   /** An admitted turn's audio: kept for its call, its bytes taken from the budget (the event said they fit). */
   holdAudio(turn: Turn, audio: Uint8Array): void {
-    this.#held.set(turn, { audio, release: this.#budget.take(audio.byteLength) });
+    const release = this.#budget.take(audio.byteLength);
+    this.#held.set(turn, { chunks: [audio], releases: release === undefined ? [] : [release] });
   }
 
   /** Gives back the audio of a turn whose call ended or that was dropped. */
@@ -149,19 +269,16 @@ export class SessionResources {
     const held = this.#held.get(request.turn);
     if (held === undefined) return;
     this.#held.delete(request.turn);
-    held.release?.();
+    for (const release of held.releases) release();
   }
 
   /** Starts `request`'s call; its parts and answer come back as events. Nothing starts for a gone socket. */
   startCall(request: ConversationRequest): void {
     this.stopCall();
     if (this.#outbox.broken || this.#closed) return;
-    const audio = request.service === 'chat' ? this.#held.get(request.turn)?.audio : undefined;
-    if (request.service === 'chat' && audio === undefined) {
-      throw new Error(`turn ${request.turn} started without its audio`);
-    }
+    const utterance = request.service === 'chat' ? this.#utteranceOf(request) : undefined;
     this.#unsettled = request;
-    this.#call = callEvents$(this.#input.calls, this.#chatInterface, audio).subscribe((event) => {
+    this.#call = callEvents$(this.#input.calls, this.#chatInterface, utterance).subscribe((event) => {
       if (event.type === 'call.settled') this.#unsettled = undefined;
       this.tell(event);
     });
@@ -182,16 +299,22 @@ export class SessionResources {
 
   /** A part of the running turn's answer: its pair goes out at once, its message id taken as it leaves. */
   deliverPart(turn: Turn, part: TurnPart): void {
-    if (!this.#outbox.send(encodeAudioPair(this.#messageIds.next(), part, turn))) this.#sendFailed();
+    const messageId = this.#messageIds.next();
+    this.#noteSpoken(turn, messageId, part.text);
+    if (!this.#outbox.send(encodeAudioPair(messageId, part, turn))) this.#sendFailed();
   }
 
-  /** How the running call ended, as frames in one write. */
+  /** How the running call ended, as frames in one write; a streamed turn's transcripts end with it. */
   deliverOutcome(request: ConversationRequest, outcome: CallOutcome): void {
-    this.#writeTogether(() => sendOutcome(request, outcome, this.#messageIds, this.#outbox));
+    if (request.service === 'chat') this.#unfollow(request.turn);
+    this.#writeTogether(() =>
+      sendOutcome(request, outcome, this.#messageIds, this.#outbox, this.#noteSpoken),
+    );
   }
 
   /** `turn_end` cancelled for each stopped or dropped turn, in turn order, then the ack, in one write. */
   deliverCancelled(turns: readonly Turn[]): void {
+    for (const turn of turns) this.#unfollow(turn);
     const outbox = this.#outbox;
     this.#writeTogether(
       () =>
@@ -210,12 +333,56 @@ export class SessionResources {
     if (this.#closed) return;
     this.#closed = true;
     this.stopCall();
+    if (this.#open !== undefined) this.#tellAbandoned(this.#open.turn, this.#open.parts);
+    for (const unfollow of this.#following.values()) unfollow();
+    this.#following.clear();
     this.#subscriptions.unsubscribe();
     this.#playAudio.clear();
-    for (const held of this.#held.values()) held.release?.();
+    for (const held of this.#held.values()) for (const release of held.releases) release();
     this.#held.clear();
     this.#input.gauges.liveSessions.decrement();
   }
+
+  /** What the call of chat request `request` sends: a whole frame, or a streamed utterance. */
+  #utteranceOf(request: Extract<ConversationRequest, { service: 'chat' }>): TurnUtterance {
+    const id = this.utteranceId(request.turn);
+    const chunks = this.#held.get(request.turn)?.chunks;
+    if (request.streamed) {
+      return {
+        id,
+        streamed: this.#chatInterface === 'action',
+        audio: this.#chatInterface === 'action' ? EMPTY_AUDIO : wavOfPcmParts(chunks ?? []),
+      };
+    }
+    const audio = chunks?.[0];
+    if (audio === undefined) throw new Error(`turn ${request.turn} started without its audio`);
+    return { id, streamed: false, audio };
+  }
+
+  #tellAbandoned(turn: Turn, parts: number): void {
+    if (this.#open?.turn === turn) this.#open = undefined;
+    this.#input.speech.publish({
+      utterance_id: this.utteranceId(turn),
+      sequence: parts,
+      event: UtteranceEvent.ABANDONED,
+      audio: EMPTY_AUDIO,
+    });
+  }
+
+  #unfollow(turn: Turn): void {
+    const unfollow = this.#following.get(turn);
+    if (unfollow === undefined) return;
+    this.#following.delete(turn);
+    unfollow();
+  }
+
+  /** A pair of turn `turn` left: remembered, with the turn's earlier ones, for a heard report. */
+  readonly #noteSpoken = (turn: Turn, messageId: MessageId, text: string): void => {
+    if (this.#spoken?.turn !== turn) this.#spoken = { turn, messageIds: [], texts: [] };
+    if (this.#spoken.messageIds.length >= MAX_SPOKEN_PARTS) return;
+    this.#spoken.messageIds.push(messageId);
+    this.#spoken.texts.push(text);
+  };
 
   /** Several frames in one write (the transport's cork); a frame that could not be sent ends the session. */
   #writeTogether(writes: () => boolean): void {

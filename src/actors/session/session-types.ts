@@ -1,23 +1,40 @@
 import type { Observable } from 'rxjs';
 import type { MessageIdAllocator, AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
-import type { ConversationLimits, ErrorCode, Turn, ChatInterface } from '../../protocol/ws-protocol.js';
+import type {
+  ConversationLimits,
+  ErrorCode,
+  Turn,
+  ChatInterface,
+  HeardCommand,
+} from '../../protocol/ws-protocol.js';
 import type { RosCalls } from '../../port/ros-calls.js';
 import { type TurnPart } from '../../streams/call-streams.js';
 import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';
+import type { SpeechUplink } from '../../streams/speech-uplink.js';
 import { type SessionSocket } from './session-outbox.js';
 
 /** The session's requests, events and context: the vocabulary of session-machine.ts and its helpers. */
 
-/** A ROS call a session asks for; a chat request is one turn, its audio kept by SessionResources. */
+/**
+ * A ROS call a session asks for; a chat request is one turn, its audio kept by SessionResources. A streamed
+ * turn's audio went to the robot as it was spoken (with `/chat`, it is kept too, and sent whole).
+ */
 export type ConversationRequest =
-  | { readonly service: 'chat'; readonly turn: Turn; readonly audioBytes: number }
+  | { readonly service: 'chat'; readonly turn: Turn; readonly audioBytes: number; readonly streamed: boolean }
   | { readonly service: 'clear_history' };
 export type ChatRequest = Extract<ConversationRequest, { service: 'chat' }>;
 
 /** What a session uses of the process; shared by all sessions. */
 export interface SessionDeps {
   readonly calls: Pick<RosCalls, 'call' | 'converse'>;
+  /** Streamed utterances and heard reports to the robot, its transcripts back. */
+  readonly speech: SpeechUplink;
+  /**
+   * Names this session's turns on the graph: turn N is `${utterancePrefix}-${N}` (the Converse goal's and
+   * the streamed utterance's `utterance_id`). Unique per session and bridge run.
+   */
+  readonly utterancePrefix: string;
   /** How a turn reaches the robot (`--chat_interface`); `service` when not given. */
   readonly chatInterface?: ChatInterface;
   readonly messageIds: MessageIdAllocator;
@@ -86,6 +103,28 @@ export type CallOutcome =
 export type SessionEvent =
   /** A kiosk's utterance (a binary frame); `fits`: its audio fits in the process-wide budget now. */
   | { readonly type: 'utterance'; readonly audio: Uint8Array; readonly fits: boolean }
+  /** `utterance_start`: a streamed utterance opens; `at` is the session clock's time (ms). */
+  | { readonly type: 'utterance_start'; readonly at: number }
+  /**
+   * A binary frame of a session that streams: a part, `header` undefined when the frame is shorter than
+   * the header; `fits`: its audio fits in the budget now (it is held only with `/chat`).
+   */
+  | {
+      readonly type: 'part';
+      readonly header: { readonly turn: number; readonly sequence: number } | undefined;
+      readonly audio: Uint8Array;
+      readonly at: number;
+      readonly fits: boolean;
+    }
+  | { readonly type: 'utterance_end'; readonly turn: Turn; readonly parts: number }
+  /** The open utterance waited utteranceStallMs for its next part (the chart's own timer). */
+  | { readonly type: 'utterance.stalled' }
+  /** A streamed utterance was accepted whole: its turn joins the queue (raised by the upload region). */
+  | { readonly type: 'utterance.ended'; readonly turn: Turn; readonly audioBytes: number }
+  /** The kiosk's `heard` report: how much of a turn's answer it played before the visitor interrupted. */
+  | ({ readonly type: 'heard' } & Omit<HeardCommand, 'service'>)
+  /** The robot's transcript of a streamed turn: sent on to the kiosk. */
+  | { readonly type: 'transcript'; readonly turn: Turn; readonly text: string; readonly final: boolean }
   | { readonly type: 'clear_history' }
   /** The kiosk's `cancel` command (barge-in). */
   | { readonly type: 'cancel' }
@@ -99,6 +138,13 @@ export type SessionEvent =
   /** A send threw, or left the reader too far behind: the socket is gone. */
   | { readonly type: 'session.sendFailed' }
   | { readonly type: 'session.streamFailed'; readonly error: unknown };
+
+export interface OpenUtterance {
+  readonly turn: Turn;
+  readonly parts: number;
+  readonly bytes: number;
+  readonly openedAt: number;
+}
 
 /** What the chart starts from. */
 export interface SessionMachineInput {
@@ -117,8 +163,12 @@ export interface SessionContext extends SessionMachineInput {
   readonly running: ConversationRequest | undefined;
   /** Requests waiting behind it, oldest first. */
   readonly waiting: readonly ConversationRequest[];
-  /** Binary frames received so far: the number of the last turn. */
+  /** Binary frames and `utterance_start`s received so far: the number of the last turn. */
   readonly turns: number;
+  /** The session sent `utterance_start` once: from then on its binary frames are parts. */
+  readonly streams: boolean;
+  /** The streamed utterance open now: its turn, parts and bytes so far, and when it opened (ms). */
+  readonly upload: OpenUtterance | undefined;
   /** Turns a `cancel` stopped or dropped, in turn order, for `cancelled` (and the ack after them). */
   readonly cancelledTurns: readonly Turn[];
   /**

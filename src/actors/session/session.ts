@@ -5,7 +5,9 @@ import {
   type SnapshotFrom,
   type Subscription,
 } from 'xstate';
+import { performance } from 'node:perf_hooks';
 import { parseClientText } from '../../protocol/ws-frames.js';
+import { PART_HEADER_BYTES, readPartHeader } from '../../protocol/ws-wire.js';
 import { bindResources } from './session-actions.js';
 import { sessionMachine } from './session-machine.js';
 import { SessionResources } from './session-resources.js';
@@ -28,21 +30,44 @@ export interface SessionActor {
   stop(): void;
 }
 
-/** What an event of the socket means to the chart. */
+/**
+ * What an event of the socket means to the chart. A binary frame is a whole utterance until the session
+ * streams; then it is a part, read behind its header. Times come from one monotonic clock.
+ */
 const readTransportEvent = (
   event: SessionTransportEvent,
   input: SessionInput,
   resources: SessionResources,
+  streams: boolean,
 ): SessionEvent => {
   if (event.type === 'ws.binary') {
-    return { type: 'utterance', audio: event.data, fits: resources.audioFits(event.data.byteLength) };
+    const { data } = event;
+    if (!streams) return { type: 'utterance', audio: data, fits: resources.audioFits(data.byteLength) };
+    const audio = data.subarray(Math.min(PART_HEADER_BYTES, data.byteLength));
+    return {
+      type: 'part',
+      header: readPartHeader(data),
+      audio,
+      at: performance.now(),
+      fits: resources.partFits(audio.byteLength),
+    };
   }
   if (event.type !== 'ws.text') return event;
   const parsed = parseClientText(event.data, input.limits.maxTextFrameBytes);
   if (!parsed.ok) return { type: 'text.rejected', code: parsed.code, message: parsed.message };
   const { command } = parsed;
-  if (command.service === 'clear_history' || command.service === 'cancel') return { type: command.service };
-  return { type: 'text.rejected', code: 'unknown_service', message: `${command.service} is not served yet` };
+  switch (command.service) {
+    case 'utterance_start':
+      return { type: 'utterance_start', at: performance.now() };
+    case 'utterance_end':
+      return { type: 'utterance_end', turn: command.turn, parts: command.parts };
+    case 'heard': {
+      const { service: _service, ...report } = command;
+      return { type: 'heard', ...report };
+    }
+    default:
+      return { type: command.service };
+  }
 };
 
 /**
@@ -74,7 +99,7 @@ export const startSessionActor = (
   if (actor.getSnapshot().status === 'active') resources.listen();
   return {
     send: (event) => {
-      actor.send(readTransportEvent(event, input, resources));
+      actor.send(readTransportEvent(event, input, resources, actor.getSnapshot().context.streams));
     },
     getSnapshot: () => actor.getSnapshot(),
     subscribe: (observer) => actor.subscribe(observer),
