@@ -110,7 +110,7 @@ export const toneWav = (ms: number, frequency = 440): Uint8Array => {
   const samples = Int16Array.from({ length: Math.round((16_000 * ms) / 1000) }, (_, index) =>
     Math.round(8_000 * Math.sin((2 * Math.PI * frequency * index) / 16_000)),
   );
-  return new Uint8Array(encodeWav(samples, 16_000));
+  return new Uint8Array(encodeWav(samples));
 };
 
 export interface WavInfo {

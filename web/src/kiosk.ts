@@ -40,7 +40,7 @@ import { ABANDONED_UTTERANCE, failureLine, LOST_QUESTION, type FailureLine } fro
 import { KioskSettings } from './kiosk-settings.js';
 import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
 import { bindTalkControls } from './talk-controls.js';
-import { encodeWav, maxSamplesFor } from './wav.js';
+import { encodeWav, maxSamplesFor, samplesMs } from './wav.js';
 
 /**
  * The kiosk page: wires the connection, the microphone and the player to the page. Each part is its own
@@ -176,7 +176,7 @@ const startRecording = (kind: Exclude<Recording, 'none'>): void => {
  */
 const openWhenSure = (): void => {
   if (stream === undefined || stream.turn !== undefined) return;
-  const ms = (stream.samples * 1000) / PCM_SAMPLE_RATE;
+  const ms = samplesMs(stream.samples);
   const sure =
     state.recording === 'push' ? ms >= MIN_UTTERANCE_MS : vad.confirmed || ms >= HANDS_FREE_OPEN_MS;
   if (sure && !stream.open(() => turns.utteranceOpened())) {
@@ -211,7 +211,7 @@ interface Sent {
 
 /** Sends what was recorded as one WAV frame; undefined when it could not be sent. */
 const sendWhole = (samples: Int16Array): Sent | undefined => {
-  const wav = encodeWav(samples, PCM_SAMPLE_RATE);
+  const wav = encodeWav(samples);
   if (!connection.send(wav)) return undefined;
   return { turn: turns.utteranceSent(performance.now()), bytes: wav.byteLength, parts: 1 };
 };
@@ -238,8 +238,7 @@ const finishRecording = (send: boolean, note?: string): void => {
       ? ({ kind: 'whole', samples: utterance.take() } as const)
       : ({ kind: 'streamed', stream } as const);
   stream = undefined;
-  const samples = upload.kind === 'whole' ? upload.samples.length : upload.stream.samples;
-  const ms = (samples * 1000) / PCM_SAMPLE_RATE;
+  const ms = samplesMs(upload.kind === 'whole' ? upload.samples.length : upload.stream.samples);
   render();
   if (!send || ms < MIN_UTTERANCE_MS) {
     if (upload.kind === 'streamed' && upload.stream.turn !== undefined) abandonUtterance(upload.stream.turn);
