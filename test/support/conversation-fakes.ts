@@ -36,19 +36,19 @@ export interface FakeCall {
  * The ROS port seen by the conversation core, driven by the test through subjects. Services are named
  * as remapped in `names`, else by their default names.
  */
-export class FakeConversationPort
-  implements
-    Pick<
-      RosPort,
-      | 'call'
-      | 'serviceName'
-      | 'playAudio$'
-      | 'microphoneRequests$'
-      | 'publishUtteranceAudio'
-      | 'publishHeard'
-      | 'transcripts$'
-    >
-{
+/** The part of the ROS port the conversation core uses. */
+export type ConversationPortLike = Pick<
+  RosPort,
+  | 'call'
+  | 'serviceName'
+  | 'playAudio$'
+  | 'microphoneRequests$'
+  | 'publishUtteranceAudio'
+  | 'publishHeard'
+  | 'transcripts$'
+>;
+
+export class FakeConversationPort implements ConversationPortLike {
   readonly calls: FakeCall[] = [];
   /** What sessions published on /utterance/audio and /conversation/heard, in order. */
   readonly utteranceAudio: UtteranceAudioMsg[] = [];

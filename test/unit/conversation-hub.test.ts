@@ -6,11 +6,16 @@ import { createConversationHub, type ConversationHubOptions } from '../../src/ac
 import { createRosCalls } from '../../src/port/ros-calls.js';
 import { isMicrophoneEnabled, MICROPHONE_MESSAGES } from '../../src/actors/microphone-machine.js';
 import type { PlayAudioMsg } from '../../src/port/ros-messages.js';
-import { RosServiceUnavailableError, type RosPort } from '../../src/port/ros-port.js';
+import { RosServiceUnavailableError } from '../../src/port/ros-port.js';
 import { createMessageIdAllocator, type OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
-import { audioOf, FakeConversationPort, keeperTurn } from '../support/conversation-fakes.js';
+import {
+  audioOf,
+  FakeConversationPort,
+  keeperTurn,
+  type ConversationPortLike,
+} from '../support/conversation-fakes.js';
 
 const collect = () => {
   const frames: OutboundFrame[] = [];
@@ -19,16 +24,7 @@ const collect = () => {
 const textsOf = (frames: readonly OutboundFrame[]): unknown[] =>
   frames.flatMap((frame) => (frame.kind === 'text' ? [JSON.parse(frame.text) as unknown] : []));
 
-type PortLike = Pick<
-  RosPort,
-  | 'call'
-  | 'serviceName'
-  | 'playAudio$'
-  | 'microphoneRequests$'
-  | 'publishUtteranceAudio'
-  | 'publishHeard'
-  | 'transcripts$'
->;
+type PortLike = ConversationPortLike;
 
 /** A hub over `port` with the real call wrapper (time-outs from the limits, on the hub's scheduler). */
 const hubOver = (port: PortLike, options: Omit<ConversationHubOptions, 'calls' | 'port'> = {}) => {
