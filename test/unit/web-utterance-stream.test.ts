@@ -37,7 +37,7 @@ describe('UtteranceStream', () => {
   it('holds what is recorded until it opens, then sends it in whole parts, in order, and the rest at the end', () => {
     const { frames, send } = socket();
     const stream = new UtteranceStream(send, 16_000 * 60);
-    // 20 ms chunks, as the capture worklet posts them: 300 ms before the utterance opens.
+    // 20 ms chunks, as the capture worklet posts them: 280 ms before the utterance opens.
     let recorded = 0;
     const record = (chunks: number) => {
       for (let index = 0; index < chunks; index += 1) {
@@ -45,7 +45,7 @@ describe('UtteranceStream', () => {
         recorded += 320;
       }
     };
-    record(15);
+    record(14);
     assert.deepEqual(frames, [], 'nothing before it opens');
     assert.equal(stream.turn, undefined);
     assert.equal(
@@ -54,8 +54,9 @@ describe('UtteranceStream', () => {
     );
     assert.equal(stream.turn, 7);
     assert.deepEqual(frames[0], { kind: 'command', command: { service: 'utterance_start' } });
-    // 4,800 samples held: one whole part of 2,560 went, 2,240 wait for the next.
-    assert.equal(parts(frames).length, 1);
+    // 4,480 samples held: as many whole parts went as they fill; the rest waits for the next.
+    assert.equal(parts(frames).length, Math.floor(4_480 / PART_SAMPLES));
+    assert.ok(4_480 % PART_SAMPLES > 0);
     record(35);
     const closed = stream.close();
     const sentParts = parts(frames);
