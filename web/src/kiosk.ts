@@ -568,12 +568,15 @@ const onMessage = (message: ReceivedMessage): void => {
       endTurn(message);
       render();
       return;
-    case 'transcript':
+    case 'transcript': {
       probe.recordTranscript(message.turn, message.text, message.final);
-      if (turns.transcript(message.turn) === 'show' && visitorWords.heard(message)) {
+      // While the visitor speaks anew, a late word about what they said before is no longer news.
+      const ownWords = state.recording === 'none' || stream?.turn === message.turn;
+      if (ownWords && turns.transcript(message.turn) === 'show' && visitorWords.heard(message)) {
         showVisitorWords(visitorWords.view);
       }
       return;
+    }
   }
 };
 
