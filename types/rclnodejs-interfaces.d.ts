@@ -6,7 +6,7 @@
  * without ROS, so the file is missing and rclnodejs's own declarations fail to compile. This file
  * declares what rostsd_gen would, in the same shape, restricted to:
  *   - the interfaces tour-bridge uses (tour_guide_interfaces with its Converse action, std_srvs/srv/Empty,
- *     std_srvs/srv/SetBool, std_msgs/msg/Bool);
+ *     std_srvs/srv/SetBool, std_msgs/msg/Bool; std_msgs/msg/String for the reference Converse server's history);
  *   - the interfaces rclnodejs's own .d.ts files name (builtin_interfaces, unique_identifier_msgs,
  *     action_msgs, rcl_interfaces, lifecycle_msgs, std_msgs/msg/String).
  * The `descriptor` namespaces and the service `_Event` messages that rostsd_gen also writes are left
@@ -318,6 +318,8 @@ declare module 'rclnodejs' {
         new (other?: Converse_GetResult_Response): Converse_GetResult_Response;
       }
       export interface Converse_Goal {
+        utterance_id: string;
+        streamed: boolean;
         audio: number[] | Uint8Array;
       }
       export interface Converse_GoalConstructor {
@@ -354,6 +356,14 @@ declare module 'rclnodejs' {
       }
     }
     namespace msg {
+      export interface Heard {
+        utterance_id: string;
+        played_ms: number;
+        heard_text: string;
+      }
+      export interface HeardConstructor {
+        new (other?: Heard): Heard;
+      }
       export interface PlayAudio {
         emotion: string;
         text: string;
@@ -377,6 +387,26 @@ declare module 'rclnodejs' {
       }
       export interface TourStepConstructor {
         new (other?: TourStep): TourStep;
+      }
+      export interface Transcript {
+        utterance_id: string;
+        text: string;
+        final: boolean;
+      }
+      export interface TranscriptConstructor {
+        new (other?: Transcript): Transcript;
+      }
+      export interface UtteranceAudio {
+        utterance_id: string;
+        sequence: number;
+        event: number;
+        audio: number[] | Uint8Array;
+      }
+      export interface UtteranceAudioConstructor {
+        readonly EVENT_PART: number;
+        readonly EVENT_END: number;
+        readonly EVENT_ABANDONED: number;
+        new (other?: UtteranceAudio): UtteranceAudio;
       }
     }
     namespace srv {
@@ -548,9 +578,12 @@ declare module 'rclnodejs' {
     'tour_guide_interfaces/action/Converse_Result': tour_guide_interfaces.action.Converse_Result;
     'tour_guide_interfaces/action/Converse_SendGoal_Request': tour_guide_interfaces.action.Converse_SendGoal_Request;
     'tour_guide_interfaces/action/Converse_SendGoal_Response': tour_guide_interfaces.action.Converse_SendGoal_Response;
+    'tour_guide_interfaces/msg/Heard': tour_guide_interfaces.msg.Heard;
     'tour_guide_interfaces/msg/PlayAudio': tour_guide_interfaces.msg.PlayAudio;
     'tour_guide_interfaces/msg/Tour': tour_guide_interfaces.msg.Tour;
     'tour_guide_interfaces/msg/TourStep': tour_guide_interfaces.msg.TourStep;
+    'tour_guide_interfaces/msg/Transcript': tour_guide_interfaces.msg.Transcript;
+    'tour_guide_interfaces/msg/UtteranceAudio': tour_guide_interfaces.msg.UtteranceAudio;
     'tour_guide_interfaces/srv/Chat_Request': tour_guide_interfaces.srv.Chat_Request;
     'tour_guide_interfaces/srv/Chat_Response': tour_guide_interfaces.srv.Chat_Response;
     'tour_guide_interfaces/srv/TourCreate_Request': tour_guide_interfaces.srv.TourCreate_Request;
@@ -604,9 +637,12 @@ declare module 'rclnodejs' {
     'tour_guide_interfaces/action/Converse_Result': tour_guide_interfaces.action.Converse_ResultConstructor;
     'tour_guide_interfaces/action/Converse_SendGoal_Request': tour_guide_interfaces.action.Converse_SendGoal_RequestConstructor;
     'tour_guide_interfaces/action/Converse_SendGoal_Response': tour_guide_interfaces.action.Converse_SendGoal_ResponseConstructor;
+    'tour_guide_interfaces/msg/Heard': tour_guide_interfaces.msg.HeardConstructor;
     'tour_guide_interfaces/msg/PlayAudio': tour_guide_interfaces.msg.PlayAudioConstructor;
     'tour_guide_interfaces/msg/Tour': tour_guide_interfaces.msg.TourConstructor;
     'tour_guide_interfaces/msg/TourStep': tour_guide_interfaces.msg.TourStepConstructor;
+    'tour_guide_interfaces/msg/Transcript': tour_guide_interfaces.msg.TranscriptConstructor;
+    'tour_guide_interfaces/msg/UtteranceAudio': tour_guide_interfaces.msg.UtteranceAudioConstructor;
     'tour_guide_interfaces/srv/Chat_Request': tour_guide_interfaces.srv.Chat_RequestConstructor;
     'tour_guide_interfaces/srv/Chat_Response': tour_guide_interfaces.srv.Chat_ResponseConstructor;
     'tour_guide_interfaces/srv/TourCreate_Request': tour_guide_interfaces.srv.TourCreate_RequestConstructor;

@@ -1,6 +1,13 @@
 import type { MessageType, ServiceRequestMessage, ServiceResponseMessage } from 'rclnodejs';
 import type { TourMsg, TourOutcomeFields } from './ros-messages.js';
-import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES, type RosServiceKey } from './ros-port.js';
+import {
+  ROS_HEARD_TOPIC,
+  ROS_PLAY_AUDIO_TOPIC,
+  ROS_SERVICES,
+  ROS_TRANSCRIPT_TOPIC,
+  ROS_UTTERANCE_AUDIO_TOPIC,
+  type RosServiceKey,
+} from './ros-port.js';
 
 /*
  * The port's messages as rclnodejs types them (type-only: nothing here loads rclnodejs), and the field
@@ -13,6 +20,9 @@ export type WireServiceType<K extends RosServiceKey> = (typeof ROS_SERVICES)[K][
 export type WireRequest<K extends RosServiceKey> = ServiceRequestMessage<WireServiceType<K>>;
 export type WireResponse<K extends RosServiceKey> = ServiceResponseMessage<WireServiceType<K>>;
 export type WirePlayAudio = MessageType<(typeof ROS_PLAY_AUDIO_TOPIC)['type']>;
+export type WireUtteranceAudio = MessageType<(typeof ROS_UTTERANCE_AUDIO_TOPIC)['type']>;
+export type WireTranscript = MessageType<(typeof ROS_TRANSCRIPT_TOPIC)['type']>;
+export type WireHeard = MessageType<(typeof ROS_HEARD_TOPIC)['type']>;
 export type WireSetBoolRequest = ServiceRequestMessage<'std_srvs/srv/SetBool'>;
 
 /** A tour, its arrays copied into plain arrays (rclnodejs may hand typed arrays or its own wrappers). */

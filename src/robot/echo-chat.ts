@@ -1,7 +1,7 @@
 import type { ChatRequestMsg, ChatResponseMsg, ConverseFeedbackMsg } from '../port/ros-messages.js';
 
 /** How long a WAV recording lasts (s), from its `fmt ` and `data` chunks; undefined when it is not one. */
-const wavSeconds = (audio: Uint8Array): number | undefined => {
+export const wavSeconds = (audio: Uint8Array): number | undefined => {
   const view = new DataView(audio.buffer, audio.byteOffset, audio.byteLength);
   const tag = (at: number): string => String.fromCharCode(...audio.subarray(at, at + 4));
   if (audio.byteLength < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return undefined;

@@ -92,6 +92,11 @@ export interface RosGraph {
    * to Node.js.
    */
   startBridge(name: string, extra: readonly string[], how?: BridgeLaunch): Promise<Bridge>;
+  /**
+   * Starts one more reference demo chat node (`src/robot/nodes/main.ts demo-chat` with `options`, then
+   * `--ros-args` and `rosArgs`), stopped with the graph.
+   */
+  startDemoChat(name: string, options: readonly string[], rosArgs: readonly string[]): Child;
   /** A scratch directory of the run's own, removed with the graph. */
   readonly scratch: string;
   /**
@@ -366,6 +371,17 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       demoChatBurst,
       store: () => store,
       restartStore: () => (store = startStore()),
+      startDemoChat: (name, options, rosArgs) =>
+        start(name, [
+          ...TSX,
+          'src/robot/nodes/main.ts',
+          'demo-chat',
+          '--log_level',
+          'info',
+          ...options,
+          '--ros-args',
+          ...rosArgs,
+        ]),
       storeFile,
       startBridge,
       scratch,

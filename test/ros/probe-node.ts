@@ -1,8 +1,14 @@
 import type { Node } from 'rclnodejs';
 import { pino } from 'pino';
 import { subscriptionCount } from '../../src/robot/nodes/demo-chat-node.js';
-import type { PlayAudioMsg, SetBoolResponseMsg } from '../../src/port/ros-messages.js';
-import { ROS_MICROPHONE_SERVICE, ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/port/ros-port.js';
+import type { PlayAudioMsg, SetBoolResponseMsg, UtteranceAudioMsg } from '../../src/port/ros-messages.js';
+import {
+  ROS_MICROPHONE_SERVICE,
+  ROS_PLAY_AUDIO_TOPIC,
+  ROS_SERVICES,
+  ROS_UTTERANCE_AUDIO_TOPIC,
+} from '../../src/port/ros-port.js';
+import { bytesFromWire } from '../../src/binding/wire-bytes.js';
 import { initRclnodejs } from '../../src/binding/ros-init.js';
 
 /**
@@ -27,6 +33,18 @@ export interface ProbeNode {
   playAudioSubscribers(): number;
   /** Subscriptions to `topic` on the graph, as this node sees them (rcl_count_subscribers). */
   subscribersOf(topic: string): number;
+  /** Publishers of `topic` on the graph, as this node sees them (rcl_count_publishers). */
+  publishersOf(topic: string): number;
+  /**
+   * Records every /utterance/audio event taken on `topic` from now on, in order, subscribed as docs/robot.md
+   * asks of a robot's recogniser (reliable, keep-last 256, volatile). The array fills as they come.
+   */
+  recordUtteranceAudio(topic: string): UtteranceAudioMsg[];
+  /**
+   * Records every std_msgs/msg/String taken on `topic` by a transient-local subscription (reliable, keep-last
+   * 1): the publisher's last one first, then each new one. The array fills as they come.
+   */
+  recordStrings(topic: string): string[];
   /** Calls /microphone/set_enabled; rejects when no server appears or no answer comes in time. */
   setMicrophone(enabled: boolean, timeoutMs: number): Promise<SetBoolResponseMsg>;
   /** Calls a /microphone/set_enabled server under another name (a remapped bridge's). */
@@ -131,6 +149,50 @@ export const startProbeNode = async (silentPrefix: string): Promise<ProbeNode> =
     },
     playAudioSubscribers: () => subscriptionCount(publisher),
     subscribersOf: (topic) => node.countSubscribers(topic),
+    publishersOf: (topic) => node.countPublishers(topic),
+    recordUtteranceAudio: (topic) => {
+      const events: UtteranceAudioMsg[] = [];
+      // Kept with the node (destroyed by close), as the transient-local subscription below.
+      node.createSubscription<'tour_guide_interfaces/msg/UtteranceAudio'>(
+        ROS_UTTERANCE_AUDIO_TOPIC.type,
+        topic,
+        {
+          qos: new rcl.QoS(
+            rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+            ROS_UTTERANCE_AUDIO_TOPIC.depth,
+            rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+            rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+          ),
+        },
+        (message: {
+          utterance_id: string;
+          sequence: number;
+          event: number;
+          audio: number[] | Uint8Array;
+        }) => {
+          events.push({
+            utterance_id: message.utterance_id,
+            sequence: message.sequence,
+            event: message.event,
+            // A copy: rclnodejs may reuse the message's buffer.
+            audio: bytesFromWire(message.audio).slice(),
+          });
+        },
+      );
+      return events;
+    },
+    recordStrings: (topic) => {
+      const strings: string[] = [];
+      node.createSubscription<'std_msgs/msg/String'>(
+        'std_msgs/msg/String',
+        topic,
+        { qos: latchedQos },
+        (message: { data: string }) => {
+          strings.push(message.data);
+        },
+      );
+      return strings;
+    },
     setMicrophone: (enabled, timeoutMs) =>
       setBool(microphone, ROS_MICROPHONE_SERVICE.name, enabled, timeoutMs),
     setMicrophoneAt: async (service, enabled, timeoutMs) => {

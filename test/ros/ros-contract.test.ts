@@ -9,6 +9,7 @@ import { realGraphSuite } from './real-graph-suite.js';
 import { rosRunEnvironment } from './ros-env.js';
 import { routerFaultSuite } from './router-fault-suite.js';
 import { speechLossSuite } from './speech-loss-suite.js';
+import { streamingSuite } from './streaming-suite.js';
 
 /**
  * The contract suites (the same assertions as the simulation's) and what only the real path shows,
@@ -40,6 +41,7 @@ tourApiContract(() => ({ baseUrl: current().bridge.baseUrl }));
 wsConversationContract(() => ({ wsUrl: current().bridge.wsUrl }));
 converseSuite(current);
 converseBridgeSuite(current);
+streamingSuite(current);
 speechLossSuite(current);
 routerFaultSuite(current);
 footprintSuite(current);

@@ -6,11 +6,13 @@
  */
 import {
   ConverseOutcome,
+  UtteranceEvent,
   type ChatRequestMsg,
   type ChatResponseMsg,
   type ConverseFeedbackMsg,
   type ConverseGoalMsg,
   type ConverseResultMsg,
+  type HeardMsg,
   type PlayAudioMsg,
   type TourCreateRequestMsg,
   type TourCreateResponseMsg,
@@ -25,6 +27,8 @@ import {
   type TourStepMsg,
   type TourUpdateRequestMsg,
   type TourUpdateResponseMsg,
+  type TranscriptMsg,
+  type UtteranceAudioMsg,
 } from '../../src/port/ros-messages.js';
 
 type RosArraySuffix = '[]' | `[${number}]` | `[<=${number}]`;
@@ -97,6 +101,25 @@ const PLAY_AUDIO_FIELDS = {
   audio: 'uint8[]',
 } as const satisfies FieldTable<PlayAudioMsg>;
 
+const UTTERANCE_AUDIO_FIELDS = {
+  utterance_id: 'string',
+  sequence: 'uint32',
+  event: 'uint8',
+  audio: 'uint8[]',
+} as const satisfies FieldTable<UtteranceAudioMsg>;
+
+const TRANSCRIPT_FIELDS = {
+  utterance_id: 'string',
+  text: 'string',
+  final: 'bool',
+} as const satisfies FieldTable<TranscriptMsg>;
+
+const HEARD_FIELDS = {
+  utterance_id: 'string',
+  played_ms: 'uint32',
+  heard_text: 'string',
+} as const satisfies FieldTable<HeardMsg>;
+
 const CHAT_REQUEST_FIELDS = { audio: 'uint8[]' } as const satisfies FieldTable<ChatRequestMsg>;
 const CHAT_RESPONSE_FIELDS = {
   emotion: 'string',
@@ -147,6 +170,8 @@ const CONVERSE_FEEDBACK_FIELDS = {
 
 /**
  * Every interface file of ros/tour_guide_interfaces, keyed by its path without extension.
+ * A message's `constants`: the ones it declares, `<type> <prefix><NAME>=<value>` for each entry of a TS
+ * table (none when absent).
  * `outcomeConstants`: the response declares the OUTCOME_* constants, which must equal TourOutcome.
  * An action's `resultOutcomeConstants`: its result declares OUTCOME_* constants equal to ConverseOutcome.
  */
@@ -154,6 +179,12 @@ export const TOUR_GUIDE_INTERFACES = {
   'msg/TourStep': { fields: TOUR_STEP_FIELDS },
   'msg/Tour': { fields: TOUR_FIELDS },
   'msg/PlayAudio': { fields: PLAY_AUDIO_FIELDS },
+  'msg/UtteranceAudio': {
+    fields: UTTERANCE_AUDIO_FIELDS,
+    constants: { type: 'uint8', prefix: 'EVENT_', values: UtteranceEvent },
+  },
+  'msg/Transcript': { fields: TRANSCRIPT_FIELDS },
+  'msg/Heard': { fields: HEARD_FIELDS },
   'srv/Chat': { request: CHAT_REQUEST_FIELDS, response: CHAT_RESPONSE_FIELDS, outcomeConstants: false },
   'srv/TourList': {
     request: TOUR_LIST_REQUEST_FIELDS,

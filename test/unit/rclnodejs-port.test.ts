@@ -4,18 +4,24 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 import { lastValueFrom, toArray } from 'rxjs';
-import type {
-  ConverseFeedbackMsg,
-  ConverseResultMsg,
-  PlayAudioMsg,
-  SetBoolResponseMsg,
+import {
+  UtteranceEvent,
+  type ConverseFeedbackMsg,
+  type ConverseResultMsg,
+  type PlayAudioMsg,
+  type SetBoolResponseMsg,
+  type TranscriptMsg,
 } from '../../src/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
+  ROS_HEARD_TOPIC,
   ROS_SERVICES,
+  ROS_TRANSCRIPT_TOPIC,
+  ROS_UTTERANCE_AUDIO_TOPIC,
   type MicrophoneRequest,
 } from '../../src/port/ros-port.js';
+import { TRANSCRIPT_LIMITS } from '../../src/adapters/rclnodejs/transcript-source.js';
 import {
   createRclnodejsBackend,
   RclnodejsUnavailableError,
@@ -29,6 +35,7 @@ import { createRosCalls } from '../../src/port/ros-calls.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 const IGNORE = { answered: () => undefined, failed: () => undefined };
+const PLAY_AUDIO_TYPE = 'tour_guide_interfaces/msg/PlayAudio';
 
 /*
  * The port's wiring against a stand-in for the few rclnodejs classes it touches (rclnodejs itself
@@ -107,7 +114,7 @@ class FakeGoalHandle {
 }
 
 interface SentGoal {
-  readonly goal: { audio: Uint8Array };
+  readonly goal: { utterance_id: string; streamed: boolean; audio: Uint8Array };
   readonly feedback: (feedback: unknown) => void;
   /** The server's answer to the goal request. */
   respond(accepted: boolean): FakeGoalHandle;
@@ -128,7 +135,10 @@ class FakeActionClient {
   isActionServerAvailable(): boolean {
     return this.available;
   }
-  sendGoal(goal: { audio: Uint8Array }, feedback: (feedback: unknown) => void): Promise<FakeGoalHandle> {
+  sendGoal(
+    goal: { utterance_id: string; streamed: boolean; audio: Uint8Array },
+    feedback: (feedback: unknown) => void,
+  ): Promise<FakeGoalHandle> {
     return new Promise((resolve) => {
       this.goals.push({
         goal,
@@ -149,8 +159,14 @@ class FakeNode {
   readonly subscriptions: { type: string; topic: string; options: { qos: FakeQoS }; callback: Callback }[] =
     [];
   readonly services: { type: string; name: string; options: unknown; callback: Callback }[] = [];
-  readonly publishers: { type: string; topic: string; options: { qos: FakeQoS }; published: unknown[] }[] =
-    [];
+  readonly publishers: {
+    type: string;
+    topic: string;
+    options: { qos: FakeQoS };
+    published: unknown[];
+    /** Thrown by publish, as rclnodejs throws for a message it cannot serialise or a destroyed publisher. */
+    failure?: Error | undefined;
+  }[] = [];
   spinTimeout: number | undefined;
   spinning = false;
   /**
@@ -184,7 +200,7 @@ class FakeNode {
   createSubscription(type: string, topic: string, options: { qos: FakeQoS }, callback: Callback): object {
     const entity = { type, topic, options, callback };
     this.subscriptions.push(entity);
-    this.subscriptionsCreated += 1;
+    if (type === PLAY_AUDIO_TYPE) this.playAudioSubscriptionsCreated += 1;
     this.syncHandles();
     return entity;
   }
@@ -213,7 +229,21 @@ class FakeNode {
     }
     this.syncs += 1;
   }
-  subscriptionsCreated = 0;
+  playAudioSubscriptionsCreated = 0;
+  /** The /play_audio subscriptions that exist now (the port also keeps /utterance/transcript's for good). */
+  get playAudioSubscriptions() {
+    return this.subscriptions.filter((subscription) => subscription.type === PLAY_AUDIO_TYPE);
+  }
+  subscriptionOf(type: string) {
+    const found = this.subscriptions.find((subscription) => subscription.type === type);
+    assert.ok(found, `no subscription of ${type}`);
+    return found;
+  }
+  publisherOf(type: string) {
+    const found = this.publishers.find((publisher) => publisher.type === type);
+    assert.ok(found, `no publisher of ${type}`);
+    return found;
+  }
   createService(
     type: string,
     name: string,
@@ -225,9 +255,14 @@ class FakeNode {
     return remapped === undefined ? undefined : { serviceName: remapped };
   }
   createPublisher(type: string, topic: string, options: { qos: FakeQoS }): { publish(m: unknown): void } {
-    const publisher = { type, topic, options, published: [] as unknown[] };
+    const publisher: FakeNode['publishers'][number] = { type, topic, options, published: [] };
     this.publishers.push(publisher);
-    return { publish: (message) => publisher.published.push(message) };
+    return {
+      publish: (message) => {
+        if (publisher.failure !== undefined) throw publisher.failure;
+        publisher.published.push(message);
+      },
+    };
   }
   /** rcl_node_resolve_name: the remapping rules of rcl_init applied (how rcl_action names an action). */
   resolveTopicName(name: string): string {
@@ -326,9 +361,9 @@ describe('rclnodejs port wiring', () => {
         { qos: 'qos_profile_services_default' },
       ]),
     );
-    assert.equal(node.subscriptions.length, 0, 'no /play_audio subscription while nobody listens');
+    assert.equal(node.playAudioSubscriptions.length, 0, 'no /play_audio subscription while nobody listens');
     const listening = port.playAudio$.subscribe();
-    const [subscription] = node.subscriptions;
+    const [subscription] = node.playAudioSubscriptions;
     listening.unsubscribe();
     assert.equal(subscription?.type, 'tour_guide_interfaces/msg/PlayAudio');
     assert.equal(subscription.topic, '/play_audio');
@@ -390,7 +425,7 @@ describe('rclnodejs port wiring', () => {
     const { port, node } = setup();
     const received: PlayAudioMsg[] = [];
     port.playAudio$.subscribe((message) => received.push(message));
-    const deliver = node.subscriptions[0]?.callback;
+    const deliver = node.playAudioSubscriptions[0]?.callback;
     assert.ok(deliver);
     deliver({ emotion: 'happy', text: 'hello', audio: Buffer.from([1, 2]) });
     assert.doesNotThrow(() => deliver({ emotion: 'happy', text: 'broken', audio: undefined }));
@@ -400,24 +435,28 @@ describe('rclnodejs port wiring', () => {
 
   it('subscribes to /play_audio only while someone listens: none with no kiosk, one for many, gone after the last', async () => {
     const { port, node } = setup();
-    assert.equal(node.subscriptions.length, 0);
+    assert.equal(node.playAudioSubscriptions.length, 0);
     const first = port.playAudio$.subscribe();
     const second = port.playAudio$.subscribe();
-    assert.equal(node.subscriptions.length, 1);
+    assert.equal(node.playAudioSubscriptions.length, 1);
     first.unsubscribe();
-    assert.equal(node.subscriptions.length, 1, 'one listener left');
+    assert.equal(node.playAudioSubscriptions.length, 1, 'one listener left');
     second.unsubscribe();
-    assert.equal(node.subscriptions.length, 0, 'destroyed after the last listener');
+    assert.equal(node.playAudioSubscriptions.length, 0, 'destroyed after the last listener');
     const again: PlayAudioMsg[] = [];
     const third = port.playAudio$.subscribe((message) => again.push(message));
-    assert.deepEqual([node.subscriptions.length, node.subscriptionsCreated], [1, 2]);
-    node.subscriptions[0]?.callback({ emotion: 'happy', text: 'again', audio: Buffer.from([3]) });
+    assert.deepEqual([node.playAudioSubscriptions.length, node.playAudioSubscriptionsCreated], [1, 2]);
+    node.playAudioSubscriptions[0]?.callback({ emotion: 'happy', text: 'again', audio: Buffer.from([3]) });
     assert.deepEqual(again, [{ emotion: 'happy', text: 'again', audio: new Uint8Array([3]) }]);
     await port.close();
     assert.equal(third.closed, true, 'completed by close');
     let completed = false;
     port.playAudio$.subscribe({ complete: () => (completed = true) });
-    assert.deepEqual([completed, node.subscriptionsCreated], [true, 2], 'nothing subscribed after close');
+    assert.deepEqual(
+      [completed, node.playAudioSubscriptionsCreated],
+      [true, 2],
+      'nothing subscribed after close',
+    );
   });
 
   it('answers microphone calls itself only while nobody listens', () => {
@@ -704,10 +743,10 @@ describe('rclnodejs port: the Converse action', () => {
     client.available = true;
     const turn = recordTurn();
     const audio = new Uint8Array([9, 8, 7]);
-    port.converse({ utterance_id: '', streamed: false, audio }, turn.handler);
+    port.converse({ utterance_id: 'b1-4-2', streamed: false, audio }, turn.handler);
     const [sent] = client.goals;
     assert.ok(sent);
-    assert.deepEqual(sent.goal, { audio });
+    assert.deepEqual(sent.goal, { utterance_id: 'b1-4-2', streamed: false, audio });
     const handle = sent.respond(true);
     await flush();
     sent.feedback(part(1));
@@ -724,6 +763,16 @@ describe('rclnodejs port: the Converse action', () => {
     assert.deepEqual(turn.events.at(-1), { kind: 'finished', result: OK_RESULT });
     assert.equal(turn.events.length, 4);
     assert.equal(handle.cancels, 0);
+  });
+
+  // Issue #39: a streamed utterance's goal names it, so the robot finds its parts on /utterance/audio.
+  it('sends a streamed goal with its utterance_id, streamed true and no audio', () => {
+    const { port, client } = converseSetup();
+    client.available = true;
+    port.converse({ utterance_id: 'b1-4-3', streamed: true, audio: new Uint8Array() }, recordTurn().handler);
+    const [sent] = client.goals;
+    assert.ok(sent);
+    assert.deepEqual(sent.goal, { utterance_id: 'b1-4-3', streamed: true, audio: new Uint8Array() });
   });
 
   // rclnodejs takes one feedback message per executor wake and the result is a service answer: parts
@@ -823,7 +872,10 @@ describe('rclnodejs port: the Converse action', () => {
     const { calls, client } = converseSetup({ callsInFlight: 1 });
     client.available = true;
     const turn = recordTurn();
-    const ticket = calls.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
+    const ticket = calls.converse(
+      { utterance_id: '', streamed: false, audio: new Uint8Array([1]) },
+      turn.handler,
+    );
     const sent = client.goals[0];
     assert.ok(sent);
     const handle = sent.respond(true);
@@ -848,7 +900,10 @@ describe('rclnodejs port: the Converse action', () => {
     const { port, client } = converseSetup();
     client.available = true;
     const turn = recordTurn();
-    const ticket = port.converse({ utterance_id: '', streamed: false, audio: new Uint8Array([1]) }, turn.handler);
+    const ticket = port.converse(
+      { utterance_id: '', streamed: false, audio: new Uint8Array([1]) },
+      turn.handler,
+    );
     ticket.cancel();
     const sent = client.goals[0];
     assert.ok(sent);
@@ -922,6 +977,163 @@ describe('rclnodejs port: the Converse action', () => {
     assert.ok(event?.kind === 'failed' && event.error instanceof RosCallFailedError);
     assert.match(event.error.message, /no action client: tour_guide_interfaces\/action\/Converse not found/);
     assert.ok(logs.some((line) => line['level'] === 40 && line['msg'].includes('Converse')));
+  });
+});
+
+/** A QoS profile as [history, depth, reliability, durability] (FakeQoS: keep-last 1, reliable 1, volatile 2). */
+const profileOf = (qos: FakeQoS) => [qos.history, qos.depth, qos.reliability, qos.durability];
+
+describe('rclnodejs port: the streamed conversation (issue #39)', () => {
+  it('creates the /utterance/audio and /conversation/heard publishers and the /utterance/transcript subscription at start, each reliable, keep-last its depth, volatile', () => {
+    const { node } = setup();
+    const audio = node.publisherOf(ROS_UTTERANCE_AUDIO_TOPIC.type);
+    const heard = node.publisherOf(ROS_HEARD_TOPIC.type);
+    const transcripts = node.subscriptionOf(ROS_TRANSCRIPT_TOPIC.type);
+    assert.deepEqual(
+      [audio.topic, heard.topic, transcripts.topic],
+      ['/utterance/audio', '/conversation/heard', '/utterance/transcript'],
+    );
+    assert.deepEqual(profileOf(audio.options.qos), [1, 256, 1, 2]);
+    assert.deepEqual(profileOf(heard.options.qos), [1, 16, 1, 2]);
+    assert.deepEqual(profileOf(transcripts.options.qos), [1, 16, 1, 2]);
+  });
+
+  it('names the three topics after remapping in the log line of the start', () => {
+    const { logs } = setup({
+      '/utterance/audio': '/robot1/utterance/audio',
+      '/utterance/transcript': '/robot1/utterance/transcript',
+      '/conversation/heard': '/robot1/conversation/heard',
+    });
+    const spinning = logs.find((line) => line['msg'] === 'ROS node spinning');
+    assert.deepEqual(
+      [spinning?.['utteranceAudio'], spinning?.['transcripts'], spinning?.['heard']],
+      ['/robot1/utterance/audio', '/robot1/utterance/transcript', '/robot1/conversation/heard'],
+    );
+  });
+
+  it('arms no timer: an idle bridge spends no CPU on the conversation topics', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const { port, close } = setup();
+    const listening = port.transcripts$.subscribe();
+    assert.equal(timers(), before);
+    listening.unsubscribe();
+    await close();
+  });
+
+  it('publishes the events of an utterance in call order, every field, the audio as an array that owns its buffer', () => {
+    const { port, node } = setup();
+    const published = node.publisherOf(ROS_UTTERANCE_AUDIO_TOPIC.type).published;
+    // A part as the session may hold it: a view into a larger frame (header first).
+    const frame = new Uint8Array([0, 0, 0, 1, 0, 0, 0, 0, 10, 20, 30, 40]);
+    const part = frame.subarray(8);
+    port.publishUtteranceAudio({
+      utterance_id: 'b1-2-1',
+      sequence: 0,
+      event: UtteranceEvent.PART,
+      audio: part,
+    });
+    port.publishUtteranceAudio({
+      utterance_id: 'b1-2-1',
+      sequence: 1,
+      event: UtteranceEvent.PART,
+      audio: new Uint8Array([50]),
+    });
+    port.publishUtteranceAudio({
+      utterance_id: 'b1-2-1',
+      sequence: 2,
+      event: UtteranceEvent.END,
+      audio: new Uint8Array(),
+    });
+    assert.deepEqual(published, [
+      { utterance_id: 'b1-2-1', sequence: 0, event: 0, audio: new Uint8Array([10, 20, 30, 40]) },
+      { utterance_id: 'b1-2-1', sequence: 1, event: 0, audio: new Uint8Array([50]) },
+      { utterance_id: 'b1-2-1', sequence: 2, event: 1, audio: new Uint8Array() },
+    ]);
+    // rclnodejs serialises a typed array from its buffer's offset 0: a view would send the header.
+    const first = published[0] as { audio: Uint8Array };
+    assert.deepEqual([first.audio.byteOffset, first.audio.buffer.byteLength], [0, 4]);
+  });
+
+  it('publishes heard reports with every field', () => {
+    const { port, node } = setup();
+    port.publishHeard({ utterance_id: 'b1-2-1', played_ms: 1234, heard_text: 'Hello there' });
+    assert.deepEqual(node.publisherOf(ROS_HEARD_TOPIC.type).published, [
+      { utterance_id: 'b1-2-1', played_ms: 1234, heard_text: 'Hello there' },
+    ]);
+  });
+
+  it('logs a publish that fails instead of throwing it at the session, and publishes nothing after close', async () => {
+    const { port, node, logs, close } = setup();
+    const audio = node.publisherOf(ROS_UTTERANCE_AUDIO_TOPIC.type);
+    const heard = node.publisherOf(ROS_HEARD_TOPIC.type);
+    audio.failure = new Error('cannot serialise');
+    heard.failure = new Error('cannot serialise');
+    const event = {
+      utterance_id: 'b1-3-1',
+      sequence: 4,
+      event: UtteranceEvent.ABANDONED,
+      audio: new Uint8Array(),
+    };
+    assert.doesNotThrow(() => {
+      port.publishUtteranceAudio(event);
+      port.publishHeard({ utterance_id: 'b1-3-1', played_ms: 1, heard_text: '' });
+    });
+    const errors = logs.filter((line) => line['level'] === 50);
+    assert.deepEqual(
+      errors.map((line) => [line['msg'], line['utteranceId']]),
+      [
+        ['failed to publish on /utterance/audio', 'b1-3-1'],
+        ['failed to publish on /conversation/heard', 'b1-3-1'],
+      ],
+    );
+    assert.equal(errors[0]?.['sequence'], 4);
+    audio.failure = undefined;
+    heard.failure = undefined;
+    await close();
+    assert.doesNotThrow(() => {
+      port.publishUtteranceAudio(event);
+      port.publishHeard({ utterance_id: 'b1-3-1', played_ms: 1, heard_text: '' });
+    });
+    assert.deepEqual([audio.published.length, heard.published.length], [0, 0]);
+  });
+
+  it('hands every transcript taken to every listener of transcripts$ (hot), and completes it on close', async () => {
+    const { port, node, close } = setup();
+    const deliver = node.subscriptionOf(ROS_TRANSCRIPT_TOPIC.type).callback;
+    const first: TranscriptMsg[] = [];
+    const second: TranscriptMsg[] = [];
+    port.transcripts$.subscribe((message) => first.push(message));
+    deliver({ utterance_id: 'b1-1-1', text: '[0.2 s of speech]', final: false });
+    port.transcripts$.subscribe((message) => second.push(message));
+    deliver({ utterance_id: 'b1-1-1', text: '[0.4 s of speech]', final: true });
+    assert.deepEqual(first, [
+      { utterance_id: 'b1-1-1', text: '[0.2 s of speech]', final: false },
+      { utterance_id: 'b1-1-1', text: '[0.4 s of speech]', final: true },
+    ]);
+    assert.deepEqual(second, [{ utterance_id: 'b1-1-1', text: '[0.4 s of speech]', final: true }]);
+    const ended = lastValueFrom(port.transcripts$.pipe(toArray()));
+    await close();
+    assert.deepEqual(await ended, []);
+  });
+
+  it('drops a transcript over its limits or unreadable, saying why, and takes the next', () => {
+    const { port, node, logs } = setup();
+    const deliver = node.subscriptionOf(ROS_TRANSCRIPT_TOPIC.type).callback;
+    const taken: TranscriptMsg[] = [];
+    port.transcripts$.subscribe((message) => taken.push(message));
+    const longest = 'x'.repeat(TRANSCRIPT_LIMITS.textChars);
+    deliver({ utterance_id: 'b1-1-1', text: `${longest}y`, final: false });
+    deliver({ utterance_id: 'u'.repeat(TRANSCRIPT_LIMITS.utteranceIdChars + 1), text: 'hi', final: false });
+    assert.doesNotThrow(() => deliver(undefined));
+    deliver({ utterance_id: 'b1-1-1', text: longest, final: true });
+    assert.deepEqual(taken, [{ utterance_id: 'b1-1-1', text: longest, final: true }]);
+    const warnings = logs.filter((line) => line['level'] === 40).map((line) => line['msg']);
+    assert.deepEqual(warnings, [
+      `dropped a transcript: its text of ${TRANSCRIPT_LIMITS.textChars + 1} characters is over the ${TRANSCRIPT_LIMITS.textChars} limit`,
+      `dropped a transcript: its utterance_id of ${TRANSCRIPT_LIMITS.utteranceIdChars + 1} characters is over the ${TRANSCRIPT_LIMITS.utteranceIdChars} limit`,
+      'dropped a transcript that could not be read',
+    ]);
   });
 });
 

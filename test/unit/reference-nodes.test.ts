@@ -271,6 +271,7 @@ describe('the reference nodes command line', () => {
           file: '/data/t.json',
           maxTours: 50,
           converse: { parts: 1, partMs: 0, mode: 'answer' },
+          recognition: { rt: 0, utteranceWaitMs: 10_000 },
           rosArgs: ['--ros-args', '-r', '__ns:=/r1'],
         },
       },
@@ -288,6 +289,14 @@ describe('the reference nodes command line', () => {
       parts: 50,
       partMs: 60_000,
       mode: 'silent',
+    });
+    const recognition = parseNodeCommandLine(
+      ['demo-chat', '--recognition_rt', '0.3', '--utterance_wait_ms', '600000'],
+      {},
+    );
+    assert.deepEqual(recognition.kind === 'run' && recognition.options.recognition, {
+      rt: 0.3,
+      utteranceWaitMs: 600_000,
     });
     assert.deepEqual(parseNodeCommandLine(['demo-chat', '--help'], {}), { kind: 'help', text: NODE_HELP });
   });
@@ -315,6 +324,19 @@ describe('the reference nodes command line', () => {
       [['demo-chat', '--converse_part_ms', '-1'], /--converse_part_ms must be/],
       [['demo-chat', '--converse_mode', 'loud'], /--converse_mode must be one of answer, silent/],
       [['tour-store', '--file', 'x', '--converse_parts', '2'], /the --converse_\* options are for demo-chat/],
+      [
+        ['demo-chat', '--recognition_rt', '10.5'],
+        /--recognition_rt must be a number from 0 to 10 with at most 3 decimals/,
+      ],
+      [['demo-chat', '--recognition_rt', '-1'], /--recognition_rt must be/],
+      [['demo-chat', '--recognition_rt', '0.1234'], /--recognition_rt must be/],
+      [['demo-chat', '--recognition_rt', '1e1'], /--recognition_rt must be/],
+      [
+        ['demo-chat', '--utterance_wait_ms', '99'],
+        /--utterance_wait_ms must be a whole number from 100 to 600000/,
+      ],
+      [['demo-chat', '--utterance_wait_ms', '600001'], /--utterance_wait_ms must be/],
+      [['tour-store', '--file', 'x', '--recognition_rt', '0.3'], /--recognition_rt is for demo-chat/],
     ];
     for (const [argv, message] of errors) {
       const parsed = parseNodeCommandLine(argv, {});
@@ -330,7 +352,10 @@ class FakeServerGoal implements ConverseGoalLike {
   readonly ended: string[] = [];
   isCancelRequested = false;
   private readonly startedAt = performance.now();
-  constructor(readonly request: { audio: Uint8Array }) {}
+  readonly request: { utterance_id: string; streamed: boolean; audio: Uint8Array };
+  constructor(request: { audio: Uint8Array; utterance_id?: string; streamed?: boolean }) {
+    this.request = { utterance_id: '', streamed: false, ...request };
+  }
   publishFeedback(feedback: { emotion: string; text: string; audio: Uint8Array }): void {
     this.feedback.push({
       ...feedback,

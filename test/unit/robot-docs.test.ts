@@ -5,8 +5,11 @@ import {
   ROS_ACTIONS,
   ROS_MICROPHONE_SERVICE,
   ROS_MICROPHONE_STATE_TOPIC,
+  ROS_HEARD_TOPIC,
   ROS_PLAY_AUDIO_TOPIC,
   ROS_SERVICES,
+  ROS_TRANSCRIPT_TOPIC,
+  ROS_UTTERANCE_AUDIO_TOPIC,
 } from '../../src/port/ros-port.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 
@@ -20,6 +23,9 @@ describe('docs/robot.md, "Connect your robot"', () => {
       ROS_PLAY_AUDIO_TOPIC,
       ROS_MICROPHONE_SERVICE,
       ROS_MICROPHONE_STATE_TOPIC,
+      ROS_UTTERANCE_AUDIO_TOPIC,
+      ROS_TRANSCRIPT_TOPIC,
+      ROS_HEARD_TOPIC,
     ];
     for (const { name, type } of used) {
       const matching = rows.filter((cells) => cells[0] === `\`${name}\``);
@@ -37,5 +43,14 @@ describe('docs/robot.md, "Connect your robot"', () => {
     assert.match(qosOf(ROS_PLAY_AUDIO_TOPIC.name), /reliable, keep all/);
     assert.match(qosOf(ROS_ACTIONS.converse.name), /feedback \(the parts\): reliable, keep all/);
     assert.match(qosOf(ROS_MICROPHONE_STATE_TOPIC.name), /transient local/);
+  });
+
+  it("states the streamed conversation's topics with the depths the bridge uses, reliable and volatile", () => {
+    const row = (name: string) => rows.find((cells) => cells[0] === `\`${name}\``) ?? [];
+    for (const topic of [ROS_UTTERANCE_AUDIO_TOPIC, ROS_TRANSCRIPT_TOPIC, ROS_HEARD_TOPIC]) {
+      const [, , , bridgeCell = '', qosCell = ''] = row(topic.name);
+      assert.match(bridgeCell, new RegExp(`reliable, keep last ${topic.depth}, volatile`), topic.name);
+      assert.match(qosCell, /\*\*reliable\*\*, volatile/, topic.name);
+    }
   });
 });

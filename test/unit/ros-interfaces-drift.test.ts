@@ -116,10 +116,21 @@ describe(`ros/${PACKAGE} matches src/port/ros-messages.ts`, () => {
       it(`${file}: fields match`, () => {
         const section = parseMsg(readPackageFile(file), ctx);
         assertNoDrift(file, section, entry.fields, 'message');
+      });
+
+      const mirrored = 'constants' in entry ? entry.constants : undefined;
+      it(`${file}: constants ${mirrored === undefined ? 'are absent' : `equal their TS table (${mirrored.prefix}*)`}`, () => {
+        const section = parseMsg(readPackageFile(file), ctx);
         assert.deepEqual(
           describeConstants(section.constants),
-          [],
-          `${file}: constants are not mirrored in TS`,
+          mirrored === undefined
+            ? []
+            : Object.entries(mirrored.values).map(
+                ([name, value]) => `${mirrored.type} ${mirrored.prefix}${name}=${value}`,
+              ),
+          mirrored === undefined
+            ? `${file}: constants are not mirrored in TS`
+            : `${file}: constants differ from their table in src/port/ros-messages.ts`,
         );
       });
       continue;

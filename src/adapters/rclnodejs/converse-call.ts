@@ -16,6 +16,13 @@ import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
  * callback, the goal handle's getResult, and cancelGoal when the caller cancels.
  */
 
+/** The goal as rclnodejs serialises it. */
+export interface WireConverseGoal {
+  utterance_id: string;
+  streamed: boolean;
+  audio: Uint8Array;
+}
+
 /** What rclnodejs hands the feedback callback and the result promise (plain objects, typed arrays). */
 export interface WireConverseFeedback {
   emotion: string;
@@ -45,7 +52,7 @@ export interface ConverseActionClientLike {
   /** A graph query, no waiting: is an action server matched right now. */
   isActionServerAvailable(): boolean;
   sendGoal(
-    goal: { audio: Uint8Array },
+    goal: WireConverseGoal,
     feedbackCallback: (feedback: WireConverseFeedback) => void,
   ): Promise<ConverseGoalHandleLike>;
 }
@@ -92,7 +99,7 @@ const cancelIfAccepted = (handle: ConverseGoalHandleLike): void => {
 /** Sends the goal; rclnodejs's callbacks reach the link only. Throws when the goal cannot be sent. */
 const sendGoalThrough = (
   client: ConverseActionClientLike,
-  wireGoal: { audio: Uint8Array },
+  wireGoal: WireConverseGoal,
   link: GoalLink,
 ): void => {
   client
@@ -123,6 +130,16 @@ const getResultThrough = (handle: ConverseGoalHandleLike, link: GoalLink): void 
 
 /** The defaults: a few executor wakes (each well under a millisecond on loopback), bounded. */
 export const RESULT_SETTLE = { ms: 20, maxMs: 200 } as const;
+
+/**
+ * Every field of the goal, the utterance's id and whether it was streamed included: a robot finds a
+ * streamed utterance's audio on /utterance/audio by that id, and a heard report names the turn by it.
+ */
+export const converseGoalToWire = (goal: ConverseGoalMsg): WireConverseGoal => ({
+  utterance_id: goal.utterance_id,
+  streamed: goal.streamed,
+  audio: bytesToWire(goal.audio),
+});
 
 export const converseFeedbackFromWire = (feedback: WireConverseFeedback): ConverseFeedbackMsg => ({
   emotion: feedback.emotion,
@@ -266,7 +283,7 @@ export const callConverse = (
   link.lost = onLost;
   try {
     // rclnodejs serialises the goal here and sends it; a throw is a goal that never left.
-    sendGoalThrough(client, { audio: bytesToWire(goal.audio) }, link);
+    sendGoalThrough(client, converseGoalToWire(goal), link);
   } catch (error) {
     fail(failure(firstLine(error), error));
     return SETTLED_CALL;

@@ -46,6 +46,24 @@ export const microphoneStateQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
     rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
   );
 
+/**
+ * The streamed conversation's topics (/utterance/audio, /utterance/transcript, /conversation/heard):
+ * reliable, keep-last `depth` (each topic's, src/port/ros-port.ts), volatile, the same on the robot's
+ * side (docs/robot.md). Reliable: a lost part is a hole in what the recogniser hears, a lost transcript
+ * or report a stale screen or history. Keep-last, not keep-all: rclnodejs publishes on the event loop,
+ * and a keep-all publisher on rmw_zenoh blocks while the link is congested, so a stalled recogniser
+ * would stall every kiosk; parts come at the speed of speech (the session bounds how far ahead), and
+ * the depth holds seconds of them for a recogniser that lags. Volatile: speech is of its moment, a node
+ * that joins late gets none of what was said before.
+ */
+export const conversationTopicQos = (rcl: Pick<Rclnodejs, 'QoS'>, depth: number) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    depth,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+  );
+
 /** Services use rmw's services profile (reliable, volatile), as rclcpp and rclpy do, so any server matches. */
 export const serviceQos = (rcl: Pick<Rclnodejs, 'QoS'>) => rcl.QoS.profileServicesDefault;
 

@@ -27,6 +27,8 @@ import { createMicrophoneEntities, type MicrophoneEntities } from './microphone-
 import { describeReadiness } from './readiness.js';
 import { callRosService } from './service-call.js';
 import { createPlayAudioSource, type PlayAudioSource } from './play-audio-source.js';
+import { createConversationPublishers, type ConversationPublishers } from './conversation-publishers.js';
+import { createTranscriptSource, type TranscriptSource } from './transcript-source.js';
 
 export interface RclnodejsPortOptions {
   readonly rcl: Rclnodejs;
@@ -68,6 +70,8 @@ export const createRclnodejsPort = ({
   const targets = createCallTargets(rcl, node, chatInterface, logger);
   const playAudio = createPlayAudioSource(rcl, node, lifetime.signal, logger, attachMessageLost);
   const microphone = createMicrophoneEntities(rcl, node, lifetime.signal, logger);
+  const conversation = createConversationPublishers(rcl, node, lifetime.signal, logger);
+  const transcripts = createTranscriptSource(rcl, node, logger);
 
   // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
   // pending async handle keeps the process alive until close().
@@ -82,6 +86,9 @@ export const createRclnodejsPort = ({
       subscribes: playAudio.topic,
       provides: microphone.serviceName,
       publishes: microphone.stateTopic,
+      utteranceAudio: conversation.utteranceAudioTopic,
+      transcripts: transcripts.topic,
+      heard: conversation.heardTopic,
       countsPlayAudioLost: attachMessageLost !== undefined,
     },
     'ROS node spinning',
@@ -98,6 +105,8 @@ export const createRclnodejsPort = ({
     targets,
     playAudio,
     microphone,
+    conversation,
+    transcripts,
   });
 };
 
@@ -131,6 +140,8 @@ interface PortParts {
   readonly targets: CallTargets;
   readonly playAudio: PlayAudioSource;
   readonly microphone: MicrophoneEntities;
+  readonly conversation: ConversationPublishers;
+  readonly transcripts: TranscriptSource;
 }
 
 /** The RosPort over the spinning node: calls, streams, readiness and close. */
@@ -180,6 +191,9 @@ const portOver = (parts: PortParts): RosPort => {
     playAudioLost$: parts.playAudio.lost$,
     microphoneRequests$: parts.microphone.requests$,
     publishMicrophoneEnabled: parts.microphone.publishEnabled,
+    publishUtteranceAudio: parts.conversation.publishUtteranceAudio,
+    transcripts$: parts.transcripts.messages$,
+    publishHeard: parts.conversation.publishHeard,
     readiness: () => {
       // The node spins from its creation until close().
       const spinning = !lifetime.signal.aborted;
@@ -208,6 +222,7 @@ const closeNow = ({
   asleep,
   playAudio,
   microphone,
+  transcripts,
 }: PortParts): Promise<void> => {
   routerLink.close();
   // Before the shutdown: later calls are refused (calls outstanding are the call wrapper's to fail,
@@ -222,6 +237,7 @@ const closeNow = ({
   }
   playAudio.complete();
   microphone.complete();
+  transcripts.complete();
   logger.info({ node: nodeName }, 'ROS node closed');
   return Promise.resolve();
 };

@@ -6,6 +6,8 @@ import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
 import { playAudioToWire, REQUEST_FROM_WIRE, RESPONSE_TO_WIRE } from './node-wire.js';
 import { greetingMessage } from './greeting.js';
+import { recognitionMs, utteranceSeconds } from './recognition-cost.js';
+import { REAL_CLOCK, type StandInClock } from './stand-in-clock.js';
 
 export const DEMO_CHAT_NODE_NAME = 'demo_chat';
 
@@ -21,6 +23,14 @@ export interface DemoChatDeps {
   readonly node: Pick<Node, 'createService' | 'createPublisher'>;
   readonly logger: Logger;
   readonly isClosed: () => boolean;
+  /**
+   * `--recognition_rt`: /chat pays the stand-in recogniser's cost, rt × the utterance's duration, after
+   * the whole utterance arrived and before it answers (the streamed path pays it as the parts arrive).
+   */
+  readonly recognitionRt?: number;
+  readonly clock?: StandInClock;
+  /** /clear_history: the Converse server's dialogue history starts again. */
+  readonly clearHistory?: () => void;
 }
 
 export interface DemoChat {
@@ -56,9 +66,13 @@ const delay = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** The demo robot's conversation side: `/chat` echoes (as the simulation does), `/clear_history` acknowledges. */
+/**
+ * The demo robot's conversation side: `/chat` echoes (as the simulation does) after the stand-in
+ * recogniser's cost, `/clear_history` clears the dialogue history and acknowledges.
+ */
 export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
   const qos = { qos: deps.rcl.QoS.profileServicesDefault };
+  const { recognitionRt = 0, clock = REAL_CLOCK } = deps;
   let historyClears = 0;
 
   deps.node.createService<'tour_guide_interfaces/srv/Chat'>(
@@ -66,13 +80,21 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
     ROS_SERVICES.chat.name,
     qos,
     (request, response) => {
-      try {
-        const answer = echoChat(REQUEST_FROM_WIRE.chat(request));
-        deps.logger.debug({ audioBytes: answer.audio.byteLength }, '/chat');
-        response.send(RESPONSE_TO_WIRE.chat(answer));
-      } catch (error) {
-        deps.logger.warn({ err: error }, 'could not answer a /chat call');
-      }
+      const answer = () => {
+        // Late (after the cost) the node may be closed: its service is gone.
+        if (deps.isClosed()) return;
+        try {
+          const echoed = echoChat(chatRequest);
+          deps.logger.debug({ audioBytes: echoed.audio.byteLength }, '/chat');
+          response.send(RESPONSE_TO_WIRE.chat(echoed));
+        } catch (error) {
+          deps.logger.warn({ err: error }, 'could not answer a /chat call');
+        }
+      };
+      const chatRequest = REQUEST_FROM_WIRE.chat(request);
+      const costMs = recognitionMs(recognitionRt, utteranceSeconds(chatRequest.audio));
+      if (costMs <= 0) answer();
+      else clock.setTimeout(answer, costMs);
     },
   );
   deps.node.createService<'std_srvs/srv/Empty'>(
@@ -81,7 +103,8 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
     qos,
     (_request, response) => {
       historyClears += 1;
-      deps.logger.info({ historyClears }, '/clear_history: the echo keeps no history; acknowledged');
+      deps.clearHistory?.();
+      deps.logger.info({ historyClears }, '/clear_history: the dialogue history starts again');
       // rclnodejs calls this synchronously from its spin loop: a throw here would escape into it.
       try {
         response.send({});

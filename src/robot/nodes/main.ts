@@ -7,6 +7,11 @@ import { DEMO_CHAT_NODE_NAME, serveDemoChat } from './demo-chat-node.js';
 import { parseNodeCommandLine, type NodeOptions } from './node-options.js';
 import { startRosNodeHost, type RosNodeHost } from './ros-node-host.js';
 import { serveTourStore, TOUR_STORE_NODE_NAME } from './tour-store-node.js';
+import { serveHistory } from './history-topics.js';
+import { serveRecognition } from './recognition-topics.js';
+import { REAL_CLOCK } from './stand-in-clock.js';
+import type { StreamingRecogniser } from './streaming-recogniser.js';
+import { ROS_ACTIONS } from '../../port/ros-port.js';
 
 /** On SIGINT/SIGTERM, longest wait for queued tour store writes before exiting anyway. */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
@@ -20,6 +25,7 @@ interface Running {
   readonly host: RosNodeHost;
   readonly store?: DurableTourStore;
   readonly converse?: ConverseServer;
+  readonly recogniser?: StreamingRecogniser;
 }
 
 const runTourStore = async (options: NodeOptions, log: Logger, signal: AbortSignal): Promise<Running> => {
@@ -55,23 +61,54 @@ const runDemoChat = async (options: NodeOptions, log: Logger, signal: AbortSigna
     rosArgs: options.rosArgs,
     signal,
   });
+  const isClosed = () => host.closing.aborted;
+  const recogniser = serveRecognition({
+    rcl: host.rcl,
+    node: host.node,
+    logger: log,
+    isClosed,
+    rt: options.recognition.rt,
+    clock: REAL_CLOCK,
+  });
+  const history = serveHistory({
+    rcl: host.rcl,
+    node: host.node,
+    logger: log,
+    isClosed,
+    // As the action server resolves it (Jazzy's rcl_action does not remap action names).
+    actionName: host.node.resolveTopicName(ROS_ACTIONS.converse.name),
+  });
   const chat = serveDemoChat({
     rcl: host.rcl,
     node: host.node,
     logger: log,
-    isClosed: () => host.closing.aborted,
+    isClosed,
+    recognitionRt: options.recognition.rt,
+    clearHistory: () => {
+      history.clear();
+    },
   });
-  const converse = createConverseServer(options.converse, log, () => host.closing.aborted);
+  const converse = createConverseServer(options.converse, log, isClosed, {
+    recognition: options.recognition,
+    utterances: recogniser,
+    history,
+  });
   const action = serveConverseAction(host.rcl, host.node, converse);
   host.spin();
   log.info(
-    { node: host.nodeName, rmw: host.rmw, action, converse: options.converse },
-    'demo chat serving /chat, /clear_history and the Converse action',
+    {
+      node: host.nodeName,
+      rmw: host.rmw,
+      action,
+      converse: options.converse,
+      recognition: options.recognition,
+    },
+    'demo chat serving /chat, /clear_history and the Converse action, recognising /utterance/audio',
   );
   chat.greet(host.closing).catch((error: unknown) => {
     log.warn({ err: error }, 'the greeting failed');
   });
-  return { host, converse };
+  return { host, converse, recogniser };
 };
 
 const main = async (): Promise<void> => {
@@ -101,6 +138,7 @@ const main = async (): Promise<void> => {
     void (running?.store?.close() ?? Promise.resolve()).then(() => {
       running?.host.close();
       running?.converse?.close();
+      running?.recogniser?.close();
       process.exit(0);
     });
   };

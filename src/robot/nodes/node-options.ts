@@ -4,8 +4,11 @@ import {
   CONVERSE_LIMITS,
   CONVERSE_MODES,
   DEFAULT_CONVERSE,
+  DEFAULT_RECOGNITION,
+  RECOGNITION_LIMITS,
   type ConverseMode,
   type ConverseServerOptions,
+  type RecognitionOptions,
 } from './converse-server.js';
 
 export const NODE_COMMANDS = ['tour-store', 'demo-chat'] as const;
@@ -19,6 +22,8 @@ export interface NodeOptions {
   readonly maxTours: number;
   /** demo-chat only: the Converse action's parts, their spacing, and whether it answers at all. */
   readonly converse: ConverseServerOptions;
+  /** demo-chat only: the stand-in recogniser's cost, and a streamed goal's wait for its utterance. */
+  readonly recognition: RecognitionOptions;
   /** Everything from `--ros-args` on, for rcl_init. */
   readonly rosArgs: readonly string[];
 }
@@ -36,7 +41,9 @@ export const NODE_HELP = [
   'Reference ROS 2 nodes for bring-up and tests (see docs/deployment.md).',
   '  tour-store   serves /tour_list, /tour_get, /tour_create, /tour_update, /tour_delete from a file',
   '  demo-chat    serves /chat (echo), /clear_history and the Converse action /converse (the echo in',
-  '               parts), greets on /play_audio',
+  '               parts, streamed utterances included), greets on /play_audio; recognises',
+  '               /utterance/audio as it arrives (partial and final /utterance/transcript), keeps the',
+  '               dialogue history with /conversation/heard and publishes it on /converse/history',
   '',
   'Options:',
   '  --file <path>       tour-store: the store file (env TOUR_STORE_FILE); its directory must exist',
@@ -44,6 +51,8 @@ export const NODE_HELP = [
   `  --converse_parts <n>    demo-chat: parts of a Converse answer (text sentences, audio slices), 1 to ${CONVERSE_LIMITS.maxParts}. Default: ${DEFAULT_CONVERSE.parts}`,
   `  --converse_part_ms <ms> demo-chat: wait before each part (part k after k × ms), 0 to ${CONVERSE_LIMITS.maxPartMs}. Default: ${DEFAULT_CONVERSE.partMs}`,
   `  --converse_mode <mode>  demo-chat: answer, or silent (accepts goals, never answers; cancel ends them). Default: ${DEFAULT_CONVERSE.mode}`,
+  `  --recognition_rt <x>    demo-chat: the stand-in recogniser's cost, x × the speech's duration (0.3: 300 ms a second), paid per part as a streamed utterance arrives, after the whole one on /chat and a whole Converse goal; 0 to ${RECOGNITION_LIMITS.maxRt}. Default: ${DEFAULT_RECOGNITION.rt}`,
+  `  --utterance_wait_ms <ms> demo-chat: how long a streamed Converse goal waits for its utterance's END and recognition before it is answered INVALID, ${RECOGNITION_LIMITS.minWaitMs} to ${RECOGNITION_LIMITS.maxWaitMs}. Default: ${DEFAULT_RECOGNITION.utteranceWaitMs}`,
   `  --log_level <level> ${LOG_LEVELS.join(', ')}. Default: info`,
   '  --help              print this help and exit',
   'Arguments after --ros-args go to ROS (remapping, namespace).',
@@ -68,6 +77,8 @@ export const parseNodeCommandLine = (
   let converseParts = DEFAULT_CONVERSE.parts;
   let conversePartMs = DEFAULT_CONVERSE.partMs;
   let converseMode: ConverseMode = DEFAULT_CONVERSE.mode;
+  let recognitionRt = DEFAULT_RECOGNITION.rt;
+  let utteranceWaitMs = DEFAULT_RECOGNITION.utteranceWaitMs;
   for (let index = 0; index < rest.length; index += 2) {
     const flag = rest[index] ?? '';
     const value = rest[index + 1];
@@ -115,12 +126,38 @@ export const parseNodeCommandLine = (
         }
         converseMode = value as ConverseMode;
         break;
+      case '--recognition_rt':
+        if (!/^\d{1,2}(\.\d{1,3})?$/.test(value) || Number(value) > RECOGNITION_LIMITS.maxRt) {
+          return {
+            kind: 'error',
+            message: `--recognition_rt must be a number from 0 to ${RECOGNITION_LIMITS.maxRt} with at most 3 decimals`,
+          };
+        }
+        recognitionRt = Number(value);
+        break;
+      case '--utterance_wait_ms':
+        if (
+          !/^\d{1,6}$/.test(value) ||
+          Number(value) < RECOGNITION_LIMITS.minWaitMs ||
+          Number(value) > RECOGNITION_LIMITS.maxWaitMs
+        ) {
+          return {
+            kind: 'error',
+            message: `--utterance_wait_ms must be a whole number from ${RECOGNITION_LIMITS.minWaitMs} to ${RECOGNITION_LIMITS.maxWaitMs}`,
+          };
+        }
+        utteranceWaitMs = Number(value);
+        break;
       default:
         return { kind: 'error', message: `unknown option ${flag}; see --help` };
     }
   }
   if (command === 'tour-store' && own.some((flag) => flag.startsWith('--converse_'))) {
     return { kind: 'error', message: 'the --converse_* options are for demo-chat' };
+  }
+  const recognitionFlag = own.find((flag) => flag === '--recognition_rt' || flag === '--utterance_wait_ms');
+  if (command === 'tour-store' && recognitionFlag !== undefined) {
+    return { kind: 'error', message: `${recognitionFlag} is for demo-chat` };
   }
   if (command === 'tour-store' && file === undefined) {
     return { kind: 'error', message: 'tour-store needs --file <path> (or TOUR_STORE_FILE)' };
@@ -133,6 +170,7 @@ export const parseNodeCommandLine = (
       file,
       maxTours,
       converse: { parts: converseParts, partMs: conversePartMs, mode: converseMode },
+      recognition: { rt: recognitionRt, utteranceWaitMs },
       rosArgs,
     },
   };

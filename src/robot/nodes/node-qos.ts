@@ -14,3 +14,28 @@ export const speechPublisherQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
     rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
     rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
   );
+
+/**
+ * The streamed conversation's topics as the demo chat meets them (/utterance/audio and
+ * /conversation/heard subscribed, /utterance/transcript published): reliable, keep-last `depth` (each
+ * topic's, src/port/ros-port.ts), volatile, as docs/robot.md asks of a robot and as the bridge uses them.
+ */
+export const conversationQos = (rcl: Pick<Rclnodejs, 'QoS'>, depth: number) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    depth,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
+  );
+
+/**
+ * A state published on change (the demo chat's /converse/history): reliable, keep-last 1, transient
+ * local, so a node that subscribes later (transient local too) gets the last one at once.
+ */
+export const latestStateQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
+  new rcl.QoS(
+    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
+    1,
+    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
+    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
+  );

@@ -1,17 +1,27 @@
-import type { PlayAudioMsg } from '../../port/ros-messages.js';
+import type {
+  ConverseGoalMsg,
+  HeardMsg,
+  PlayAudioMsg,
+  TranscriptMsg,
+  UtteranceAudioMsg,
+} from '../../port/ros-messages.js';
 import type { RosRequest, RosResponse, RosServiceKey } from '../../port/ros-port.js';
 import {
   requestCopies,
   responseCopies,
+  type WireHeard,
   type WirePlayAudio,
   type WireRequest,
   type WireResponse,
+  type WireTranscript,
+  type WireUtteranceAudio,
 } from '../../port/ros-wire.js';
 import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
 
 /*
  * The server side of the port's services, as the reference nodes serve them: what rclnodejs hands a
- * service callback, and what the callback sends back; and the /play_audio the demo chat publishes.
+ * service callback, and what the callback sends back; the /play_audio the demo chat publishes; the
+ * streamed conversation's topics and the Converse goal as the demo chat takes them.
  * The bridge's adapter does the client side (src/adapters/rclnodejs/wire.ts) with the same field copies.
  */
 
@@ -27,4 +37,36 @@ export const playAudioToWire = (message: PlayAudioMsg): WirePlayAudio => ({
   emotion: message.emotion,
   text: message.text,
   audio: bytesToWire(message.audio),
+});
+
+export const utteranceAudioFromWire = (message: WireUtteranceAudio): UtteranceAudioMsg => ({
+  utterance_id: message.utterance_id,
+  sequence: message.sequence,
+  event: message.event,
+  audio: bytesFromWire(message.audio),
+});
+
+export const transcriptToWire = (message: TranscriptMsg): WireTranscript => ({
+  utterance_id: message.utterance_id,
+  text: message.text,
+  final: message.final,
+});
+
+export const heardFromWire = (message: WireHeard): HeardMsg => ({
+  utterance_id: message.utterance_id,
+  played_ms: message.played_ms,
+  heard_text: message.heard_text,
+});
+
+/** A goal as rclnodejs hands it to the action server's execute callback. */
+export interface WireConverseGoal {
+  readonly utterance_id: string;
+  readonly streamed: boolean;
+  readonly audio: number[] | Uint8Array;
+}
+
+export const converseGoalFromWire = (goal: WireConverseGoal): ConverseGoalMsg => ({
+  utterance_id: goal.utterance_id,
+  streamed: goal.streamed,
+  audio: bytesFromWire(goal.audio),
 });
