@@ -4,7 +4,7 @@
  * clients for /ws), prints the tables and writes the results file. See docs/performance.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { log } from './lib/log.js';
 import { checkQuiet, describeMachine, readRssBytes, type QuietCheck } from './lib/machine.js';
@@ -22,12 +22,14 @@ import { parseBenchArgs, USAGE } from './lib/profiles.js';
 import { uwsChoice } from '../src/transport/uws-build.js';
 import { checkTargets, renderReport } from './lib/report.js';
 import type { BenchResults, Skipped } from './lib/results.js';
+import { mergeResults } from './lib/results-merge.js';
 import { measureChat } from './lib/scenario-chat.js';
 import { measureMemoryAndFanout } from './lib/scenario-fleet.js';
 import { measureGet, measureWrite } from './lib/scenario-http.js';
 import { round } from './lib/stats.js';
 import { checkWrkScripts, ensureWrk, type WrkAvailability } from './lib/wrk.js';
 import { measureTtfs } from './lib/ttfs.js';
+import { measureStreamedTtfs } from './lib/ttfs-streaming.js';
 
 const build = (): void => {
   log('building dist/ (tsc -p tsconfig.build.json)');
@@ -71,6 +73,13 @@ const main = async (): Promise<number> => {
   const { profile } = args;
   const startedAt = new Date().toISOString();
   const started = performance.now();
+
+  const out = isAbsolute(args.out) ? args.out : join(ROOT, args.out);
+  // Read first, so a missing file or one of another mode fails before minutes of measuring.
+  const mergeBase = args.merge ? (JSON.parse(readFileSync(out, 'utf8')) as BenchResults) : undefined;
+  if (mergeBase !== undefined && mergeBase.mode !== profile.mode) {
+    throw new Error(`--merge: ${out} is a ${mergeBase.mode} run, this one is ${profile.mode}`);
+  }
 
   const quietBefore = checkQuiet();
   log(`${profile.mode} run; ${describeQuiet(quietBefore)}`);
@@ -154,10 +163,38 @@ const main = async (): Promise<number> => {
         if (row.problems.length > 0)
           throw new Error(`ttfs on ${chatInterface}: ${row.problems.slice(0, 3).join('; ')}`);
         log(
-          `ttfs ${chatInterface}: first byte p50 ${row.firstByte.p50} ms, p99 ${row.firstByte.p99} ms; added per part p50 ${row.addedPerPart.p50} ms, p99 ${row.addedPerPart.p99} ms`,
+          `ttfs ${chatInterface}: first byte p50 ${row.p50} ms, p99 ${row.p99} ms; added per part p50 ${row.addedPerPart.p50} ms, p99 ${row.addedPerPart.p99} ms`,
         );
         rows.push(row);
       }
+      // Streamed against whole on one bridge: the Converse action and the recogniser stand-in.
+      const { streaming } = ttfs;
+      const bridge = await startBridge('bridge', [
+        '--chat_interface',
+        'action',
+        '--sim_chat_parts',
+        String(ttfs.parts),
+        '--sim_part_ms',
+        String(ttfs.partMs),
+        '--sim_recognition_rt',
+        String(streaming.recognitionRt),
+      ]);
+      const streamedRows = await measureStreamedTtfs({
+        url: bridge.wsUrl,
+        parts: ttfs.parts,
+        partMs: ttfs.partMs,
+        ...streaming,
+      });
+      await bridge.stop();
+      const streamingProblems = streamedRows.flatMap((row) => row.problems);
+      if (streamingProblems.length > 0)
+        throw new Error(`ttfs streamed/whole: ${streamingProblems.slice(0, 3).join('; ')}`);
+      for (const row of streamedRows) {
+        log(
+          `ttfs ${row.upload} ${row.utteranceMs} ms: p50 ${row.p50} ms, p99 ${row.p99} ms; added per part p50 ${row.addedPerPart.p50} ms`,
+        );
+      }
+      rows.push(...streamedRows);
       scenarios.ttfs = { rows };
     }
     const wantsRest = args.only.has('get') || args.only.has('write') || args.only.has('chat');
@@ -246,12 +283,12 @@ const main = async (): Promise<number> => {
       },
       scenarios,
     };
-    const results: BenchResults = { ...partial, targets: checkTargets(partial) };
-    const out = isAbsolute(args.out) ? args.out : join(ROOT, args.out);
+    const whole = mergeBase === undefined ? partial : mergeResults(mergeBase, partial);
+    const results: BenchResults = { ...whole, targets: checkTargets(whole) };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${renderReport(results)}\n`);
-    log(`wrote ${out}`);
+    log(`${args.merge ? `merged ${Object.keys(scenarios).join(', ')} into` : 'wrote'} ${out}`);
     if (!quietAfter.quiet) log(`WARNING: the machine was not quiet at the end: ${describeQuiet(quietAfter)}`);
     return 0;
   }

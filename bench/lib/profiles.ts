@@ -48,6 +48,21 @@ export interface BenchProfile {
     /** Unmeasured turns per interface first (JIT, socket buffers). */
     readonly warmupTurns: number;
     readonly turns: number;
+    /**
+     * Streamed against whole (issue #39), `--chat_interface action` on the simulation with a recogniser
+     * stand-in of cost `recognitionRt` × the speech, the same answer pipeline as above: per length, one
+     * kiosk streams `streamPartMs` parts in real time, another sends the whole WAV once the speech is over;
+     * their turns alternate.
+     */
+    readonly streaming: {
+      readonly utteranceMs: readonly number[];
+      readonly streamPartMs: number;
+      readonly recognitionRt: number;
+      /** Unmeasured 1 s turns per way up first. */
+      readonly warmupTurns: number;
+      /** Measured turns per way up and length: streamed turns take their speech's time, so few. */
+      readonly turns: number;
+    };
   };
 }
 
@@ -84,7 +99,21 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
     },
     memory: { sessions: 1000, settleMs: 1_500 },
     // 32,000 B is 1 s of the kiosk's 16 kHz 16-bit mono audio (docs/protocol.md, "Audio format").
-    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 400, warmupTurns: 2, turns: 40 },
+    ttfs: {
+      utteranceBytes: 32_000,
+      parts: 3,
+      partMs: 400,
+      warmupTurns: 2,
+      turns: 40,
+      // 10 turns each: 21 s of speech per round of streamed turns, about 6 minutes in all.
+      streaming: {
+        utteranceMs: [1000, 5000, 15_000],
+        streamPartMs: 100,
+        recognitionRt: 0.3,
+        warmupTurns: 1,
+        turns: 10,
+      },
+    },
   },
   quick: {
     mode: 'quick',
@@ -113,7 +142,20 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 4,
     },
     memory: { sessions: 1000, settleMs: 800 },
-    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 400, warmupTurns: 1, turns: 10 },
+    ttfs: {
+      utteranceBytes: 32_000,
+      parts: 3,
+      partMs: 400,
+      warmupTurns: 1,
+      turns: 10,
+      streaming: {
+        utteranceMs: [1000, 5000],
+        streamPartMs: 100,
+        recognitionRt: 0.3,
+        warmupTurns: 1,
+        turns: 3,
+      },
+    },
   },
   smoke: {
     mode: 'smoke',
@@ -142,7 +184,20 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       processes: 2,
     },
     memory: { sessions: 40, settleMs: 100 },
-    ttfs: { utteranceBytes: 32_000, parts: 3, partMs: 20, warmupTurns: 1, turns: 3 },
+    ttfs: {
+      utteranceBytes: 32_000,
+      parts: 3,
+      partMs: 20,
+      warmupTurns: 1,
+      turns: 3,
+      streaming: {
+        utteranceMs: [300, 600],
+        streamPartMs: 100,
+        recognitionRt: 0.3,
+        warmupTurns: 0,
+        turns: 2,
+      },
+    },
   },
 };
 
@@ -170,13 +225,19 @@ export interface BenchArgs {
    * setting: with `--compare` naming the same build, its cost side by side.
    */
   readonly serviceEnv: Readonly<Record<string, string>>;
+  /**
+   * Put this run's scenarios into the existing results file (`--out`), replacing those scenarios there and
+   * recording the run beside them, rather than writing a file of these scenarios alone.
+   */
+  readonly merge: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
-                      [--compare <file>] [--env NAME=VALUE]...
-  (default)       full run, about 7 minutes (10 with --compare); writes bench/results.json
-  --quick         short run, about 1.5 minutes; writes bench/results-quick.json
+                      [--compare <file>] [--env NAME=VALUE]... [--merge]
+  (default)       full run, about 14 minutes (17 with --compare; ttfs's streamed turns take 6 of them);
+                  writes bench/results.json
+  --quick         short run, about 2.5 minutes; writes bench/results-quick.json
   --smoke         seconds; proves the harness works (the smoke test runs it); writes bench/results-smoke.json
   --only          run only these scenarios
   --from-source   run the service from src/ through tsx instead of building dist/
@@ -185,7 +246,9 @@ export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>]
   --cpu-prof DIR  run the bridge under node --cpu-prof, profile written to DIR when it stops
   --service FILE  measure this build of the service (its dist/src/server.js) instead of building this tree
   --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline
-  --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)`;
+  --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)
+  --merge         put the scenarios run into the existing results file (same mode), replacing those there,
+                  the run recorded beside them and every target judged again`;
 
 export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv): BenchArgs | string => {
   let mode: BenchProfile['mode'] = 'full';
@@ -198,6 +261,7 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
   let service: string | undefined;
   let compare: string | undefined;
   const serviceEnv: Record<string, string> = {};
+  let merge = false;
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     const value = () => {
@@ -252,6 +316,9 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
           only = new Set(names as ScenarioName[]);
           break;
         }
+        case '--merge':
+          merge = true;
+          break;
         case '--help':
         case '-h':
           return USAGE;
@@ -278,5 +345,6 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
     service,
     compare,
     serviceEnv,
+    merge,
   };
 };

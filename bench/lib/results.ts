@@ -100,21 +100,35 @@ export interface MemoryFigures {
   readonly afterAllRssBytes?: number;
 }
 
-/** Time to first sound with one chat interface (scenario 6). */
-export interface TtfsRow {
+/**
+ * Time to first sound (scenario 6): one row per chat interface, way up and utterance length. Its latency
+ * figures (samples, p50, p99, max, mean; ms) run from the end of speech, the moment the whole frame or the
+ * last part was handed to the socket, to the first byte of the answer (its first pair's metadata).
+ */
+export interface TtfsRow extends LatencySummary {
   readonly chatInterface: 'service' | 'action';
+  /** One binary frame once the visitor stopped (`whole`), or parts while they spoke (`streamed`). */
+  readonly upload: 'whole' | 'streamed';
+  /** The utterance's speech, at 16 kHz 16-bit mono (32 bytes a millisecond). */
+  readonly utteranceMs: number;
+  /** Bytes sent: the whole frame (a WAV file, or raw bytes), or the PCM of all parts. */
   readonly utteranceBytes: number;
+  /** `streamed`: the audio in each part, and the time between parts (real time); 0 for `whole`. */
+  readonly streamPartMs: number;
+  /** The simulated recogniser's cost, `--sim_recognition_rt`: rt × the speech's duration. */
+  readonly recognitionRt: number;
+  /** The simulation's answer: `parts` parts `partMs` apart (--sim_chat_parts, --sim_part_ms). */
   readonly parts: number;
   readonly partMs: number;
   readonly turns: number;
-  /** From the utterance's last byte handed to the socket to the first byte of the answer (its first pair). */
-  readonly firstByte: LatencySummary;
   /**
-   * What the bridge adds per part: a part's arrival (its complete pair) minus the time the simulation
-   * scheduled it (last byte sent + k × partMs; for `service` the one answer at parts × partMs).
+   * What the bridge adds per part: a part's arrival (its complete pair) minus the simulation's model of it,
+   * from the end of speech: the recognition still due (`whole`: rt × the utterance; `streamed`: rt × the
+   * last part, the earlier ones done while it was spoken), then k × partMs (for `service` the one answer at
+   * parts × partMs).
    */
   readonly addedPerPart: LatencySummary;
-  /** Turns that did not end as `answered` with every part whole, in order. */
+  /** Turns that did not end as `answered` with every part whole, in order (and, streamed, a final transcript). */
   readonly problems: readonly string[];
 }
 
@@ -150,4 +164,15 @@ export interface BenchResults {
     };
   };
   readonly targets: readonly TargetCheck[];
+  /** Later runs of some scenarios put into this file (`--merge`): the figures of those scenarios are theirs. */
+  readonly merged?: readonly MergedRun[];
+}
+
+/** A run of some scenarios merged into a results file: which, when, on what machine load, with what settings. */
+export interface MergedRun {
+  readonly scenarios: readonly string[];
+  readonly startedAt: string;
+  readonly durationS: number;
+  readonly quiet: { readonly before: QuietCheck; readonly after: QuietCheck };
+  readonly settings: Readonly<Record<string, unknown>>;
 }

@@ -22,6 +22,7 @@ export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
       latencyMs: options.sim_latency_ms,
       chatParts: options.sim_chat_parts,
       partMs: options.sim_part_ms,
+      recognitionRt: options.sim_recognition_rt,
     });
     log.warn(
       {
@@ -29,6 +30,7 @@ export const loadBackend = (options: Options, log: Logger): LoadedBackend => {
         simLatencyMs: options.sim_latency_ms,
         simChatParts: options.sim_chat_parts,
         simPartMs: options.sim_part_ms,
+        simRecognitionRt: options.sim_recognition_rt,
       },
       `${sim.description}: chosen with --backend sim; tours live in memory and are lost on exit`,
     );

@@ -25,6 +25,17 @@ const integer = (min: number, max: number) =>
     v.maxValue(max, `must be a whole number from ${min} to ${max}`),
   );
 
+/** A decimal such as 0.3 (no sign, no exponent), checked against its range. */
+const decimal = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,6}(\.\d{1,6})?$/, `must be a number from ${min} to ${max}, such as 0.3`),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be a number from ${min} to ${max}, such as 0.3`),
+    v.maxValue(max, `must be a number from ${min} to ${max}, such as 0.3`),
+  );
+
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   v.picklist(values, `must be one of ${values.join(', ')}`);
 
@@ -242,6 +253,12 @@ export const OPTION_SPECS = {
     '0',
     'sim backend only: wait before each part of the echo answer: /chat answers after parts × this, the Converse action sends part k after k × this',
     integer(0, 60_000),
+  ),
+  sim_recognition_rt: option(
+    'sim_recognition_rt',
+    '0',
+    'sim backend only: cost of the simulated speech recogniser, as a share of the speech it hears (0.3: 300 ms per second of speech). A streamed utterance is recognised part by part as it arrives, with a partial transcript after each; a whole one (a Converse goal with audio, /chat) after it has all arrived, before the answer. 0: no recognition time',
+    decimal(0, 10),
   ),
 } as const satisfies Record<string, OptionSpec>;
 

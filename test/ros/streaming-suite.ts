@@ -6,7 +6,7 @@ import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { encodePartFrame } from '../../src/protocol/ws-wire.js';
 import { echoChatParts } from '../../src/robot/echo-chat.js';
 import { historyTopicOf } from '../../src/robot/nodes/history-topics.js';
-import { pcmSeconds, transcriptText } from '../../src/robot/nodes/recognition-cost.js';
+import { pcmSeconds, transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';
 import type { Child } from './processes.js';
 import { ALL_SERVERS, GRAPH_LIMITS, pollUntil, readyDetail, type Bridge, type RosGraph } from './graph.js';

@@ -1,4 +1,4 @@
-import type { StandInClock } from '../../src/robot/nodes/stand-in-clock.js';
+import type { StandInClock, StandInTimer } from '../../src/robot/speech/stand-in-clock.js';
 
 /** A clock the test moves by hand: timers run only inside `advance`, in the order they fall due. */
 export class ManualClock implements StandInClock {
@@ -9,15 +9,17 @@ export class ManualClock implements StandInClock {
   now(): number {
     return this.nowMs;
   }
-  setTimeout(callback: () => void, ms: number): unknown {
+  later(ms: number, callback: () => void): StandInTimer {
     this.nextId += 1;
-    this.timers.set(this.nextId, { at: this.nowMs + Math.max(0, ms), callback });
-    return this.nextId;
+    const id = this.nextId;
+    this.timers.set(id, { at: this.nowMs + Math.max(0, ms), callback });
+    return {
+      cancel: () => {
+        this.timers.delete(id);
+      },
+    };
   }
-  clearTimeout(handle: unknown): void {
-    if (typeof handle === 'number') this.timers.delete(handle);
-  }
-  /** Timers set and not yet run or cleared. */
+  /** Timers set and not yet run or cancelled. */
   get pending(): number {
     return this.timers.size;
   }

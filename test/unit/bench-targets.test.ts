@@ -8,6 +8,7 @@ import type {
   FanoutRow,
   HttpFigures,
   HttpGetRow,
+  TtfsRow,
 } from '../../bench/lib/results.js';
 import type { LatencySummary } from '../../bench/lib/stats.js';
 
@@ -84,6 +85,26 @@ const fanoutRow = (sessions: number, p99: number, incompleteRounds = 0): FanoutR
   problems: [],
   serverCpuPercent: 20,
   clientCpuPercent: [5],
+});
+
+const ttfsRow = (
+  upload: TtfsRow['upload'],
+  utteranceMs: number,
+  p50: number,
+  options: { chatInterface?: TtfsRow['chatInterface']; recognitionRt?: number } = {},
+): TtfsRow => ({
+  chatInterface: options.chatInterface ?? 'action',
+  upload,
+  utteranceMs,
+  utteranceBytes: utteranceMs * 32,
+  streamPartMs: upload === 'streamed' ? 100 : 0,
+  recognitionRt: options.recognitionRt ?? 0.3,
+  parts: 3,
+  partMs: 400,
+  turns: 10,
+  ...latency(p50, p50 + 5),
+  addedPerPart: latency(1, 2),
+  problems: [],
 });
 
 type Scenarios = BenchResults['scenarios'];
@@ -175,6 +196,45 @@ describe('bench targets', () => {
     assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 39.9)] } })[target], true);
     assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 40)] } })[target], false);
     assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 10, 1)] } })[target], false);
+  });
+
+  it('time to first sound, streamed: 15 s within 50 ms of 1 s at p50, either way', () => {
+    const target = 'time to first sound, streamed: 15 s within 50 ms of 1 s at p50';
+    const rows = (p50At1: number, p50At15: number) => ({
+      ttfs: { rows: [ttfsRow('streamed', 1000, p50At1), ttfsRow('streamed', 15_000, p50At15)] },
+    });
+    assert.deepEqual(verdicts(rows(430, 480)), { [target]: true });
+    assert.deepEqual(verdicts(rows(430, 380)), { [target]: true });
+    assert.deepEqual(verdicts(rows(430, 480.01)), { [target]: false });
+    assert.deepEqual(verdicts(rows(430, 379.9)), { [target]: false });
+  });
+
+  it('time to first sound at 5 s: streamed at least 1 s below whole at p50', () => {
+    const target = 'time to first sound at 5 s: streamed ≥ 1 s below whole at p50';
+    const rows = (streamed: number, whole: number) => ({
+      ttfs: { rows: [ttfsRow('streamed', 5000, streamed), ttfsRow('whole', 5000, whole)] },
+    });
+    assert.deepEqual(verdicts(rows(430, 1430)), { [target]: true });
+    assert.deepEqual(verdicts(rows(430.5, 1430)), { [target]: false });
+  });
+
+  it('time to first sound: judges only the streamed and whole rows on the recogniser stand-in, at 1, 5 and 15 s', () => {
+    assert.deepEqual(
+      verdicts({
+        ttfs: {
+          rows: [
+            // The interface comparison (no recogniser), other lengths, /chat: none of these are judged.
+            ttfsRow('whole', 1000, 400, { recognitionRt: 0 }),
+            ttfsRow('streamed', 300, 430),
+            ttfsRow('whole', 600, 580),
+            ttfsRow('streamed', 5000, 430, { chatInterface: 'service' }),
+            ttfsRow('whole', 5000, 1900),
+            ttfsRow('streamed', 15_000, 9000, { recognitionRt: 0 }),
+          ],
+        },
+      }),
+      {},
+    );
   });
 
   it('memory: under 30 KiB per idle session, judged only with 1,000 sessions', () => {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { helpText, OPTION_SPECS, parseCommandLine } from '../../src/cli/options.js';
 import { conversationLimits } from '../../src/app/compose.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+import { MAX_RECOGNITION_RT } from '../../src/robot/speech/recognition-cost.js';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {
   const parsed = parseCommandLine(argv, env);
@@ -82,6 +83,21 @@ describe('command line', () => {
       assert.match(error(['--sim_chat_parts', bad]), /--sim_chat_parts must be a whole number from 1 to 50/);
     }
     assert.match(error(['--sim_part_ms', '60001']), /--sim_part_ms must be a whole number from 0 to 60000/);
+  });
+
+  it('takes the recogniser stand-in’s cost: --sim_recognition_rt 0..10, decimals, default 0 (no recognition time)', () => {
+    assert.equal(run([]).sim_recognition_rt, 0);
+    assert.equal(run(['--sim_recognition_rt', '0.3']).sim_recognition_rt, 0.3);
+    assert.equal(run(['--sim_recognition_rt=10']).sim_recognition_rt, MAX_RECOGNITION_RT);
+    assert.equal(run([], { TOUR_BRIDGE_SIM_RECOGNITION_RT: '1.25' }).sim_recognition_rt, 1.25);
+    for (const bad of ['-0.1', '10.01', '1e-1', '.3', '0.3.1', 'fast', '', 'NaN']) {
+      assert.match(
+        error(['--sim_recognition_rt', bad]),
+        /--sim_recognition_rt must be a number from 0 to 10, such as 0.3/,
+        bad,
+      );
+    }
+    assert.match(helpText(), /--sim_recognition_rt <value> \(a number from 0 to 10, such as 0.3\)/);
   });
 
   it('takes --ros_calls_in_flight from 1 to 1000, default 10 (the services QoS depth)', () => {

@@ -36,6 +36,21 @@ describe('npm run demo', () => {
     assert.equal(parsed.options.host, '0.0.0.0');
   });
 
+  it('takes every `npm run demo -- …` command the README shows', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const commands = [...readme.matchAll(/`npm run demo -- ([^`]+)`/g)].map((match) => match[1] ?? '');
+    assert.ok(
+      commands.some((command) => command.includes('--sim_recognition_rt')),
+      'the README shows the demo with streaming',
+    );
+    for (const command of commands) {
+      const parsed = parseCommandLine(demoArguments(command.trim().split(/\s+/)), {});
+      // `--help` is a command the README shows too: it prints the options instead of running.
+      const expected = command.trim() === '--help' ? 'help' : 'run';
+      assert.equal(parsed.kind, expected, `npm run demo -- ${command}: ${JSON.stringify(parsed)}`);
+    }
+  });
+
   it('leaves the service’s own default on all interfaces (the image publishes its port)', () => {
     const parsed = parseCommandLine([], {});
     assert.ok(parsed.kind === 'run', JSON.stringify(parsed));

@@ -9,8 +9,13 @@ import { bytesToWire } from '../../binding/wire-bytes.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
 import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { MAX_RECOGNITION_RT, recognitionMs, transcriptText, utteranceSeconds } from './recognition-cost.js';
-import { REAL_CLOCK, type StandInClock } from './stand-in-clock.js';
+import {
+  MAX_RECOGNITION_RT,
+  recognitionMs,
+  transcriptText,
+  utteranceSeconds,
+} from '../speech/recognition-cost.js';
+import { REAL_CLOCK, type StandInClock } from '../speech/stand-in-clock.js';
 import type { StreamingRecogniser, UtteranceOutcome } from './streaming-recogniser.js';
 
 /**
@@ -38,7 +43,7 @@ export const DEFAULT_CONVERSE: ConverseServerOptions = { parts: 1, partMs: 0, mo
 
 /** What the demo chat recognises with, and how long a streamed goal waits for its utterance. */
 export interface RecognitionOptions {
-  /** `--recognition_rt`: recognising takes rt × the speech's duration (recognition-cost.ts). */
+  /** `--recognition_rt`: recognising takes rt × the speech's duration (speech/recognition-cost.ts). */
   readonly rt: number;
   /**
    * `--utterance_wait_ms`: how long a streamed goal waits for its utterance's END and the recognition
@@ -114,9 +119,9 @@ export const createConverseServer = (
   /** Resolves after `ms`, or at once when the goal is woken (cancel, close). */
   const wait = (state: RunningGoal, ms: number | undefined): Promise<void> =>
     new Promise((resolve) => {
-      const timer = ms === undefined ? undefined : clock.setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : clock.later(ms, done);
       function done() {
-        clock.clearTimeout(timer);
+        timer?.cancel();
         resolve();
       }
       state.wake = done;

@@ -6,8 +6,8 @@ import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
 import { playAudioToWire, REQUEST_FROM_WIRE, RESPONSE_TO_WIRE } from './node-wire.js';
 import { greetingMessage } from './greeting.js';
-import { recognitionMs, utteranceSeconds } from './recognition-cost.js';
-import { REAL_CLOCK, type StandInClock } from './stand-in-clock.js';
+import { recognitionMs, utteranceSeconds } from '../speech/recognition-cost.js';
+import { REAL_CLOCK, type StandInClock } from '../speech/stand-in-clock.js';
 
 export const DEMO_CHAT_NODE_NAME = 'demo_chat';
 
@@ -94,7 +94,7 @@ export const serveDemoChat = (deps: DemoChatDeps): DemoChat => {
       const chatRequest = REQUEST_FROM_WIRE.chat(request);
       const costMs = recognitionMs(recognitionRt, utteranceSeconds(chatRequest.audio));
       if (costMs <= 0) answer();
-      else clock.setTimeout(answer, costMs);
+      else clock.later(costMs, answer);
     },
   );
   deps.node.createService<'std_srvs/srv/Empty'>(

@@ -9,7 +9,7 @@ import { startRosNodeHost, type RosNodeHost } from './ros-node-host.js';
 import { serveTourStore, TOUR_STORE_NODE_NAME } from './tour-store-node.js';
 import { serveHistory } from './history-topics.js';
 import { serveRecognition } from './recognition-topics.js';
-import { REAL_CLOCK } from './stand-in-clock.js';
+import { REAL_CLOCK } from '../speech/stand-in-clock.js';
 import type { StreamingRecogniser } from './streaming-recogniser.js';
 import { ROS_ACTIONS } from '../../port/ros-port.js';
 

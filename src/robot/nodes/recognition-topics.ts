@@ -5,7 +5,7 @@ import { ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../port/ros-
 import type { WireUtteranceAudio } from '../../port/ros-wire.js';
 import { conversationQos } from './node-qos.js';
 import { transcriptToWire, utteranceAudioFromWire } from './node-wire.js';
-import type { StandInClock } from './stand-in-clock.js';
+import type { StandInClock } from '../speech/stand-in-clock.js';
 import {
   createStreamingRecogniser,
   type RecogniserLimits,

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../port/ros-messages.js';
-import { pcmSeconds, recognitionMs, transcriptText } from './recognition-cost.js';
-import type { StandInClock } from './stand-in-clock.js';
+import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
+import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 
 /*
  * The demo chat's streaming recogniser stand-in: it takes /utterance/audio as the bridge publishes it,
  * recognises each part as it arrives, one after another (a part starts once it has arrived and the one
- * before is done, and takes `rt` × its duration: recognition-cost.ts), publishes a partial transcript
+ * before is done, and takes `rt` × its duration: speech/recognition-cost.ts), publishes a partial transcript
  * after each part and the final one once END has come and the last part is done. A Converse goal then
  * claims the utterance (its PCM and transcript) by its id. Everything it holds is bounded.
  */
@@ -72,7 +72,7 @@ interface Utterance {
   recognisedParts: number;
   recognisedBytes: number;
   /** The current part's recognition, while one runs. */
-  working: unknown;
+  working: StandInTimer | undefined;
   /** END's count of parts, once it came. */
   endedAfter: number | undefined;
   /** Recognised: END came and every part is done; the final transcript is out. */
@@ -80,7 +80,7 @@ interface Utterance {
   /** Why it cannot be answered; its audio is dropped then. */
   failure: string | undefined;
   /** The goal waiting for it, with its wait's timer. */
-  waiter: { settle: (outcome: UtteranceOutcome) => void; timer: unknown } | undefined;
+  waiter: { settle: (outcome: UtteranceOutcome) => void; timer: StandInTimer } | undefined;
 }
 
 const concat = (parts: readonly Uint8Array[], bytes: number): Uint8Array => {
@@ -118,7 +118,7 @@ export const createStreamingRecogniser = ({
 
   /** Lets the utterance go, settling its claim with `outcome` if one waits. */
   const release = (utterance: Utterance, why: string, outcome?: UtteranceOutcome) => {
-    clock.clearTimeout(utterance.working);
+    utterance.working?.cancel();
     utterance.working = undefined;
     bytesHeld -= utterance.bytes;
     utterance.bytes = 0;
@@ -128,7 +128,7 @@ export const createStreamingRecogniser = ({
     const { waiter } = utterance;
     utterance.waiter = undefined;
     if (waiter !== undefined) {
-      clock.clearTimeout(waiter.timer);
+      waiter.timer.cancel();
       waiter.settle(outcome ?? { kind: 'failed', reason: why });
     }
   };
@@ -141,7 +141,7 @@ export const createStreamingRecogniser = ({
       release(utterance, why);
       return;
     }
-    clock.clearTimeout(utterance.working);
+    utterance.working?.cancel();
     utterance.working = undefined;
     bytesHeld -= utterance.bytes;
     utterance.bytes = 0;
@@ -204,10 +204,10 @@ export const createStreamingRecogniser = ({
         done();
         continue;
       }
-      utterance.working = clock.setTimeout(() => {
+      utterance.working = clock.later(costMs, () => {
         done();
         advance(utterance);
-      }, costMs);
+      });
     }
     finishIfDone(utterance);
   };
@@ -335,14 +335,14 @@ export const createStreamingRecogniser = ({
         settle({ kind: 'failed', reason: why });
         return { outcome, cancel: () => undefined };
       }
-      const timer = clock.setTimeout(() => {
+      const timer = clock.later(waitMs, () => {
         const why =
           utterance.endedAfter === undefined
             ? `no END of utterance ${utteranceId} within ${waitMs} ms (${utterance.parts.length} part(s) arrived)`
             : `utterance ${utteranceId} was not recognised within ${waitMs} ms`;
         logger.warn({ utteranceId }, why);
         release(utterance, why);
-      }, waitMs);
+      });
       utterance.waiter = { settle, timer };
       if (utterance.recognised) answer(utterance);
       return {
@@ -350,7 +350,7 @@ export const createStreamingRecogniser = ({
         cancel: () => {
           if (utterance.waiter?.settle !== settle) return;
           utterance.waiter = undefined;
-          clock.clearTimeout(timer);
+          timer.cancel();
           release(utterance, `the goal of utterance ${utteranceId} was cancelled`);
         },
       };

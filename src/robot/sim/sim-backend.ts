@@ -3,8 +3,11 @@ import {
   ConverseOutcome,
   type ConverseFeedbackMsg,
   type ConverseGoalMsg,
+  type HeardMsg,
   type PlayAudioMsg,
   type SetBoolResponseMsg,
+  type TranscriptMsg,
+  type UtteranceAudioMsg,
 } from '../../port/ros-messages.js';
 import {
   defaultServiceName,
@@ -27,6 +30,15 @@ import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from
 import type { Tour } from '../../protocol/tour-schema.js';
 import { echoChatParts } from '../echo-chat.js';
 import { decideSimulatedService } from './sim-services.js';
+import { HeardHistory } from './heard-history.js';
+import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../speech/recognition-cost.js';
+import { SchedulerClock, type StandInTimer } from '../speech/stand-in-clock.js';
+import {
+  DEFAULT_RECOGNISER_LIMITS,
+  SimRecogniser,
+  type RecogniserLimits,
+  type RecognitionStats,
+} from './sim-recogniser.js';
 
 export interface SimBackendOptions {
   /** Artificial latency of every simulated call; 0 answers on the next microtask. */
@@ -38,6 +50,14 @@ export interface SimBackendOptions {
    */
   readonly chatParts?: number;
   readonly partMs?: number;
+  /**
+   * The recogniser stand-in's cost (`--sim_recognition_rt`): recognising speech takes rt × its duration.
+   * Streamed, each part as it arrives; whole (a goal with audio, `/chat`), after the whole utterance,
+   * before the answer's schedule. 0 (the default): no recognition time.
+   */
+  readonly recognitionRt?: number;
+  /** What the recogniser may hold (DEFAULT_RECOGNISER_LIMITS by default). */
+  readonly recogniserLimits?: Partial<RecogniserLimits>;
   readonly initialTours?: readonly Tour[];
   readonly scheduler?: SchedulerLike;
   /** Most tours held, as the reference store (`TOUR_STORE_LIMITS.maxTours` by default). */
@@ -65,6 +85,10 @@ export interface SimBackend extends RosPort {
   readonly backend: 'sim';
   readonly sim: SimControl;
   readonly faults: SimFaults;
+  /** The streaming recogniser's gauges (utterances and bytes held, goals waiting) and counters. */
+  recognitionStats(): RecognitionStats;
+  /** The `/conversation/heard` reports received, the latest 16, oldest first. */
+  heardHistory(): readonly HeardMsg[];
 }
 
 /** How the simulation's requests to /microphone/set_enabled appear in the microphone's event log. */
@@ -83,6 +107,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   const partMs = options.partMs ?? 0;
   const maxTours = options.maxTours ?? TOUR_STORE_LIMITS.maxTours;
   const scheduler = options.scheduler;
+  const recognitionRt = checkRecognitionRt(options.recognitionRt ?? 0);
   let tours: TourState = foldTourEvents(
     (options.initialTours ?? [SAMPLE_TOUR]).map((tour) => ({ type: 'tour.created', tour }) as const),
   );
@@ -95,6 +120,20 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   // Calls still to be carried out (answered or not): closing the simulation drops them.
   const callTimers = new Set<Subscription>();
   let closed = false;
+  const clock = new SchedulerClock(scheduler);
+  const transcripts = new Subject<TranscriptMsg>();
+  const recogniser = new SimRecogniser(
+    recognitionRt,
+    clock,
+    { ...DEFAULT_RECOGNISER_LIMITS, ...options.recogniserLimits },
+    (transcript) => {
+      transcripts.next(transcript);
+    },
+  );
+  const heard = new HeardHistory();
+  /** The whole-utterance path's recognition: rt × its duration, after it has all arrived. */
+  const wholeRecognitionMs = (audio: Uint8Array): number =>
+    recognitionRt === 0 ? 0 : recognitionMs(recognitionRt, utteranceSeconds(audio));
 
   // The simulated server decides when the request "arrives", after the latency, like a remote node.
   const serve = <K extends RosServiceKey>(service: K, request: RosRequest<K>): RosResponse<K> => {
@@ -149,8 +188,12 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     // Takes the request and never answers; the caller's time-out decides.
     if (unresponsive.has(service)) return SETTLED_CALL;
     const pending = new SimCall(service, request, handler);
-    // The modelled pipeline makes the whole answer of /chat wait for its last part.
-    const delayMs = slow.get(service) ?? (service === 'chat' ? latencyMs + chatParts * partMs : latencyMs);
+    // The modelled pipeline makes the whole answer of /chat wait for its recognition and its last part.
+    const delayMs =
+      slow.get(service) ??
+      (service === 'chat'
+        ? latencyMs + wholeRecognitionMs((request as RosRequest<'chat'>).audio) + chatParts * partMs
+        : latencyMs);
     if (delayMs > 0 || scheduler !== undefined) {
       const timer = (scheduler ?? asyncScheduler).schedule(() => {
         pending.run();
@@ -165,10 +208,11 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   };
 
   /**
-   * One Converse goal: part k (from 1) at latency + k × partMs after the goal, on the scheduler (each
-   * part timed from the goal, not from the previous part, so timer lateness does not add up), then the
-   * result with the last part. Without latency, part time or a test scheduler, the parts and the result
-   * come on the next microtask. Cancelling stops every part not yet sent.
+   * One Converse goal: part k (from 1) at recognition + latency + k × partMs after the goal starts to be
+   * answered, on the scheduler (each part timed from that start, not from the previous part, so timer
+   * lateness does not add up), then the result with the last part. Without recognition time, latency, part
+   * time or a test scheduler, the parts and the result come on the next microtask. Cancelling stops every
+   * part not yet sent.
    */
   class SimTurn implements RosCallTicket {
     cancelled = false;
@@ -179,6 +223,8 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
       readonly parts: readonly ConverseFeedbackMsg[],
       readonly handler: RosConverseHandler,
       readonly clock: SchedulerLike | undefined,
+      /** The whole utterance's recognition, before the answer's schedule. */
+      readonly recognitionMs: number,
     ) {
       this.start = clock?.now() ?? 0;
     }
@@ -215,24 +261,19 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     }
     /** When part k (from 1) is due. */
     dueAt(k: number): number {
-      return this.start + latencyMs + k * partMs;
+      return this.start + this.recognitionMs + latencyMs + k * partMs;
     }
   }
 
-  const converse = (goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
-    if (unavailable.has('converse')) {
-      handler.failed(new RosServiceUnavailableError('converse'));
-      return SETTLED_CALL;
-    }
-    // Accepts the goal and never sends anything; the caller's time-out decides.
-    if (unresponsive.has('converse')) return SETTLED_CALL;
-    const timed = latencyMs > 0 || partMs > 0 || scheduler !== undefined;
-    const clock = timed ? (scheduler ?? asyncScheduler) : undefined;
-    const turn = new SimTurn(echoChatParts(goal, chatParts), handler, clock);
-    if (clock === undefined) {
+  /** Answers a goal whose utterance has been recognised (`recognitionMs` still to pay before the schedule). */
+  const startTurn = (audio: Uint8Array, handler: RosConverseHandler, turnRecognitionMs: number): SimTurn => {
+    const timed = latencyMs > 0 || partMs > 0 || turnRecognitionMs > 0 || scheduler !== undefined;
+    const turnClock = timed ? (scheduler ?? asyncScheduler) : undefined;
+    const turn = new SimTurn(echoChatParts({ audio }, chatParts), handler, turnClock, turnRecognitionMs);
+    if (turnClock === undefined) {
       void Promise.resolve(turn).then(stepTurn);
     } else {
-      turn.timer = clock.schedule(
+      turn.timer = turnClock.schedule(
         () => {
           turn.step();
         },
@@ -241,6 +282,48 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     }
     return turn;
   };
+
+  const converse = (goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
+    if (unavailable.has('converse')) {
+      handler.failed(new RosServiceUnavailableError('converse'));
+      return SETTLED_CALL;
+    }
+    // Accepts the goal and never sends anything; the caller's time-out decides.
+    if (unresponsive.has('converse')) return SETTLED_CALL;
+    if (goal.streamed) return new StreamedGoal(goal.utterance_id, handler);
+    return startTurn(goal.audio, handler, wholeRecognitionMs(goal.audio));
+  };
+
+  /**
+   * A goal whose audio was streamed on /utterance/audio: it waits (bounded) for the recogniser's final
+   * transcript of its utterance, then is answered as a whole goal is, with the utterance's audio; or its
+   * result is INVALID, saying why the final will not come.
+   */
+  class StreamedGoal implements RosCallTicket {
+    readonly wait: StandInTimer;
+    turn: SimTurn | undefined = undefined;
+    cancelled = false;
+    constructor(
+      readonly utteranceId: string,
+      readonly handler: RosConverseHandler,
+    ) {
+      this.wait = recogniser.awaitFinal(utteranceId, {
+        recognised: (wav) => {
+          if (!this.cancelled) this.turn = startTurn(wav, handler, 0);
+        },
+        invalid: (message) => {
+          if (!this.cancelled)
+            handler.finished({ success: false, outcome: ConverseOutcome.INVALID, message });
+        },
+      });
+    }
+    cancel(): void {
+      this.cancelled = true;
+      this.wait.cancel();
+      this.turn?.cancel();
+    }
+  }
+
   const stepTurn = (turn: SimTurn): void => {
     turn.step();
   };
@@ -269,6 +352,17 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     converse,
     playAudio$: defer(() => playAudio),
     microphoneRequests$: microphoneRequests.asObservable(),
+    publishUtteranceAudio: (message: UtteranceAudioMsg) => {
+      if (closed) throw new Error(`${SIM_DESCRIPTION}: closed, /utterance/audio not published`);
+      recogniser.receive(message);
+    },
+    transcripts$: transcripts.asObservable(),
+    publishHeard: (message: HeardMsg) => {
+      // As the other topics: nothing is received once the simulation closed.
+      if (!closed) heard.add(message);
+    },
+    recognitionStats: () => recogniser.stats(),
+    heardHistory: () => heard.list(),
     readiness: (): BackendReadiness =>
       closed ? { ready: false, detail: 'simulation closed' } : { ready: true, detail: SIM_DESCRIPTION },
     close: () => {
@@ -276,6 +370,9 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
         closed = true;
         for (const timer of callTimers) timer.unsubscribe();
         callTimers.clear();
+        recogniser.close();
+        clock.cancelAll();
+        transcripts.complete();
         playAudio.complete();
         microphoneRequests.complete();
       }
