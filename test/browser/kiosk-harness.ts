@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { watchAudio } from './audio-log.js';
 import { launchBrowser, watchPage, type Browser } from './browser.js';
 import type { RosPort, RosRequest } from '../../src/port/ros-port.js';
+import type { UtteranceAudioMsg } from '../../src/port/ros-messages.js';
 import {
   createSimBackend,
   type SimBackend,
@@ -19,6 +20,11 @@ export interface KioskService extends TestService {
   readonly sim: SimBackend;
   /** Audio of each /chat request, in order: exactly the bytes the kiosk sent. */
   readonly chats: Uint8Array[];
+  /**
+   * Every /utterance/audio event the bridge published (a streamed utterance's parts, its end or
+   * abandonment), with when (Date.now()).
+   */
+  readonly utteranceAudio: { readonly at: number; readonly message: UtteranceAudioMsg }[];
   playAudio(message: { emotion: string; text: string; audio: Uint8Array }): Promise<void>;
   setMicrophone(enabled: boolean): Promise<void>;
 }
@@ -34,11 +40,16 @@ export const startKioskService = async (
 ): Promise<KioskService> => {
   const sim = createSimBackend(simOptions);
   const chats: Uint8Array[] = [];
+  const utteranceAudio: { at: number; message: UtteranceAudioMsg }[] = [];
   const spied: RosPort = {
     ...sim,
     call: (service, request, handler) => {
       if (service === 'chat') chats.push((request as RosRequest<'chat'>).audio);
       return sim.call(service, request, handler);
+    },
+    publishUtteranceAudio: (message) => {
+      utteranceAudio.push({ at: Date.now(), message: { ...message, audio: message.audio.slice() } });
+      sim.publishUtteranceAudio(message);
     },
   };
   const running = await startTestService(spied, {
@@ -53,6 +64,7 @@ export const startKioskService = async (
     ...running,
     sim,
     chats,
+    utteranceAudio,
     playAudio: ({ emotion, text, audio }) =>
       post('/sim/play_audio', { emotion, text, audio: Buffer.from(audio).toString('base64') }),
     setMicrophone: (enabled) => post('/sim/microphone', { enabled }),
@@ -98,7 +110,7 @@ export const toneWav = (ms: number, frequency = 440): Uint8Array => {
   const samples = Int16Array.from({ length: Math.round((16_000 * ms) / 1000) }, (_, index) =>
     Math.round(8_000 * Math.sin((2 * Math.PI * frequency * index) / 16_000)),
   );
-  return new Uint8Array(encodeWav(samples, 16_000));
+  return new Uint8Array(encodeWav(samples));
 };
 
 export interface WavInfo {
@@ -189,7 +201,7 @@ export const openSettings = async (page: Page): Promise<void> => {
 /**
  * Opens the kiosk page and waits until it is online with the microphone on; with `watchingAudio`, the
  * page's Web Audio calls are logged from before its own script runs (audio-log.ts). `beforeLoad` runs on
- * the new page before it loads, for a test's own watchers.
+ * the new page before it loads, for a test's own watchers; `query` is the page address's (`?upload=whole`).
  */
 export const openKiosk = async (
   browser: Browser,
@@ -197,13 +209,18 @@ export const openKiosk = async (
   {
     watchingAudio = false,
     beforeLoad,
-  }: { readonly watchingAudio?: boolean; readonly beforeLoad?: (page: Page) => void } = {},
+    query = '',
+  }: {
+    readonly watchingAudio?: boolean;
+    readonly beforeLoad?: (page: Page) => void;
+    readonly query?: string;
+  } = {},
 ): Promise<{ page: Page; problems: string[] }> => {
   const page = await browser.newPage();
   const problems = watchPage(page);
   beforeLoad?.(page);
   if (watchingAudio) await watchAudio(page);
-  await page.goto(`${service.baseUrl}/`);
+  await page.goto(`${service.baseUrl}/${query}`);
   await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();
   return { page, problems };
 };

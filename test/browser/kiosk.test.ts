@@ -20,7 +20,9 @@ import { echoChat } from '../../src/robot/echo-chat.js';
 /**
  * The kiosk page in a real headless Chromium against the real service on the simulation (whose /chat
  * echoes the audio it gets, so what the kiosk recorded comes back to be played). The fake media device
- * is Chromium's: a microphone that beeps.
+ * is Chromium's: a microphone that beeps. This page sends each utterance as one WAV frame
+ * (`?upload=whole`, the specification's path); kiosk-streaming.test.ts covers the parts sent while the
+ * visitor speaks, which the other kiosk tests use.
  */
 
 describe('kiosk page', () => {
@@ -32,7 +34,7 @@ describe('kiosk page', () => {
   before(async () => {
     service = await startKioskService();
     browser = await launchBrowser();
-    ({ page, problems } = await openKiosk(browser, service, { watchingAudio: true }));
+    ({ page, problems } = await openKiosk(browser, service, { watchingAudio: true, query: '?upload=whole' }));
   });
   after(async () => {
     await browser.close();

@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: the pictures in docs/img, taken from the real pages in headless Chromium against
  * the service on the simulation: the kiosk at a landscape kiosk (1280×800), a phone (390×844), following a
- * long answer, with an answer the visitor interrupted, counting down to the recording limit, and offline,
+ * long answer, with an answer the visitor interrupted, with the words the robot heard so far, counting down
+ * to the recording limit, and offline,
  * and the operator page (1280×800): a tour open, and a save refused because another operator saved first.
  */
 import { mkdirSync } from 'node:fs';
@@ -38,6 +39,24 @@ const shoot = async (page: Page, name: string): Promise<void> => {
   const size = page.viewportSize() ?? VIEWPORT;
   await page.screenshot({ path: `${directory}${name}` });
   written.push(`${name} (${size.width}×${size.height})`);
+};
+/** Holds the talk button down while `during` runs, then lets go and waits for the answer to end. */
+const talkOver = async (page: Page, during: () => Promise<void>): Promise<void> => {
+  const before = (await snapshot(page)).played.length;
+  const box = await page.locator('#talk').boundingBox();
+  if (box === null) throw new Error('the talk button is not visible');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  try {
+    await during();
+  } finally {
+    await page.mouse.up();
+  }
+  await waitForSnapshot(
+    page,
+    (state) => state.played.length === before + 1 && state.played.at(-1)?.endedAt !== undefined,
+    'the answer to end',
+  );
 };
 let stopped = false;
 try {
@@ -93,6 +112,13 @@ try {
     (state) => state.played.length === longBefore + 2 && state.played.at(-1)?.endedAt !== undefined,
     'the echo of the interruption to end',
   );
+
+  // A visitor speaking: the words the robot heard so far show over its face.
+  await talkOver(kiosk, async () => {
+    await kiosk.locator('#visitor-words[aria-busy="true"]').waitFor();
+    await kiosk.waitForTimeout(1_000);
+    await shoot(kiosk, 'kiosk-visitor-words.png');
+  });
 
   // A visitor near the one-minute limit: the button counts down.
   const { page: holding } = await openKiosk(browser, service);

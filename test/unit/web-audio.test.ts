@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { levelDb, lowPassTaps, StreamingResampler, toInt16 } from '../../web/src/resampler.js';
 import { PreRoll, UtteranceBuffer } from '../../web/src/utterance.js';
-import { encodeWav, maxSamplesFor, WAV_HEADER_BYTES } from '../../web/src/wav.js';
+import { encodeWav, maxSamplesFor } from '../../web/src/wav.js';
+import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
 
 const sine = (frequency: number, rate: number, seconds: number, amplitude = 0.5): Float32Array =>
   Float32Array.from(
@@ -85,7 +86,7 @@ describe('sample conversion and level', () => {
 
 describe('encodeWav', () => {
   it('writes a 44-byte RIFF header for 16-bit mono PCM and little-endian samples', () => {
-    const wav = Buffer.from(encodeWav(Int16Array.from([1, -2, 32767]), 16_000));
+    const wav = Buffer.from(encodeWav(Int16Array.from([1, -2, 32767])));
     assert.equal(wav.byteLength, WAV_HEADER_BYTES + 6);
     assert.equal(wav.toString('ascii', 0, 4), 'RIFF');
     assert.equal(wav.readUInt32LE(4), 36 + 6);
@@ -104,7 +105,7 @@ describe('encodeWav', () => {
 
   it('sizes utterances to fit a frame limit exactly', () => {
     const samples = maxSamplesFor(8 * 1024 * 1024);
-    assert.equal(encodeWav(new Int16Array(samples), 16_000).byteLength, 8 * 1024 * 1024);
+    assert.equal(encodeWav(new Int16Array(samples)).byteLength, 8 * 1024 * 1024);
   });
 });
 

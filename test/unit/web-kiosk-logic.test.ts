@@ -110,6 +110,22 @@ describe('VoiceActivityDetector', () => {
     );
   });
 
+  it('is sure of an utterance once it has the voice that keeps it from being discarded', () => {
+    const vad = new VoiceActivityDetector(DEFAULT_VAD);
+    const confirmedAfter = repeat(loud, 600).findIndex((level) => {
+      vad.update(level, 20);
+      return vad.confirmed;
+    });
+    assert.equal(confirmedAfter, DEFAULT_VAD.minVoiceMs / 20 - 1);
+    // A pause does not take it back; the end that follows is `end`, never `discard`.
+    const events = repeat(quiet, 1_000).map((level) => vad.update(level, 20));
+    assert.deepEqual(
+      events.filter((event) => event !== undefined),
+      ['end'],
+    );
+    assert.equal(vad.confirmed, false);
+  });
+
   it('follows a changed threshold', () => {
     const vad = new VoiceActivityDetector(DEFAULT_VAD);
     vad.setThreshold(-10);

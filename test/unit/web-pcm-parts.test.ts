@@ -5,7 +5,7 @@ import { encodeWav } from '../../web/src/wav.js';
 
 const ramp = (length: number): Int16Array =>
   Int16Array.from({ length }, (_, index) => ((index * 37) % 0x10000) - 0x8000);
-const wav = (samples: Int16Array): Uint8Array => new Uint8Array(encodeWav(samples, 16_000));
+const wav = (samples: Int16Array): Uint8Array => new Uint8Array(encodeWav(samples));
 const asInt16 = (floats: Float32Array): number[] => [...floats].map((value) => Math.round(value * 0x8000));
 
 /** `bytes` cut at `cuts` (byte offsets), as the simulation cuts an echo into parts. */

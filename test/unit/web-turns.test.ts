@@ -101,6 +101,45 @@ describe('TurnTracker', () => {
     assert.equal(turns.cancelAll(), true);
   });
 
+  it('counts a streamed utterance at its start, and thinks only once it is closed', () => {
+    const turns = new TurnTracker();
+    const whole = turns.utteranceSent(0);
+    turns.turnEnded(whole);
+    const streamed = turns.utteranceOpened();
+    assert.equal(streamed, 2);
+    assert.equal(turns.latest, 2);
+    // Still spoken: not a question the robot works on, and not one a dropped connection loses.
+    assert.equal(turns.thinking(10), false);
+    assert.equal(turns.unanswered, false);
+    assert.equal(turns.pending(streamed), true);
+    turns.utteranceClosed(streamed, 20);
+    assert.equal(turns.thinking(20), true);
+    assert.equal(turns.unanswered, true);
+    assert.equal(turns.thinking(20 + THINKING_MAX_MS), false);
+  });
+
+  it('shows the transcripts of the latest utterance only while it is neither ended nor cancelled', () => {
+    const turns = new TurnTracker();
+    const first = turns.utteranceOpened();
+    assert.equal(turns.transcript(first), 'show');
+    // A transcript is no answer: the robot still thinks once the utterance is closed.
+    turns.utteranceClosed(first, 0);
+    assert.equal(turns.transcript(first), 'show');
+    assert.equal(turns.thinking(1), true);
+    assert.equal(turns.answering, false);
+    const second = turns.utteranceOpened();
+    assert.equal(turns.transcript(first), 'ignore', 'an older utterance’s late words');
+    assert.equal(turns.transcript(second), 'show');
+    turns.cancelAll();
+    assert.equal(turns.cancelled(second), true);
+    assert.equal(turns.transcript(second), 'ignore');
+    const third = turns.utteranceOpened();
+    assert.equal(turns.cancelled(third), false);
+    turns.turnEnded(third);
+    assert.equal(turns.transcript(third), 'ignore');
+    assert.equal(turns.transcript(99), 'ignore');
+  });
+
   it('keeps a bounded number of open turns when the server never ends them', () => {
     const turns = new TurnTracker();
     for (let index = 0; index < 1_000; index += 1) turns.utteranceSent(index);

@@ -66,8 +66,13 @@ export class KioskConnection {
     this.connect();
   }
 
+  /** Whether a session's socket is open now (frames can be sent). */
+  get open(): boolean {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
   /** Sends one frame if the session is open; false when it could not be sent (the caller tells the user). */
-  send(data: ArrayBuffer | string): boolean {
+  send(data: ArrayBuffer | Uint8Array | string): boolean {
     if (this.socket?.readyState !== WebSocket.OPEN) return false;
     this.socket.send(data);
     return true;

@@ -1,6 +1,7 @@
 import { byId } from './dom.js';
 import { showEmotion, type FaceElements } from './face.js';
 import type { KioskState, KioskView } from './kiosk-view.js';
+import type { VisitorWordsView } from './visitor-words.js';
 
 /**
  * The kiosk page's elements, and how they show what kiosk.ts decided: the view of its state
@@ -33,6 +34,8 @@ export const page = {
   /** Read out by screen readers when talking starts and stops, whatever has the focus. */
   talkStatus: byId('talk-status', HTMLElement),
   faceBadge: byId('face-badge', HTMLElement),
+  visitorWords: byId('visitor-words', HTMLElement),
+  visitorWordsText: byId('visitor-words-text', HTMLElement),
   notice: byId('notice', HTMLElement),
   newConversation: byId('new-conversation', HTMLButtonElement),
   unlock: byId('unlock', HTMLElement),
@@ -114,6 +117,13 @@ export const markInterrupted = (spokenTo: number | undefined): void => {
   page.speechBox.dataset['interrupted'] = 'true';
   page.speechCut.hidden = false;
   fitSpeech();
+};
+
+/** What the robot heard the visitor say so far (visitor-words.ts); empty text clears the line. */
+export const showVisitorWords = ({ text, final }: VisitorWordsView): void => {
+  page.visitorWordsText.textContent = text === '' ? '' : `You: ${text}`;
+  page.visitorWords.dataset['shown'] = String(text !== '');
+  page.visitorWords.setAttribute('aria-busy', String(text !== '' && !final));
 };
 
 /** How long the hint stands out after a press it explains. */

@@ -16,6 +16,7 @@ import {
   page,
   pointAtHint,
   showAnswer,
+  showVisitorWords,
 } from './kiosk-page.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
@@ -27,15 +28,19 @@ import {
   type ErrorCode,
   type ErrorMessage,
   type ReceivedMessage,
+  type TurnEndMessage,
   type UnknownErrorMessage,
 } from '../../src/protocol/ws-wire.js';
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
-import { PreRoll, UtteranceBuffer } from './utterance.js';
-import { failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';
+import { PreRoll, UtteranceBuffer, type Recorder } from './utterance.js';
+import { UtteranceStream } from './utterance-stream.js';
+import { AnswerProgress, type HeardReport } from './heard-report.js';
+import { VisitorWords } from './visitor-words.js';
+import { ABANDONED_UTTERANCE, failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';
 import { KioskSettings } from './kiosk-settings.js';
 import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
 import { bindTalkControls } from './talk-controls.js';
-import { encodeWav, maxSamplesFor } from './wav.js';
+import { encodeWav, maxSamplesFor, samplesMs } from './wav.js';
 
 /**
  * The kiosk page: wires the connection, the microphone and the player to the page. Each part is its own
@@ -43,8 +48,20 @@ import { encodeWav, maxSamplesFor } from './wav.js';
  * holds the page state and decides what may happen when.
  */
 
-/** Shorter presses are taken as accidental taps and not sent. */
+/**
+ * Utterances go up in parts while the visitor speaks (docs/protocol.md, "Streamed utterances");
+ * `?upload=whole` in the page's address sends each as one WAV frame when they stop, as the specification
+ * has it.
+ */
+const STREAMING = new URLSearchParams(location.search).get('upload') !== 'whole';
+/** Shorter presses are taken as accidental taps and not sent (nor opened, when streaming). */
 const MIN_UTTERANCE_MS = 250;
+/**
+ * Hands-free opens its streamed utterance once the voice detector is sure of it, or at the latest once this
+ * much is recorded: what was held goes up at once, and must stay well inside how far the service lets a
+ * stream run ahead of real time (2 s).
+ */
+const HANDS_FREE_OPEN_MS = 1_000;
 /**
  * One utterance is cut at a minute (1.9 MB), inside the server's default audio frame limit (2 MiB).
  * A service run with a lower `--max_audio_frame_bytes` needs this lowered too (docs/protocol.md).
@@ -99,6 +116,14 @@ const preRoll = new PreRoll(PRE_ROLL_SAMPLES);
 const vad = new VoiceActivityDetector(DEFAULT_VAD);
 const pairer = new FramePairer();
 const turns = new TurnTracker();
+const progress = new AnswerProgress();
+const visitorWords = new VisitorWords();
+/** The streamed utterance being recorded (undefined when recording whole, or not recording). */
+let stream: UtteranceStream | undefined;
+/** Where what is recorded now goes. */
+const recorder = (): Recorder => stream ?? utterance;
+/** The turn whose failure the bubble shows (so a turn_end `abandoned` after it adds nothing). */
+let failureShownFor: number | undefined;
 
 // ---------------------------------------------------------------------------------------------------------
 // Rendering: the page shows `state`; every change goes through render().
@@ -124,8 +149,19 @@ const render = (): void => {
 // ---------------------------------------------------------------------------------------------------------
 // Talking
 
+/** What the robot heard goes from the face: of any utterance, or only of `turn`'s. */
+const clearVisitorWords = (turn?: number): void => {
+  if (turn !== undefined && visitorWords.turn !== turn) return;
+  if (visitorWords.clear()) showVisitorWords(visitorWords.view);
+};
+
 const startRecording = (kind: Exclude<Recording, 'none'>): void => {
   utterance.reset();
+  stream = STREAMING
+    ? new UtteranceStream((frame) => connection.send(frame), MAX_UTTERANCE_SAMPLES)
+    : undefined;
+  // A new question: what the robot heard of the last one goes.
+  clearVisitorWords();
   state.recording = kind;
   state.secondsLeft = undefined;
   state.heldPastLimit = false;
@@ -133,7 +169,62 @@ const startRecording = (kind: Exclude<Recording, 'none'>): void => {
   render();
 };
 
-/** Ends the utterance in progress: sends it as one WAV frame, or drops it. */
+/**
+ * Opens the streamed utterance once it is sure to be sent: a press long enough not to be a tap; in
+ * hands-free, voice long enough not to be discarded, or the most it may hold. A tap or a cough then never
+ * reaches the service, and never needs the `cancel` that would also stop the robot's answer.
+ */
+const openWhenSure = (): void => {
+  if (stream === undefined || stream.turn !== undefined) return;
+  const ms = samplesMs(stream.samples);
+  const sure =
+    state.recording === 'push' ? ms >= MIN_UTTERANCE_MS : vad.confirmed || ms >= HANDS_FREE_OPEN_MS;
+  if (sure && !stream.open(() => turns.utteranceOpened())) {
+    finishRecording(false, 'Not sent: the robot is not connected.');
+  }
+};
+
+/**
+ * An open streamed utterance the visitor will not finish. The protocol's one `cancel` abandons it and also
+ * stops whatever the robot still does for this kiosk: the visitor had started a new question, so the answer
+ * to an older one is not what they wait for, and its voice stops with it (as at a barge-in).
+ */
+const abandonUtterance = (turn: number): void => {
+  // A session that ended took the utterance with it: the service abandoned it itself.
+  if (!connection.open) return;
+  probe.recordAbandoned(turn);
+  clearVisitorWords(turn);
+  if (robotAnswering()) {
+    bargeIn();
+    return;
+  }
+  turns.cancelAll();
+  connection.send(JSON.stringify({ service: COMMAND.cancel }));
+};
+
+/** What went up for an utterance: its turn, audio bytes and binary frames. */
+interface Sent {
+  readonly turn: number;
+  readonly bytes: number;
+  readonly parts: number;
+}
+
+/** Sends what was recorded as one WAV frame; undefined when it could not be sent. */
+const sendWhole = (samples: Int16Array): Sent | undefined => {
+  const wav = encodeWav(samples);
+  if (!connection.send(wav)) return undefined;
+  return { turn: turns.utteranceSent(performance.now()), bytes: wav.byteLength, parts: 1 };
+};
+
+/** Closes the streamed utterance, opening it first if the last chunk made it long enough. */
+const closeStream = (streamed: UtteranceStream): Sent | undefined => {
+  if (!streamed.open(() => turns.utteranceOpened())) return undefined;
+  const closed = streamed.close();
+  if (closed !== undefined) turns.utteranceClosed(closed.turn, performance.now());
+  return closed;
+};
+
+/** Ends the utterance in progress: sends it (the rest of its parts, or one WAV frame), or drops it. */
 const finishRecording = (send: boolean, note?: string): void => {
   if (state.recording === 'none') return;
   // Where "time to first sound" starts: the audio clock when the visitor let go.
@@ -142,30 +233,45 @@ const finishRecording = (send: boolean, note?: string): void => {
   state.recording = 'none';
   state.secondsLeft = undefined;
   vad.reset();
-  const samples = utterance.take();
+  const upload =
+    stream === undefined
+      ? ({ kind: 'whole', samples: utterance.take() } as const)
+      : ({ kind: 'streamed', stream } as const);
+  stream = undefined;
+  const ms = samplesMs(upload.kind === 'whole' ? upload.samples.length : upload.stream.samples);
   render();
-  if (!send) {
-    if (note !== undefined) notify(note);
+  if (!send || ms < MIN_UTTERANCE_MS) {
+    if (upload.kind === 'streamed' && upload.stream.turn !== undefined) abandonUtterance(upload.stream.turn);
+    if (send) notify('That was very short — hold the button while you speak.');
+    else if (note !== undefined) notify(note);
     return;
   }
-  const ms = (samples.length * 1000) / PCM_SAMPLE_RATE;
-  if (ms < MIN_UTTERANCE_MS) {
-    notify('That was very short — hold the button while you speak.');
-    return;
-  }
-  const wav = encodeWav(samples, PCM_SAMPLE_RATE);
-  if (!connection.send(wav)) {
+  const sent = upload.kind === 'whole' ? sendWhole(upload.samples) : closeStream(upload.stream);
+  if (sent === undefined) {
     notify('Not sent: the robot is not connected.');
     return;
   }
-  const turn = turns.utteranceSent(performance.now());
-  probe.recordSent({ bytes: wav.byteLength, ms, turn, releasedClock });
+  probe.recordSent({ ...sent, ms, releasedClock, upload: upload.kind });
   // A server that never ends the turn stops showing "thinking" after a while (turns.ts).
   setTimeout(render, THINKING_MAX_MS + 1);
   // "Thinking…" under the face says the rest (kiosk-view.ts), announced once. A note says what happened
   // to the question, so it stays when the answer starts.
   if (note === undefined) notify('Sent.');
   else notify(note, true);
+  render();
+};
+
+/**
+ * The service ended the turn being streamed while the visitor still speaks (it abandoned or refused the
+ * utterance; its error already said why in the bubble): recording stops, nothing more is sent.
+ */
+const streamEndedByService = (turn: number): void => {
+  if (stream?.turn !== turn || state.recording === 'none') return;
+  if (state.recording === 'push') page.talkStatus.textContent = 'Not sent.';
+  stream = undefined;
+  state.recording = 'none';
+  state.secondsLeft = undefined;
+  vad.reset();
   render();
 };
 
@@ -179,11 +285,26 @@ const robotAnswering = (): boolean => turns.answering || player.holds((pair) => 
 const bargeIn = (): void => {
   const spokenTo = answerPlaying ? follower.spokenOffset() : undefined;
   const cutShort = answerPlaying;
+  const heard = heardSoFar();
   player.stopAll();
   if (cutShort) markInterrupted(spokenTo);
   turns.cancelAll();
   probe.recordBargeIn(turns.latest);
+  // Before the cancel, while the service still holds the turn's answer to match the report against.
+  if (heard !== undefined && connection.send(JSON.stringify(heard))) probe.recordHeard(heard);
   connection.send(JSON.stringify({ service: COMMAND.cancel }));
+};
+
+/**
+ * How much of the answer being cut the visitor heard, from what the player played; undefined when no
+ * answer is cut short (none played, or the last one played to its end with nothing more to come).
+ */
+const heardSoFar = (): HeardReport | undefined => {
+  const turn = progress.turn;
+  if (turn === undefined) return undefined;
+  const early = player.holds((pair) => pair.meta.turn === turn) || turns.pending(turn);
+  const report = progress.cut(context.currentTime);
+  return early ? report : undefined;
 };
 
 /** Hands-free: the visitor interrupts the robot, by a press or by voice. */
@@ -225,8 +346,8 @@ const endPush = (send: boolean): void => {
 
 /** Counts down the last seconds before the length limit; false once the limit is reached. */
 const appendRecorded = (samples: Int16Array): boolean => {
-  const room = utterance.append(samples);
-  const left = Math.ceil((MAX_UTTERANCE_SAMPLES - utterance.samples) / PCM_SAMPLE_RATE);
+  const room = recorder().append(samples);
+  const left = Math.ceil((MAX_UTTERANCE_SAMPLES - recorder().samples) / PCM_SAMPLE_RATE);
   const secondsLeft = left <= LIMIT_WARNING_S ? left : undefined;
   if (room && secondsLeft !== state.secondsLeft) {
     state.secondsLeft = secondsLeft;
@@ -242,7 +363,7 @@ const onChunk = (chunk: PcmChunk): void => {
       // The finger is still down: the button says it was sent and to let go.
       state.heldPastLimit = true;
       finishRecording(true, LIMIT_NOTICE);
-    }
+    } else openWhenSure();
     return;
   }
   if (state.recording === 'hands-free') {
@@ -251,6 +372,7 @@ const onChunk = (chunk: PcmChunk): void => {
     if (full) finishRecording(true, LIMIT_NOTICE);
     else if (event === 'end') finishRecording(true);
     else if (event === 'discard') finishRecording(false);
+    else openWhenSure();
     return;
   }
   // While the robot speaks, hands-free listens only where voice may interrupt it; just after, its echo
@@ -273,7 +395,7 @@ const onChunk = (chunk: PcmChunk): void => {
       interrupt();
     }
     startRecording('hands-free');
-    for (const part of heard) utterance.append(part);
+    for (const part of heard) recorder().append(part);
   }
 };
 
@@ -327,6 +449,7 @@ const player = new Player(context, {
     showAnswer(text, samePart);
     follower.follow(text.length - pair.meta.text.length, text.length, slot, !samePart);
     answerPlaying = true;
+    progress.started(pair.meta.turn, pair.meta.messageId, slot);
     setSpeaking(face, true);
     probe.recordStart({
       messageId: pair.meta.messageId,
@@ -364,13 +487,33 @@ const ERROR_NOTICES: Readonly<Partial<Record<ErrorCode, string>>> = {
   clear_history_unavailable: 'The robot cannot start a new conversation right now.',
 };
 
+/**
+ * Errors about what the kiosk reports, not what the visitor asked: a refused `heard` report, a dropped part
+ * (the utterance's own error follows when it loses it: utterance_incomplete).
+ */
+const QUIET_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(['heard_invalid', 'part_invalid']);
+
 /** An error the visitor should see: in the bubble when a question went unanswered, else under the button. */
 const showError = (message: ErrorMessage | UnknownErrorMessage): void => {
   const line = message.type === 'error' && message.turn !== undefined ? failureLine(message.code) : undefined;
   const notice = message.type === 'error' ? ERROR_NOTICES[message.code] : undefined;
-  if (line !== undefined) showFailure(line);
+  if (line !== undefined) {
+    showFailure(line);
+    failureShownFor = message.turn;
+  }
   // A code newer than this page (the service was upgraded under it) gets the general notice.
   else notify(notice ?? 'Something went wrong; please try again.');
+};
+
+/** How a turn ended: a streamed utterance the service gave up on stops being recorded and is said in the bubble. */
+const endTurn = ({ turn, outcome }: TurnEndMessage): void => {
+  const cancelled = turns.cancelled(turn);
+  turns.turnEnded(turn);
+  streamEndedByService(turn);
+  if (outcome === 'answered' || outcome === 'failed') return;
+  // Abandoned, refused or cancelled: what the robot heard of it came to nothing.
+  clearVisitorWords(turn);
+  if (outcome === 'abandoned' && !cancelled && failureShownFor !== turn) showFailure(ABANDONED_UTTERANCE);
 };
 
 const onMessage = (message: ReceivedMessage): void => {
@@ -379,6 +522,8 @@ const onMessage = (message: ReceivedMessage): void => {
       // A new session's state replaces whatever the page showed before (reconnects included).
       probe.statesApplied += 1;
       state.bubbleTurn = undefined;
+      failureShownFor = undefined;
+      clearVisitorWords();
       clearNotice();
       if (state.lostQuestion) {
         state.lostQuestion = false;
@@ -405,6 +550,7 @@ const onMessage = (message: ReceivedMessage): void => {
         state.bubbleTurn = undefined;
         state.emotion = 'neutral';
         showAnswer('');
+        clearVisitorWords();
         notify('New conversation: the robot has forgotten what was said.');
         render();
       }
@@ -412,15 +558,25 @@ const onMessage = (message: ReceivedMessage): void => {
     case 'error':
     case 'unknown_error':
       probe.recordError(message.code);
+      if (QUIET_ERRORS.has(message.code)) return;
       // About a turn the visitor talked over: old news.
       if (turns.error(message.turn) === 'show') showError(message);
       render();
       return;
     case 'turn_end':
       probe.recordTurnEnd(message.turn, message.outcome);
-      turns.turnEnded(message.turn);
+      endTurn(message);
       render();
       return;
+    case 'transcript': {
+      probe.recordTranscript(message.turn, message.text, message.final);
+      // While the visitor speaks anew, a late word about what they said before is no longer news.
+      const ownWords = state.recording === 'none' || stream?.turn === message.turn;
+      if (ownWords && turns.transcript(message.turn) === 'show' && visitorWords.heard(message)) {
+        showVisitorWords(visitorWords.view);
+      }
+      return;
+    }
   }
 };
 
@@ -455,6 +611,8 @@ const connection = new KioskConnection(wsUrl, {
     state.lostQuestion = state.lostQuestion || turns.unanswered;
     // Turns are numbered per session: the next one counts from 1 again.
     turns.reset();
+    progress.reset();
+    clearVisitorWords();
     // Nothing of the old session stays up: its answer, its notices, its microphone permission. The next
     // session's state says what to show.
     state.lostSession = true;

@@ -7,12 +7,25 @@
 const KEEP = 200;
 
 export interface SentRecord {
+  /** Audio bytes: the WAV file of a whole utterance; the PCM of a streamed one's parts, headers not counted. */
   readonly bytes: number;
   readonly ms: number;
   /** Its turn number (the kiosk counts its utterances as the server does). */
   readonly turn: number;
   /** The AudioContext's clock (s) when the visitor let go: the start of "time to first sound". */
   readonly releasedClock: number;
+  /** One binary frame when the visitor let go, or parts while they spoke (`?upload=whole` picks the first). */
+  readonly upload: 'whole' | 'streamed';
+  /** Binary frames the utterance took: 1 for a whole one. */
+  readonly parts: number;
+}
+/** A `heard` report sent: how much of an answer the visitor heard before cutting it short. */
+export interface HeardRecord {
+  readonly turn: number;
+  readonly playedMs: number;
+  readonly messageId: number;
+  readonly partPlayedMs: number;
+  readonly partMs: number;
 }
 export interface PlayedRecord {
   readonly messageId: number;
@@ -47,6 +60,11 @@ export interface ProbeSnapshot {
   readonly turnEnds: readonly { readonly turn: number; readonly outcome: string }[];
   /** The `service` of every ack received. */
   readonly acks: readonly string[];
+  /** Every transcript received, shown or not. */
+  readonly transcripts: readonly { readonly turn: number; readonly text: string; readonly final: boolean }[];
+  readonly heard: readonly HeardRecord[];
+  /** Streamed utterances the kiosk opened and then abandoned (with `cancel`), by turn. */
+  readonly abandoned: readonly number[];
 }
 
 const keep = <T>(list: T[], item: T): void => {
@@ -68,6 +86,9 @@ export class Probe {
   private readonly bargeIns: number[] = [];
   private readonly turnEnds: { turn: number; outcome: string }[] = [];
   private readonly acks: string[] = [];
+  private readonly transcripts: { turn: number; text: string; final: boolean }[] = [];
+  private readonly heard: HeardRecord[] = [];
+  private readonly abandoned: number[] = [];
 
   recordSent(record: SentRecord): void {
     keep(this.sent, record);
@@ -121,6 +142,19 @@ export class Probe {
     keep(this.acks, service);
   }
 
+  recordTranscript(turn: number, text: string, final: boolean): void {
+    keep(this.transcripts, { turn, text, final });
+  }
+
+  recordHeard(record: HeardRecord): void {
+    const { turn, playedMs, messageId, partPlayedMs, partMs } = record;
+    keep(this.heard, { turn, playedMs, messageId, partPlayedMs, partMs });
+  }
+
+  recordAbandoned(turn: number): void {
+    keep(this.abandoned, turn);
+  }
+
   /** A deep copy, safe to hand out. */
   snapshot(): ProbeSnapshot {
     return structuredClone({
@@ -137,6 +171,9 @@ export class Probe {
       voiceInterrupts: this.voiceInterrupts,
       turnEnds: this.turnEnds,
       acks: this.acks,
+      transcripts: this.transcripts,
+      heard: this.heard,
+      abandoned: this.abandoned,
     });
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The kiosk's own count of its utterances ("turns", docs/protocol.md): the server numbers every binary frame
- * of a session 1, 2, …, so the kiosk knows each utterance's number by counting what it sent. Pure: it
- * decides which answers still count, whether the robot is thinking, and what a barge-in cancels.
+ * The kiosk's own count of its utterances ("turns", docs/protocol.md): the server numbers every whole
+ * binary frame and every `utterance_start` of a session 1, 2, …, so the kiosk knows each utterance's number
+ * by counting what it sent. Pure: it decides which answers still count, whether the robot is thinking, and
+ * what a barge-in cancels.
  */
 
 /**
@@ -20,8 +21,11 @@ export class TurnTracker {
   private sent = 0;
   /** Answers to turns up to this one are dropped: they were cancelled (or ended before the cancel). */
   private cancelledThrough = 0;
-  /** Turns sent and not ended, with when they were sent and whether anything of them arrived yet. */
-  private readonly open = new Map<number, { readonly sentAt: number; heard: boolean }>();
+  /**
+   * Turns sent and not ended, with when they were sent (undefined while a streamed one is still spoken)
+   * and whether anything of them arrived yet.
+   */
+  private readonly open = new Map<number, { sentAt: number | undefined; heard: boolean }>();
   /** Set by the first frame that carries a turn: until then an untagged answer may be an old server's. */
   private serverKnowsTurns = false;
 
@@ -30,13 +34,26 @@ export class TurnTracker {
     return this.sent;
   }
 
-  /** Records one utterance sent now; returns its turn number. */
+  /** Records one utterance sent whole now; returns its turn number. */
   utteranceSent(now: number): number {
+    const turn = this.utteranceOpened();
+    this.utteranceClosed(turn, now);
+    return turn;
+  }
+
+  /** Records a streamed utterance opened now (`utterance_start`); returns its turn number. */
+  utteranceOpened(): number {
     this.sent += 1;
-    this.open.set(this.sent, { sentAt: now, heard: false });
+    this.open.set(this.sent, { sentAt: undefined, heard: false });
     // A Map iterates in insertion order: the first key is the oldest turn.
     if (this.open.size > MAX_OPEN) this.open.delete(this.open.keys().next().value ?? 0);
     return this.sent;
+  }
+
+  /** The streamed utterance `turn` was closed (`utterance_end`) now: the robot works on it from here. */
+  utteranceClosed(turn: number, now: number): void {
+    const entry = this.open.get(turn);
+    if (entry !== undefined) entry.sentAt = now;
   }
 
   /** An answer pair arrived: whether to play it. Untagged pairs (/play_audio) always play. */
@@ -52,6 +69,14 @@ export class TurnTracker {
   /** An error frame arrived: whether to tell the visitor. One about a cancelled turn is old news. */
   error(turn: number | undefined): Verdict {
     return turn === undefined ? 'show' : this.heard(turn);
+  }
+
+  /**
+   * A transcript of a streamed utterance arrived: shown while its turn is the latest and neither cancelled
+   * nor ended. It is no answer: the robot still thinks.
+   */
+  transcript(turn: number): Verdict {
+    return turn === this.sent && turn > this.cancelledThrough && this.open.has(turn) ? 'show' : 'ignore';
   }
 
   turnEnded(turn: number): void {
@@ -71,6 +96,16 @@ export class TurnTracker {
     return any;
   }
 
+  /** Whether a barge-in cancelled `turn`: whatever still comes of it is old news. */
+  cancelled(turn: number): boolean {
+    return turn <= this.cancelledThrough;
+  }
+
+  /** Whether `turn` was sent and has not ended: more of its answer may come. */
+  pending(turn: number): boolean {
+    return this.open.has(turn);
+  }
+
   /** Whether a turn is under way and has sent some of its answer: the robot is answering. */
   get answering(): boolean {
     // A server without turns could not cancel one.
@@ -79,16 +114,22 @@ export class TurnTracker {
     return false;
   }
 
-  /** Whether an utterance sent and not cancelled has not ended yet (whatever of its answer came). */
+  /**
+   * Whether an utterance sent and not cancelled has not ended yet (whatever of its answer came). One still
+   * being spoken is not a question yet.
+   */
   get unanswered(): boolean {
-    for (const turn of this.open.keys()) if (turn > this.cancelledThrough) return true;
+    for (const [turn, entry] of this.open) {
+      if (turn > this.cancelledThrough && entry.sentAt !== undefined) return true;
+    }
     return false;
   }
 
   /** Whether the robot is working on an utterance and nothing of its answer has come yet. */
   thinking(now: number): boolean {
-    for (const [turn, entry] of this.open) {
-      if (!entry.heard && turn > this.cancelledThrough && now - entry.sentAt < THINKING_MAX_MS) return true;
+    for (const [turn, { heard, sentAt }] of this.open) {
+      if (heard || turn <= this.cancelledThrough || sentAt === undefined) continue;
+      if (now - sentAt < THINKING_MAX_MS) return true;
     }
     return false;
   }

@@ -1,9 +1,21 @@
 /**
+ * Where a recording goes as it is made: kept for one WAV at the end (UtteranceBuffer), or sent in parts as
+ * it goes (utterance-stream.ts).
+ */
+export interface Recorder {
+  /** Samples recorded so far. */
+  readonly samples: number;
+  readonly maxSamples: number;
+  /** Appends what fits; false once the maximum is reached (the rest of `chunk` is dropped). */
+  append(chunk: Int16Array): boolean;
+}
+
+/**
  * Collects the 16 kHz samples of one utterance, up to a fixed maximum (so one frame always fits the
  * server's audio frame limit), plus a short pre-roll so hands-free mode keeps the syllable that tripped the
  * threshold.
  */
-export class UtteranceBuffer {
+export class UtteranceBuffer implements Recorder {
   private chunks: Int16Array[] = [];
   private length = 0;
 

@@ -48,6 +48,11 @@ export class VoiceActivityDetector {
     return this.phase.kind === 'speech';
   }
 
+  /** Speech with at least minVoiceMs of voice: this utterance ends with `end`, never `discard`. */
+  get confirmed(): boolean {
+    return this.phase.kind === 'speech' && this.phase.voiceMs >= this.options.minVoiceMs;
+  }
+
   setThreshold(thresholdDb: number): void {
     this.options = { ...this.options, thresholdDb };
   }
