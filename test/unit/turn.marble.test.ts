@@ -113,10 +113,13 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(100),
         scheduler,
       });
-      expectObservable(turn$(calls, 'action', { id: 'u-1', streamed: false, audio: audioOf(1) })).toBe('-a--b-|', {
-        a: part('one.'),
-        b: part('two.'),
-      });
+      expectObservable(turn$(calls, 'action', { id: 'u-1', streamed: false, audio: audioOf(1) })).toBe(
+        '-a--b-|',
+        {
+          a: part('one.'),
+          b: part('two.'),
+        },
+      );
       expectSubscriptions(goal.subscriptions).toBe('^-----!');
     });
   });
@@ -162,7 +165,10 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(100),
         scheduler,
       });
-      expectObservable(turn$(calls, 'action', { id: 'u-1', streamed: false, audio: audioOf(1) }), '^--!').toBe('-a-', { a: part('one.') });
+      expectObservable(
+        turn$(calls, 'action', { id: 'u-1', streamed: false, audio: audioOf(1) }),
+        '^--!',
+      ).toBe('-a-', { a: part('one.') });
       expectSubscriptions(goal.subscriptions).toBe('^--!');
     });
   });
@@ -176,7 +182,10 @@ describe('the turn stream (marbles)', () => {
         timeoutsMs: callTimeouts(100),
         scheduler,
       });
-      expectObservable(turn$(calls, 'service', { id: 'u-1', streamed: false, audio: audioOf(1) })).toBe('---(r|)', { r: answer });
+      expectObservable(turn$(calls, 'service', { id: 'u-1', streamed: false, audio: audioOf(1) })).toBe(
+        '---(r|)',
+        { r: answer },
+      );
     });
   });
 });
