@@ -241,22 +241,25 @@ export class SimRecogniser {
     this.#sweep = undefined;
   }
 
+  /**
+   * The utterance a PART or END of `id` belongs to, opened by the first (sequence 0: its first part, or the
+   * END of an utterance of no parts). An event of an utterance not held (dropped before) or already ended
+   * is ignored.
+   */
+  #heldFor(id: string, sequence: number): Utterance | undefined {
+    const held = this.#utterances.get(id);
+    const utterance = held ?? (sequence === 0 ? this.#open(id) : undefined);
+    if (utterance === undefined || utterance.ended) {
+      if (held !== undefined || sequence !== 0) this.#counts.ignoredEvents += 1;
+      return undefined;
+    }
+    return utterance;
+  }
+
   #part(message: UtteranceAudioMsg): void {
     const { utterance_id: id, sequence } = message;
-    let utterance = this.#utterances.get(id);
-    if (utterance === undefined) {
-      // An utterance opens with its first part; a later one of an utterance not held was dropped before.
-      if (sequence !== 0) {
-        this.#counts.ignoredEvents += 1;
-        return;
-      }
-      utterance = this.#open(id);
-      if (utterance === undefined) return;
-    }
-    if (utterance.ended) {
-      this.#counts.ignoredEvents += 1;
-      return;
-    }
+    const utterance = this.#heldFor(id, sequence);
+    if (utterance === undefined) return;
     if (sequence !== utterance.parts.length) {
       this.#drop(
         utterance,
@@ -284,20 +287,8 @@ export class SimRecogniser {
 
   #end(message: UtteranceAudioMsg): void {
     const { utterance_id: id, sequence } = message;
-    let utterance = this.#utterances.get(id);
-    if (utterance === undefined) {
-      // An utterance of no parts ends without ever having opened.
-      if (sequence !== 0) {
-        this.#counts.ignoredEvents += 1;
-        return;
-      }
-      utterance = this.#open(id);
-      if (utterance === undefined) return;
-    }
-    if (utterance.ended) {
-      this.#counts.ignoredEvents += 1;
-      return;
-    }
+    const utterance = this.#heldFor(id, sequence);
+    if (utterance === undefined) return;
     if (sequence !== utterance.parts.length) {
       this.#drop(
         utterance,
