@@ -333,69 +333,81 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
   });
 
   it('streams in hands-free mode from the voice onset, with what came before it, to the silence after', async () => {
-    await waitForSnapshot(page, (s) => !s.audio.busy, 'the robot to be quiet');
-    const eventsBefore = service.utteranceAudio.length;
-    const turnsBefore = openedTurns(sent);
-    await page.getByLabel('Hands-free').check();
-    let silentAt = 0;
-    try {
-      // The fake microphone beeps twice a second, well over the default -40 dB: an utterance starts, and
-      // opens once there is enough voice not to be a cough.
-      await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
-      await waitForSnapshot(
-        page,
-        () => openedTurns(sent) === turnsBefore + 1 && service.utteranceAudio.length - eventsBefore >= 5,
-        'parts to reach the robot while the visitor speaks',
+    /** One hands-free utterance, checked; says whether its audio starts on the quiet before the voice. */
+    const handsFreeUtterance = async (): Promise<{ quietStart: boolean; detail: string }> => {
+      await waitForSnapshot(page, (s) => !s.audio.busy, 'the robot to be quiet');
+      const eventsBefore = service.utteranceAudio.length;
+      const turnsBefore = openedTurns(sent);
+      await page.getByLabel('Hands-free').check();
+      let silentAt = 0;
+      try {
+        // The fake microphone beeps twice a second, well over the default -40 dB: an utterance starts, and
+        // opens once there is enough voice not to be a cough.
+        await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
+        await waitForSnapshot(
+          page,
+          () => openedTurns(sent) === turnsBefore + 1 && service.utteranceAudio.length - eventsBefore >= 5,
+          'parts to reach the robot while the visitor speaks',
+        );
+        assert.equal((await snapshot(page)).page['recording'], 'true');
+        // The visitor falls silent: with the threshold at its top nothing counts as voice any more.
+        await openSettings(page);
+        await page.locator('#threshold').focus();
+        await page.keyboard.press('End');
+        silentAt = Date.now();
+        await page.getByRole('button', { name: 'Close' }).click();
+        await waitForSnapshot(
+          page,
+          (s) =>
+            s.played.filter((p) => p.turn === turnsBefore + 1 && p.endedAt !== undefined).length === PARTS,
+          'the hands-free utterance to be answered',
+        );
+      } finally {
+        await page.getByLabel('Hands-free').uncheck();
+        await page.locator('body[data-mode="push"]').waitFor();
+        await openSettings(page);
+        await page.locator('#threshold').fill('-40');
+        await page.getByRole('button', { name: 'Close' }).click();
+      }
+      const turn = turnsBefore + 1;
+      const events = service.utteranceAudio
+        .slice(eventsBefore)
+        .map(({ at, message }) => ({ at, ...message }));
+      const parts = events.filter((event) => event.event === UtteranceEvent.PART);
+      assert.deepEqual(
+        parts.map((part) => part.sequence),
+        parts.map((_, index) => index),
       );
-      assert.equal((await snapshot(page)).page['recording'], 'true');
-      // The visitor falls silent: with the threshold at its top nothing counts as voice any more.
-      await openSettings(page);
-      await page.locator('#threshold').focus();
-      await page.keyboard.press('End');
-      silentAt = Date.now();
-      await page.getByRole('button', { name: 'Close' }).click();
-      await waitForSnapshot(
-        page,
-        (s) => s.played.filter((p) => p.turn === turnsBefore + 1 && p.endedAt !== undefined).length === PARTS,
-        'the hands-free utterance to be answered',
+      assert.ok(parts.filter((part) => part.at < silentAt).length >= 5);
+      const last = events.at(-1)!;
+      assert.deepEqual([last.event, last.sequence], [UtteranceEvent.END, parts.length]);
+      // The silence ends it: 900 ms after the last voice, which came at most a beep before the silence.
+      assert.ok(
+        last.at - silentAt >= 400 && last.at - silentAt < 2_000,
+        `ended ${last.at - silentAt} ms after the silence`,
       );
-    } finally {
-      await page.getByLabel('Hands-free').uncheck();
-      await page.locator('body[data-mode="push"]').waitFor();
-      await openSettings(page);
-      await page.locator('#threshold').fill('-40');
-      await page.getByRole('button', { name: 'Close' }).click();
-    }
-    const turn = turnsBefore + 1;
-    const events = service.utteranceAudio.slice(eventsBefore).map(({ at, message }) => ({ at, ...message }));
-    const parts = events.filter((event) => event.event === UtteranceEvent.PART);
-    assert.deepEqual(
-      parts.map((part) => part.sequence),
-      parts.map((_, index) => index),
-    );
-    assert.ok(parts.filter((part) => part.at < silentAt).length >= 5);
-    const last = events.at(-1)!;
-    assert.deepEqual([last.event, last.sequence], [UtteranceEvent.END, parts.length]);
-    // The silence ends it: 900 ms after the last voice, which came at most a beep before the silence.
-    assert.ok(
-      last.at - silentAt >= 400 && last.at - silentAt < 2_000,
-      `ended ${last.at - silentAt} ms after the silence`,
-    );
-    const record = (await snapshot(page)).sent.find((s) => s.turn === turn)!;
-    assert.equal(record.upload, 'streamed');
-    assert.equal(record.parts, parts.length);
-    const pcm = Buffer.concat(parts.map((part) => part.audio));
-    assert.equal(record.bytes, pcm.byteLength);
-    assert.ok(record.ms > 300 + 120 + 900, `${record.ms} ms streamed`);
-    // The pre-roll went up first: the 300 ms before the voice detector tripped, 120 ms into a beep, so
-    // the stream opens on the quiet before that beep.
-    const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.byteLength / 2);
-    const peak = (from: number, to: number) =>
-      samples.subarray(from, to).reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
-    assert.ok(
-      peak(0, 1_600) < peak(0, samples.length) / 4,
-      `first 100 ms peak ${peak(0, 1_600)}, utterance peak ${peak(0, samples.length)}`,
-    );
+      const record = (await snapshot(page)).sent.find((s) => s.turn === turn)!;
+      assert.equal(record.upload, 'streamed');
+      assert.equal(record.parts, parts.length);
+      const pcm = Buffer.concat(parts.map((part) => part.audio));
+      assert.equal(record.bytes, pcm.byteLength);
+      assert.ok(record.ms > 300 + 120 + 900, `${record.ms} ms streamed`);
+      // The pre-roll went up first: the 300 ms before the voice detector tripped, 120 ms into a beep, so
+      // the stream opens on the quiet before that beep.
+      const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.byteLength / 2);
+      const peak = (from: number, to: number) =>
+        samples.subarray(from, to).reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
+      return {
+        quietStart: peak(0, 1_600) < peak(0, samples.length) / 4,
+        detail: `first 100 ms peak ${peak(0, 1_600)}, utterance peak ${peak(0, samples.length)}`,
+      };
+    };
+    // The pre-roll's level is read from Chromium's fake microphone, whose beeps a loaded machine can
+    // deliver late or torn: one more utterance, never more, when the first did not start on quiet. A kiosk
+    // that sent no pre-roll fails both.
+    const first = await handsFreeUtterance();
+    const result = first.quietStart ? first : await handsFreeUtterance();
+    assert.ok(result.quietStart, `${first.detail}; then ${result.detail}`);
   });
 
   it('opens nothing for a tap, so a question the robot is still thinking about is not cancelled', async () => {
