@@ -7,7 +7,7 @@ import {
   turnEndFrame,
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
-import type { Turn, ChatInterface, MessageId } from '../../protocol/ws-protocol.js';
+import type { Turn, ChatInterface, HeardCommand, MessageId } from '../../protocol/ws-protocol.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { UtteranceEvent } from '../../port/ros-messages.js';
 import type { RosCalls } from '../../port/ros-calls.js';
@@ -197,13 +197,7 @@ export class SessionResources {
    * A kiosk's heard report, told to the robot when it names the latest answered turn and one of its pairs;
    * answered `heard_invalid` otherwise.
    */
-  reportHeard(report: {
-    readonly turn: Turn;
-    readonly playedMs: number;
-    readonly messageId: number;
-    readonly partPlayedMs: number;
-    readonly partMs: number;
-  }): void {
+  reportHeard(report: Omit<HeardCommand, 'service'>): void {
     const spoken = this.#spoken;
     const cut = spoken?.turn === report.turn ? spoken.messageIds.indexOf(report.messageId) : -1;
     if (spoken === undefined || cut < 0) {

@@ -394,11 +394,7 @@ export class SimRecogniser {
       utterance.heardSeconds += seconds;
       utterance.lastActivityAt = this.clock.now();
       this.#counts.partsRecognised += 1;
-      this.publish({
-        utterance_id: utterance.id,
-        text: transcriptText(utterance.heardSeconds),
-        final: false,
-      });
+      this.#tellHeard(utterance, false);
       // Whoever heard the transcript may have abandoned the utterance meanwhile.
       if (this.#utterances.get(utterance.id) !== utterance) return;
       if (utterance.recognised < utterance.parts.length) this.#workOnNext(utterance);
@@ -406,15 +402,16 @@ export class SimRecogniser {
     });
   }
 
+  /** The transcript of what was recognised so far: partial, or the final one. */
+  #tellHeard(utterance: Utterance, final: boolean): void {
+    this.publish({ utterance_id: utterance.id, text: transcriptText(utterance.heardSeconds), final });
+  }
+
   #finish(utterance: Utterance): void {
     utterance.final = true;
     utterance.lastActivityAt = this.clock.now();
     this.#counts.finals += 1;
-    this.publish({
-      utterance_id: utterance.id,
-      text: transcriptText(utterance.heardSeconds),
-      final: true,
-    });
+    this.#tellHeard(utterance, true);
     if (this.#utterances.get(utterance.id) !== utterance) return;
     const [first] = utterance.waiters;
     if (first !== undefined) this.#claim(utterance, first);
