@@ -15,6 +15,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { Subject } from 'rxjs';
+import { assign, createActor, setup } from 'xstate';
 import { BENCH_CALL_TIMEOUTS_MS, buildModules } from './lib/build-modules.js';
 
 const argument = (name: string, fallback: string): string => {
@@ -24,11 +25,12 @@ const argument = (name: string, fallback: string): string => {
 const modules = resolve(argument('--modules', 'src'));
 const turnsPerRound = Number(argument('--turns', '1000'));
 const rounds = Number(argument('--rounds', '7'));
+const warmupTurns = Number(argument('--warmup', '20000'));
 if (!Number.isInteger(turnsPerRound) || turnsPerRound < 1 || turnsPerRound > 100_000) {
   throw new Error('--turns: an integer from 1 to 100000');
 }
 if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw new Error('--rounds: 1 to 100');
-const gc = (globalThis as { gc?: () => void }).gc;
+const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
 
 const { load, loadFirst, loadMessageIds } = buildModules(modules);
@@ -48,6 +50,7 @@ const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise
   ),
 ]);
 type OutboundFrame = import('../src/protocol/ws-frames.js').OutboundFrame;
+type AudioContent = import('../src/protocol/ws-frames.js').AudioContent;
 
 const rosCalls = calls.createRosCalls({
   port: sim.createSimBackend(),
@@ -119,6 +122,64 @@ const plainSide = (): Side => {
   };
 };
 
+/**
+ * XState's own floor for a session: the least chart a turn needs, two states and two events (`request`
+ * enters `calling`, whose entry starts the call; `answer` goes back to `idle`), each with an `assign`, and
+ * the plain side's effects. What this side costs over the plain function is what XState v5 itself costs.
+ */
+const floorSide = (): Side => {
+  type FloorEvent = { type: 'request'; audio: Uint8Array } | { type: 'answer'; response: AudioContent };
+  const floorMachine = setup({
+    types: { context: {} as { turns: number; audio: Uint8Array | undefined }, events: {} as FloorEvent },
+    actions: {
+      startCall: ({ context, self }) => {
+        if (context.audio === undefined) return;
+        rosCalls.call(
+          'chat',
+          { audio: context.audio },
+          {
+            answered: (response) => {
+              self.send({ type: 'answer', response });
+            },
+            failed: (error) => {
+              throw error;
+            },
+          },
+        );
+      },
+      deliver: ({ context, event }) => {
+        if (event.type !== 'answer') return;
+        sink(frames.encodeAudioPair(messageIds.next(), event.response, context.turns));
+        sink(frames.turnEndFrame(context.turns, 'answered'));
+      },
+    },
+  }).createMachine({
+    context: { turns: 0, audio: undefined },
+    initial: 'idle',
+    states: {
+      idle: {
+        on: {
+          request: {
+            target: 'calling',
+            actions: assign(({ context, event }) => ({ turns: context.turns + 1, audio: event.audio })),
+          },
+        },
+      },
+      calling: {
+        entry: 'startCall',
+        on: { answer: { target: 'idle', actions: ['deliver', assign({ audio: undefined })] } },
+      },
+    },
+  });
+  const actor = createActor(floorMachine).start();
+  return {
+    name: 'XState floor',
+    utter: () => {
+      actor.send({ type: 'request', audio: audio.slice() });
+    },
+  };
+};
+
 /** Runs `count` turns one after the other (each sent when the previous one's turn_end came). */
 const runTurns = (side: Side, count: number): Promise<void> =>
   new Promise((done) => {
@@ -142,7 +203,10 @@ interface Round {
 }
 
 const measure = async (side: Side): Promise<Round> => {
-  gc();
+  // A scavenge, not a full collection: a full one frees the hidden classes that short-lived objects
+  // left behind and V8 then deoptimises the code that embedded them ("weak objects"), so each round would
+  // first pay for recompiling, most of all the side with more optimised code (XState's).
+  gc({ type: 'minor' });
   await new Promise((next) => setImmediate(next));
   const collectionsBefore = collections;
   const heapBefore = process.memoryUsage().heapUsed;
@@ -165,8 +229,9 @@ const median = (values: readonly number[]): number => {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-const sides = [sessionSide(), plainSide()];
-for (const side of sides) await runTurns(side, turnsPerRound); // warm-up: compiled, caches filled
+const sides = [sessionSide(), floorSide(), plainSide()];
+// Warm-up: V8 optimises XState's many functions only after some thousands of turns.
+for (const side of sides) await runTurns(side, warmupTurns);
 const results = new Map<string, Round[]>(sides.map((side) => [side.name, []]));
 for (let round = 0; round < rounds; round += 1) {
   // Alternated, so a slow moment of the machine falls on both sides.
@@ -189,6 +254,7 @@ const summary = (name: string) => {
   };
 };
 const session = summary('session actor');
+const floor = summary('XState floor');
 const plain = summary('plain function');
 const line = (name: string, figures: ReturnType<typeof summary>) =>
   `${name.padEnd(16)} cpu/turn median ${figures.cpuMedianUs.toFixed(1)} µs (min ${figures.cpuMinUs.toFixed(1)})` +
@@ -197,7 +263,11 @@ process.stdout.write(
   [
     `${modules}: ${rounds} rounds of ${turnsPerRound} turns of 32 KiB, Node.js ${process.version}`,
     line('session actor', session),
+    line('XState floor', floor),
     line('plain function', plain),
+    `XState floor     cpu ${(floor.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
+      floor.allocatedMedianKiB - plain.allocatedMedianKiB
+    ).toFixed(1)} KiB per round trip`,
     `session share    cpu ${(session.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
       session.allocatedMedianKiB - plain.allocatedMedianKiB
     ).toFixed(1)} KiB per round trip`,

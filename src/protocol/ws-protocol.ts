@@ -247,7 +247,7 @@ export type BusyCause =
   | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
 
 /**
- * The `message` of a `busy` error. The session (src/actors/session/session-frames.ts) and the documented
+ * The `message` of a `busy` error. The session (src/actors/session/session-outbox.ts) and the documented
  * examples (test/support/ws-examples.ts) both build it here, so the page shows exactly what a kiosk receives.
  */
 export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>

@@ -2,7 +2,7 @@ import { assign, raise, setup, type AnyActorRef } from 'xstate';
 import { errorFrame, type OutboundFrame, type TextFrame } from '../../protocol/ws-frames.js';
 import { MAX_TURN, PCM_BYTES_PER_SECOND, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
 import { busyMessage } from '../../protocol/ws-protocol.js';
-import { busyRefusal, type Refusal } from './session-frames.js';
+import { busyRefusal, type Refusal } from './session-outbox.js';
 import type { SessionResources } from './session-resources.js';
 import type {
   ConversationRequest,

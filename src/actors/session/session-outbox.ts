@@ -1,12 +1,32 @@
-import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
-import { closeFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
+import {
+  type MessageIdAllocator,
+  ackFrame,
+  closeFrame,
+  encodeAudioPair,
+  errorFrame,
+  turnEndFrame,
+  type OutboundFrame,
+} from '../../protocol/ws-frames.js';
+import {
+  busyMessage,
+  CLOSE_CODES,
+  type ErrorCode,
+  type MessageId,
+  type Turn,
+} from '../../protocol/ws-protocol.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../port/ros-port.js';
+import { ConverseOutcomeError } from '../../streams/call-streams.js';
+import {
+  type ConversationRequest,
+  type CallOutcome,
+  type SessionContext,
+  type SessionSocket,
+} from './session-types.js';
 
-/** What the transport gives a session to write with; SessionInput (session-types.ts) documents each. */
-export interface SessionSocket {
-  readonly send: (frame: OutboundFrame) => void;
-  readonly batch?: ((writes: () => void) => void) | undefined;
-  readonly bufferedBytes?: (() => number) | undefined;
-}
+/**
+ * What the session sends: its way out to the socket (`Outbox`), and what a call's outcome and a refused
+ * request become on the wire (pure, but for the outbox's send).
+ */
 
 /**
  * The session's way out: the transport's `send`, and whether it still works. A send that throws marks the
@@ -62,4 +82,86 @@ export class Outbox {
       return false;
     }
   };
+}
+
+export const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
+  if (error instanceof RosTimeoutError) return `${service}_timeout`;
+  if (error instanceof RosServiceUnavailableError) return `${service}_unavailable`;
+  return `${service}_failed`;
+};
+
+// Port errors carry operator-readable text (service name, time-out), a Converse result its own message;
+// anything else stays generic.
+export const failureMessage = (error: unknown): string | undefined =>
+  error instanceof RosTimeoutError ||
+  error instanceof RosServiceUnavailableError ||
+  error instanceof RosCallFailedError ||
+  error instanceof ConverseOutcomeError
+    ? error.message
+    : undefined;
+
+/**
+ * Sends what ends the last call: for a turn, its last pair (a `/chat` answer) or its error frame, then
+ * `turn_end`; for clear_history, the ack or the error. A pair takes its message id when it is sent, so ids
+ * increase in the order pairs leave. Stops at the first frame the outbox could not take (then false).
+ */
+export const sendOutcome = (
+  request: ConversationRequest,
+  outcome: CallOutcome,
+  messageIds: MessageIdAllocator,
+  outbox: Outbox,
+  /** Told of the answer's pair as it leaves (a heard report is read against it). */
+  onPair: (turn: Turn, messageId: MessageId, text: string) => void = () => undefined,
+): boolean => {
+  if (request.service === 'clear_history') {
+    return outbox.send(
+      outcome.kind === 'failed'
+        ? errorFrame(failureCode('clear_history', outcome.error), failureMessage(outcome.error))
+        : ackFrame('clear_history'),
+    );
+  }
+  const { turn } = request;
+  if (outcome.kind === 'failed') {
+    return (
+      outbox.send(errorFrame(failureCode('chat', outcome.error), failureMessage(outcome.error), turn)) &&
+      outbox.send(turnEndFrame(turn, 'failed'))
+    );
+  }
+  const { part } = outcome;
+  if (part !== undefined) {
+    const messageId = messageIds.next();
+    onPair(turn, messageId, part.text);
+    if (!outbox.send(encodeAudioPair(messageId, part, turn))) return false;
+  }
+  return outbox.send(turnEndFrame(turn, 'answered'));
+};
+
+/**
+ * A request that is not queued: its error frame (none for a turn refused `busy` again), and for a turn its
+ * number (then `turn_end` refused).
+ */
+export interface Refusal {
+  readonly frame: OutboundFrame | undefined;
+  readonly turn: Turn | undefined;
+}
+
+/**
+ * The `busy` error for a request that is not queued (with its turn, for a turn). A turn refused while an
+ * earlier one's `busy` still stands (nothing queued since) gets no error of its own: a client sending
+ * faster than the robot answers hears `busy` once, then one `turn_end` refused per frame.
+ */
+export function busyRefusal(
+  context: SessionContext,
+  request: ConversationRequest,
+  cause: 'queue' | 'audio',
+): Refusal {
+  const message = busyMessage(
+    request.service,
+    cause === 'queue'
+      ? { kind: 'queue', maxWaitingCalls: context.limits.maxWaitingCalls }
+      : { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes },
+  );
+  const turn = request.service === 'chat' ? request.turn : undefined;
+  if (turn !== undefined && context.busyTold) return { frame: undefined, turn };
+  return { frame: errorFrame('busy', message, turn), turn };
 }

@@ -15,8 +15,7 @@ import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
 import { trackSubscription, type ByteBudget } from '../conversation-gauges.js';
-import { Outbox } from './session-outbox.js';
-import { sendOutcome, type Refusal } from './session-frames.js';
+import { Outbox, sendOutcome, type Refusal } from './session-outbox.js';
 import {
   type CallOutcome,
   type ConversationRequest,

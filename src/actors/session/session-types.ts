@@ -12,7 +12,6 @@ import { type TurnPart } from '../../streams/call-streams.js';
 import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';
 import type { SpeechUplink } from '../../streams/speech-uplink.js';
-import { type SessionSocket } from './session-outbox.js';
 
 /** The session's requests, events and context: the vocabulary of session-machine.ts and its helpers. */
 
@@ -46,6 +45,13 @@ export interface SessionDeps {
   readonly audioBudget: ByteBudget;
   /** Told how many `/play_audio` messages a slow kiosk's backlog dropped (counted, logged). */
   readonly onPlayAudioDropped?: (count: number) => void;
+}
+
+/** What the transport gives a session to write with; SessionInput documents each. */
+export interface SessionSocket {
+  readonly send: (frame: OutboundFrame) => void;
+  readonly batch?: ((writes: () => void) => void) | undefined;
+  readonly bufferedBytes?: (() => number) | undefined;
 }
 
 export interface SessionInput extends SessionDeps, SessionSocket {
