@@ -1,6 +1,5 @@
 import type { BenchProfile } from './profiles.js';
 import { log } from './log.js';
-import { measureCpu } from './machine.js';
 import type { ChatFigures, ChatRow } from './results.js';
 import { inOrder, type ServerName, type Servers } from './servers.js';
 import { ratio, round } from './stats.js';
@@ -17,25 +16,24 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
     for (const sessions of profile.chat.sessions) {
       const figures = {} as Record<ServerName, ChatFigures>;
       for (const [name, server] of inOrder(servers)) {
-        const { result, cpuPercent } = await measureCpu(server.pid, () =>
-          runChat({
-            url: server.wsUrl,
-            sessions,
-            frameBytes,
-            expectGreeting: server.kind === 'bridge' || server.kind === 'bridge-no-session',
-            warmupRoundTrips: profile.chat.warmupRoundTrips(frameBytes),
-            roundTrips: profile.chat.roundTrips,
-            maxMs: profile.chat.maxMs,
-            processes: sessions === 1 ? 1 : profile.chat.processes,
-          }),
-        );
+        const result = await runChat({
+          serverPid: server.pid,
+          url: server.wsUrl,
+          sessions,
+          frameBytes,
+          expectGreeting: server.kind === 'bridge' || server.kind === 'bridge-no-session',
+          warmupRoundTrips: profile.chat.warmupRoundTrips(frameBytes),
+          roundTrips: profile.chat.roundTrips,
+          maxMs: profile.chat.maxMs,
+          processes: sessions === 1 ? 1 : profile.chat.processes,
+        });
         if (result.errors.length > 0)
           throw new Error(`chat on ${name}: ${result.errors.slice(0, 3).join('; ')}`);
         figures[name] = {
           ...result.latency,
           roundTripsPerS: round(result.roundTripsPerS, 0),
-          serverCpuPercent: round(cpuPercent, 1),
-          serverCpuUsPerRoundTrip: round((cpuPercent / 100 / result.roundTripsPerS) * 1e6, 1),
+          serverCpuPercent: round(result.serverCpuPercent, 1),
+          serverCpuUsPerRoundTrip: round(result.serverCpuUsPerRoundTrip, 1),
           clientCpuPercent: result.clientCpuPercent.map((value) => round(value, 1)),
           errors: result.errors,
         };

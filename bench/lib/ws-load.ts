@@ -8,6 +8,7 @@ import type {
   FanoutCommand,
   FanoutReply,
 } from '../clients/protocol.js';
+import { readCpuMs } from './machine.js';
 import { ROOT, trackChild } from './processes.js';
 import { summarize, type LatencySummary } from './stats.js';
 
@@ -72,10 +73,20 @@ export interface ChatOutcome {
   /** Per client process, share of one core (100 = saturated). */
   readonly clientCpuPercent: number[];
   readonly errors: string[];
+  /**
+   * The server's CPU while the measured round trips ran (from `go` to the last result), share of one core;
+   * the warm-up and the clients' start and end are left out.
+   */
+  readonly serverCpuPercent: number;
+  /** The same, µs per measured round trip. */
+  readonly serverCpuUsPerRoundTrip: number;
 }
 
-/** What each client process is told, plus how many processes share the sessions. */
-export type ChatOptions = Omit<ChatRunCommand, 'cmd'> & { readonly processes: number };
+/** What each client process is told, plus how many processes share the sessions and the server's pid. */
+export type ChatOptions = Omit<ChatRunCommand, 'cmd'> & {
+  readonly processes: number;
+  readonly serverPid: number;
+};
 
 /** Runs the chat round-trip load in `processes` client processes that start measuring together. */
 export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
@@ -101,11 +112,17 @@ export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
       nextMessage(client, hasType<ChatResult>('result'), options.maxMs + 60_000, 'result'),
     );
     const go: ChatGo = { cmd: 'go' };
+    const serverCpuBefore = readCpuMs(options.serverPid);
+    const measuringSince = performance.now();
     for (const client of clients) client.send(go);
     const outcomes = await Promise.all(results);
+    const serverCpuMs = readCpuMs(options.serverPid) - serverCpuBefore;
+    const measuredMs = performance.now() - measuringSince;
     const rtts = outcomes.flatMap((outcome) => outcome.rtts);
     const wallMs = Math.max(...outcomes.map((outcome) => outcome.wallMs));
     return {
+      serverCpuPercent: measuredMs > 0 ? (serverCpuMs / measuredMs) * 100 : 0,
+      serverCpuUsPerRoundTrip: rtts.length > 0 ? (serverCpuMs * 1000) / rtts.length : 0,
       latency: summarize(rtts),
       roundTripsPerS: wallMs > 0 ? (rtts.length / wallMs) * 1000 : 0,
       clientCpuPercent: outcomes.map((outcome) => outcome.cpuPercent),
