@@ -18,8 +18,7 @@ import {
   webSocketRefusal,
 } from './access-policy.js';
 import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-request-head.js';
-import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './reply.js';
-import { writeReply } from './reply-writer.js';
+import { MAX_LISTED_ERRORS, problemReply, withHeaders, writeReply, type HttpReply } from './reply.js';
 import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
 import { rosErrorReply } from './ros-error-reply.js';
 import { FLAT_BODY_SHAPE, type AnyRosCallResult, type RosCallResult, type RouteRequest } from './route.js';
