@@ -79,6 +79,28 @@ const NewTourNameSchema = v.pipe(
   ),
 );
 
+/** Longest tour name taken from a path, in UTF-8 bytes: far above any name a tour store keeps. */
+export const PATH_TOUR_NAME_MAX_BYTES = 4096;
+
+/**
+ * A tour name as a path names it, percent-decoded. Tours are stored by other ROS nodes, which may hold
+ * names TourNameSchema would not create (longer, other characters): only what cannot be a name at all is
+ * refused, and the tour service decides the rest (unknown: 404).
+ */
+export const PathTourNameSchema = v.object({
+  tour_name: v.pipe(
+    v.string(),
+    // ROS 2 strings end at the first NUL: the service would be asked about another name.
+    v.check((name) => !name.includes('\0'), 'a tour name cannot contain NUL (%00)'),
+    // A UTF-16 unit is at most 3 UTF-8 bytes: only long names need counting.
+    v.check(
+      (name) =>
+        name.length * 3 <= PATH_TOUR_NAME_MAX_BYTES || Buffer.byteLength(name) <= PATH_TOUR_NAME_MAX_BYTES,
+      `the tour name in the path is over ${PATH_TOUR_NAME_MAX_BYTES} bytes; no tour can have such a name`,
+    ),
+  ),
+});
+
 export const TourStepSchema = jsonObject('step', {
   description: boundedText('description', TOUR_LIMITS.descriptionMaxChars),
   destination: v.optional(v.nullable(boundedText('destination', TOUR_LIMITS.destinationMaxChars)), null),

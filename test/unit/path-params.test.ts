@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { decodeParams } from '../../src/transport/http/path-params.js';
+import { decodeParams } from '../../src/transport/http/installed-route.js';
 import type { HttpReply } from '../../src/transport/http/reply.js';
 
 const NAME = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { tourMsgToJson } from '../../src/mapping/tour-message.js';
-import { createTourRepresentations } from '../../src/transport/routes/tour-representation.js';
+import { createTourRepresentations } from '../../src/transport/routes/tour-routes.js';
 import { tourEntityTag } from '../../src/protocol/tour-version.js';
 import type { TourMsg } from '../../src/port/ros-messages.js';
 

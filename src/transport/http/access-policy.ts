@@ -176,3 +176,40 @@ export const webSocketRefusal = (access: Extract<WsAccess, { ok: false }>): Http
         headers: { 'www-authenticate': 'Bearer realm="tour-bridge"' },
       })
     : problemReply('forbidden-origin', access.reason);
+
+/**
+ * The 401 or 403 that refuses a request to a route, or undefined when it may go on. `query` is read only
+ * for a route checked as the `/ws` upgrade.
+ */
+export const routeAccessRefusal = (
+  policy: AccessPolicy,
+  route: { readonly needsToken: boolean; readonly asWebSocket: boolean },
+  headers: Readonly<Record<string, string>>,
+  query: string,
+): HttpReply | undefined => {
+  const origin = headers['origin'] ?? '';
+  if (route.asWebSocket) {
+    const access = checkWebSocketAccess(policy, {
+      origin,
+      protocols: headers['sec-websocket-protocol'] ?? '',
+      query,
+      authorization: headers['authorization'] ?? '',
+      host: headers['host'] ?? '',
+    });
+    return access.ok ? undefined : webSocketRefusal(access);
+  }
+  // A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin.
+  if (!isOwnPage(policy, origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
+    return problemReply('forbidden-origin', `origin ${origin} is not allowed`);
+  }
+  if (route.needsToken && !httpAuthorized(policy, headers['authorization'] ?? '')) {
+    return problemReply(
+      'unauthorized',
+      'send the bearer token in an Authorization header: "Bearer <token>"',
+      {
+        headers: { 'www-authenticate': 'Bearer realm="tour-bridge"' },
+      },
+    );
+  }
+  return undefined;
+};

@@ -9,18 +9,8 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../../port/ros-port.js';
-import {
-  checkOrigin,
-  checkWebSocketAccess,
-  corsHeaders,
-  httpAuthorized,
-  isOwnPage,
-  webSocketRefusal,
-} from './access-policy.js';
-import { checkJsonRequestHead, parseJsonBody, tooLarge } from './json-request-head.js';
-import { MAX_LISTED_ERRORS, problemReply, withHeaders, type HttpReply } from './reply.js';
-import { writeReply } from './reply-writer.js';
-import { DISCARD_LIMIT_BYTES, readRequestBody } from './request-body.js';
+import { corsHeaders, routeAccessRefusal } from './access-policy.js';
+import { MAX_LISTED_ERRORS, problemReply, withHeaders, writeReply, type HttpReply } from './reply.js';
 import { rosErrorReply } from './ros-error-reply.js';
 import { FLAT_BODY_SHAPE, type AnyRosCallResult, type RosCallResult, type RouteRequest } from './route.js';
 import type { ExchangeRoute } from './router-state.js';
@@ -30,6 +20,132 @@ const INTERNAL_ERROR = problemReply(
   'internal-error',
   'an unexpected error occurred; see the log for the request id',
 );
+
+// ---------------------------------------------------------------------------------------------------------
+// The JSON body: its head checked before a byte is read, then the body read within the limit, its shape
+// checked, parsed and validated
+
+/**
+ * Most bytes of an oversized body read and thrown away before the 413: a client still sending when the
+ * connection closes often fails with EPIPE instead of reading it. Past this the connection is closed.
+ */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+const tooLarge = (limit: number): HttpReply =>
+  problemReply('payload-too-large', `the request body exceeds the limit of ${limit} bytes`);
+
+/**
+ * The refusal a JSON body's head earns, before a byte of the body is read. Only UTF-8 JSON is accepted
+ * (RFC 8259): a declared other charset is a client bug worth a clear 415, not a garbled tour name.
+ */
+const jsonHeadRefusal = (
+  contentType: string,
+  contentLength: string,
+  limit: number,
+): HttpReply | undefined => {
+  // The type nearly every client sends, with no parameters, needs no parsing.
+  if (contentType !== 'application/json') {
+    const refused = mediaTypeProblem(contentType);
+    if (refused !== undefined) return refused;
+  }
+  if (contentLength !== '') {
+    const declared = /^\d{1,15}$/.test(contentLength) ? Number(contentLength) : Number.NaN;
+    if (Number.isNaN(declared)) return problemReply('bad-request', 'content-length is not a number');
+    if (declared > limit) return tooLarge(limit);
+  }
+  return undefined;
+};
+
+const mediaTypeProblem = (contentType: string): HttpReply | undefined => {
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (mediaType === '') {
+    return problemReply(
+      'unsupported-media-type',
+      'a request body must be sent with content type application/json',
+    );
+  }
+  if (mediaType !== 'application/json') {
+    return problemReply(
+      'unsupported-media-type',
+      `content type ${mediaType} is not supported; send application/json`,
+    );
+  }
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='));
+  if (charset !== undefined && !['charset=utf-8', 'charset="utf-8"'].includes(charset)) {
+    return problemReply('unsupported-media-type', `only UTF-8 JSON is accepted, not ${charset}`);
+  }
+  return undefined;
+};
+
+type BodyResult =
+  | { readonly kind: 'complete'; readonly bytes: Buffer }
+  /** `drained`: the rest of the body was read and thrown away, so the connection can stay open. */
+  | { readonly kind: 'too-large'; readonly drained: boolean }
+  | { readonly kind: 'aborted' };
+
+/**
+ * Collects a body of at most `limit` bytes and hands it to `done` once. uWebSockets.js reuses a chunk's
+ * memory after the callback returns, so chunks are copied. Past the limit nothing more is kept and the
+ * rest is discarded (up to DISCARD_LIMIT_BYTES). `abort()` reports the client gone: `done` hears `aborted`.
+ */
+const readRequestBody = (
+  res: HttpResponse,
+  limit: number,
+  done: (result: BodyResult) => void,
+): { abort(): void } => {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const settle = (result: BodyResult) => {
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
+  res.onData((chunk, isLast) => {
+    if (settled) return;
+    received += chunk.byteLength;
+    if (received > limit) {
+      chunks.length = 0;
+      if (isLast) settle({ kind: 'too-large', drained: true });
+      else if (received > DISCARD_LIMIT_BYTES) settle({ kind: 'too-large', drained: false });
+      return;
+    }
+    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    if (isLast) settle({ kind: 'complete', bytes: Buffer.concat(chunks, received) });
+  });
+  return {
+    abort: () => {
+      settle({ kind: 'aborted' });
+    },
+  };
+};
+
+/** A body whose shape is over the route's, refused before it is parsed (its cost would follow its shape). */
+const bodyShapeRefused = (problem: string): HttpReply => {
+  const message = `the body is refused before parsing: ${problem}`;
+  return problemReply('validation-failed', message, {
+    extensions: { errors: [{ field: '(body)', message }] },
+  });
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const parseJsonBody = (
+  bytes: Uint8Array,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reply: HttpReply } => {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reply: problemReply('malformed-json', 'the body is not valid UTF-8') };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : 'unparseable';
+    return { ok: false, reply: problemReply('malformed-json', `the body is not valid JSON: ${reason}`) };
+  }
+};
 
 const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
   const errors = issues
@@ -43,13 +159,7 @@ const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply =>
   });
 };
 
-/** A body whose shape is over the route's, refused before it is parsed (its cost would follow its shape). */
-const bodyShapeRefused = (problem: string): HttpReply => {
-  const message = `the body is refused before parsing: ${problem}`;
-  return problemReply('validation-failed', message, {
-    extensions: { errors: [{ field: '(body)', message }] },
-  });
-};
+// ---------------------------------------------------------------------------------------------------------
 
 /**
  * One request, from its handler to its one answer. It is also the handler of the request's ROS call, so a
@@ -86,50 +196,21 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     this.answer(reply, true);
   }
 
-  /**
-   * Access control; answers 401/403 and returns false when the request may not go on. `query` is read only
-   * by a route checked as the `/ws` upgrade.
-   */
+  /** Access control: answers 401/403 and returns false when the request may not go on. */
   guard(headers: Readonly<Record<string, string>>, query: string): boolean {
     const { policy } = this.installed.router.settings;
-    const origin = headers['origin'] ?? '';
-    if (this.installed.asWebSocket) {
-      const access = checkWebSocketAccess(policy, {
-        origin,
-        protocols: headers['sec-websocket-protocol'] ?? '',
-        query,
-        authorization: headers['authorization'] ?? '',
-        host: headers['host'] ?? '',
-      });
-      this.#cors = corsHeaders(policy, origin);
-      if (!access.ok) this.answer(webSocketRefusal(access));
-      return access.ok;
-    }
-    // A browser sends Origin on same-origin requests too (POST, PUT, DELETE): those are not cross-origin.
-    if (!isOwnPage(policy, origin, headers['host'] ?? '') && checkOrigin(policy, origin) === 'forbidden') {
-      this.answer(problemReply('forbidden-origin', `origin ${origin} is not allowed`));
-      return false;
-    }
-    this.#cors = corsHeaders(policy, origin);
-    if (this.installed.needsToken && !httpAuthorized(policy, headers['authorization'] ?? '')) {
-      this.answer(
-        problemReply('unauthorized', 'send the bearer token in an Authorization header: "Bearer <token>"', {
-          headers: { 'www-authenticate': 'Bearer realm="tour-bridge"' },
-        }),
-      );
-      return false;
-    }
-    return true;
+    // Empty for an origin not allowed: only an allowed one reads the answer, a refusal included.
+    this.#cors = corsHeaders(policy, headers['origin'] ?? '');
+    const refusal = routeAccessRefusal(policy, this.installed, headers, query);
+    if (refusal !== undefined) this.answer(refusal);
+    return refusal === undefined;
   }
 
   /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
   readBody(headers: Readonly<Record<string, string>>, request: (body: unknown) => RouteRequest): void {
     const maxBodyBytes = this.installed.route.maxBodyBytes ?? this.installed.router.settings.maxBodyBytes;
     const contentLength = headers['content-length'] ?? '';
-    const early = checkJsonRequestHead(
-      { contentType: headers['content-type'] ?? '', contentLength },
-      maxBodyBytes,
-    );
+    const early = jsonHeadRefusal(headers['content-type'] ?? '', contentLength, maxBodyBytes);
     this.#watchAbort();
     if (early !== undefined) {
       if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
@@ -145,30 +226,31 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
       return;
     }
     this.#body = readRequestBody(this.res, maxBodyBytes, (result) => {
-      if (result.kind === 'aborted') return;
-      if (result.kind === 'too-large') {
-        this.answer(tooLarge(maxBodyBytes), !result.drained);
-        return;
-      }
-      const shapeProblem = jsonShapeProblem(result.bytes, this.installed.route.bodyShape ?? FLAT_BODY_SHAPE);
-      if (shapeProblem !== undefined) {
-        this.answer(bodyShapeRefused(shapeProblem));
-        return;
-      }
-      const parsed = parseJsonBody(result.bytes);
-      if (!parsed.ok) {
-        this.answer(parsed.reply);
-        return;
-      }
-      const schema = this.installed.route.body;
-      const validated =
-        schema === undefined ? undefined : v.safeParse(schema, parsed.value, { abortPipeEarly: true });
-      if (validated !== undefined && !validated.success) {
-        this.answer(validationFailed(validated.issues));
-        return;
-      }
-      this.run(request(validated?.output));
+      if (result.kind === 'complete') this.#bodyRead(result.bytes, request);
+      else if (result.kind === 'too-large') this.answer(tooLarge(maxBodyBytes), !result.drained);
     });
+  }
+
+  /** The body read whole: its shape checked before it is parsed, then validated, then the route run. */
+  #bodyRead(bytes: Buffer, request: (body: unknown) => RouteRequest): void {
+    const shapeProblem = jsonShapeProblem(bytes, this.installed.route.bodyShape ?? FLAT_BODY_SHAPE);
+    if (shapeProblem !== undefined) {
+      this.answer(bodyShapeRefused(shapeProblem));
+      return;
+    }
+    const parsed = parseJsonBody(bytes);
+    if (!parsed.ok) {
+      this.answer(parsed.reply);
+      return;
+    }
+    const schema = this.installed.route.body;
+    const validated =
+      schema === undefined ? undefined : v.safeParse(schema, parsed.value, { abortPipeEarly: true });
+    if (validated !== undefined && !validated.success) {
+      this.answer(validationFailed(validated.issues));
+      return;
+    }
+    this.run(request(validated?.output));
   }
 
   run(request: RouteRequest): void {

@@ -30,7 +30,7 @@ const problem = (description: string) => ({
 
 // Every operation: a bug answers 500; while the service stops, requests get 503 (with connection: close);
 // a request whose length is ambiguous gets 400 or 501, one whose head is too large 431, and the
-// connection is closed (request-framing.ts).
+// connection is closed (installed-route.ts).
 const ALWAYS = {
   '400': problem('Ambiguous request framing (Content-Length headers that differ); the connection is closed'),
   '431': problem('The request line and headers take more than 16 KiB; the connection is closed'),

@@ -2,11 +2,8 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { createFailureLog, type FailureLog } from '../../log/failure-log.js';
 import { corsHeaders, preflightHeaders, type AccessPolicy } from './access-policy.js';
 import type { Exchange } from './exchange.js';
-import { InstalledRoute } from './installed-route.js';
-import { problemReply, type HttpReply } from './reply.js';
-import { answerAtOnce, refuseMisframed } from './reply-writer.js';
-import { framingRefusal } from './request-framing.js';
-import { requestIdOf } from './request-id.js';
+import { framingRefusal, InstalledRoute, requestIdOf } from './installed-route.js';
+import { answerAtOnce, problemReply, refuseMisframed, type HttpReply } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
 import type { RouterSettings, RouterState } from './router-state.js';
 import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
@@ -149,7 +146,7 @@ export const installRoutes = (
           headers: { allow },
         });
       const misframed = reply.status === 405 ? framingRefusal(req) : undefined;
-      if (misframed === undefined) answerAtOnce(res, req, method, reply, reply.status !== 405);
+      if (misframed === undefined) answerAtOnce(res, requestIdOf(req), method, reply, reply.status !== 405);
       else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
       settings.requests.child(method, template, String((misframed ?? reply).status)).inc();
     });
@@ -159,7 +156,13 @@ export const installRoutes = (
     const method = req.getMethod().toUpperCase();
     const misframed = framingRefusal(req);
     if (misframed === undefined) {
-      answerAtOnce(res, req, method, problemReply('not-found', `nothing at ${echoed(req.getUrl())}`), false);
+      answerAtOnce(
+        res,
+        requestIdOf(req),
+        method,
+        problemReply('not-found', `nothing at ${echoed(req.getUrl())}`),
+        false,
+      );
     } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
     settings.requests.child(method, 'unmatched', String((misframed ?? { status: 404 }).status)).inc();
   });

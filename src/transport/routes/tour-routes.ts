@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { tourToMsg } from '../../mapping/tour-message.js';
-import { createTourRepresentations, type TourRepresentations } from './tour-representation.js';
+import { tourMsgToJson, tourToMsg } from '../../mapping/tour-message.js';
 import {
   NewTourSchema,
+  PathTourNameSchema,
   StoredTourNameListSchema,
   StoredTourSchema,
   TOUR_BODY_SHAPE,
@@ -11,8 +11,13 @@ import {
   TourSchema,
   type Tour,
 } from '../../protocol/tour-schema.js';
-import { ifMatchHolds, parseIfMatch } from '../../protocol/tour-version.js';
-import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../port/ros-messages.js';
+import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
+import {
+  TourOutcome,
+  type TourMsg,
+  type TourOutcomeFields,
+  type TourStepMsg,
+} from '../../port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
 import {
@@ -31,36 +36,84 @@ import {
  * handlers are pure: they check the request and say which call to make; the router makes it.
  */
 
-/** Longest tour name taken from a path, in UTF-8 bytes: far above any name a tour store keeps. */
-export const PATH_TOUR_NAME_MAX_BYTES = 4096;
-
 // Written once: every successful change answers these same bytes.
 const CREATED = jsonReply(201, { success: true });
 const DONE = jsonReply(200, { success: true });
 
-/**
- * The tour name in the path, percent-decoded by the router. Tours are stored by other ROS nodes, which may
- * hold names our own schema would not create (longer, other characters): only what cannot be a name at all
- * is refused here (400 `invalid-tour-name`), and the tour service decides the rest (unknown: 404).
- */
+/** The tour name in the path: only what cannot be a name at all is refused (400 `invalid-tour-name`). */
 const TOUR_NAME_PATH = {
-  schema: v.object({
-    tour_name: v.pipe(
-      v.string(),
-      // ROS 2 strings end at the first NUL: the service would be asked about another name.
-      v.check((name) => !name.includes('\0'), 'a tour name cannot contain NUL (%00)'),
-      // A UTF-16 unit is at most 3 UTF-8 bytes: only long names need counting.
-      v.check(
-        (name) =>
-          name.length * 3 <= PATH_TOUR_NAME_MAX_BYTES || Buffer.byteLength(name) <= PATH_TOUR_NAME_MAX_BYTES,
-        `the tour name in the path is over ${PATH_TOUR_NAME_MAX_BYTES} bytes; no tour can have such a name`,
-      ),
-    ),
-  }),
+  schema: PathTourNameSchema,
   problem: 'invalid-tour-name',
 } as const satisfies RouteParams<{ tour_name: string }>;
 
 type TourNamePath = v.InferOutput<typeof TOUR_NAME_PATH.schema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// A tour as HTTP shows it (the body of `GET /tour/{name}` and its entity tag). Writing the JSON and hashing
+// it are much of a GET's own work, and a store answers the same few tours again and again: the last
+// representation of a few small tours is kept by name with a copy of its message, and reused while a new
+// message holds the same fields. Each service makes its own: nothing is kept at module level.
+
+export interface TourRepresentation {
+  readonly json: string;
+  readonly etag: string;
+}
+
+const REMEMBERED_TOURS_MAX = 32;
+const REMEMBERED_JSON_MAX_CHARS = 8 * 1024;
+
+interface Remembered {
+  readonly tour: TourMsg;
+  readonly representation: TourRepresentation;
+}
+const sameOptional = (left: readonly string[], right: readonly string[]): boolean =>
+  left.length === right.length && left[0] === right[0];
+
+const sameStep = (left: TourStepMsg, right: TourStepMsg): boolean =>
+  left.description === right.description &&
+  sameOptional(left.destination, right.destination) &&
+  sameOptional(left.dialogue, right.dialogue);
+
+const sameTour = (left: TourMsg, right: TourMsg): boolean =>
+  left.map_name === right.map_name &&
+  left.steps.length === right.steps.length &&
+  left.steps.every((step, index) => {
+    const other = right.steps[index];
+    return other !== undefined && sameStep(step, other);
+  });
+
+// A copy: the message may be the store's own object, changed in place by a later write.
+const copyOf = (tour: TourMsg): TourMsg => ({
+  tour_name: tour.tour_name,
+  map_name: tour.map_name,
+  steps: tour.steps.map((step) => ({
+    description: step.description,
+    destination: [...step.destination],
+    dialogue: [...step.dialogue],
+  })),
+});
+
+/** The representation of a tour message, as written afresh, whatever was kept. */
+export type TourRepresentations = (tour: TourMsg) => TourRepresentation;
+
+export const createTourRepresentations = (): TourRepresentations => {
+  const rememberedByName = new Map<string, Remembered>();
+  return (tour) => {
+    const remembered = rememberedByName.get(tour.tour_name);
+    if (remembered !== undefined && sameTour(remembered.tour, tour)) return remembered.representation;
+    const json = tourMsgToJson(tour);
+    const representation = { json, etag: tourEntityTag(json) };
+    rememberedByName.delete(tour.tour_name);
+    if (json.length <= REMEMBERED_JSON_MAX_CHARS) {
+      // The oldest is forgotten first: a Map keeps its keys in insertion order.
+      const oldest =
+        rememberedByName.size >= REMEMBERED_TOURS_MAX ? rememberedByName.keys().next() : undefined;
+      if (oldest?.done === false) rememberedByName.delete(oldest.value);
+      rememberedByName.set(tour.tour_name, { tour: copyOf(tour), representation });
+    }
+    return representation;
+  };
+};
 
 /** The problem a tour service's outcome stands for; undefined for OK with success true. */
 const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
@@ -102,12 +155,10 @@ const createdReply = (response: TourOutcomeFields): HttpReply => outcomeProblem(
 const doneReply = (response: TourOutcomeFields): HttpReply => outcomeProblem(response) ?? DONE;
 
 /**
- * A change to an existing tour under its request's If-Match (RFC 9110 §13.1.1). Absent: the change as
- * the specification has it, unchecked. `*`: the same (the tour must exist, which the change itself
- * checks: a missing tour is 404 either way, RFC 9110 §13.2.1). Entity tags: the tour is read, its tag
- * compared, and the change made only when one matches, else 412 with the current tag. Conditional
- * changes to one name run one at a time in this bridge (the serial key), so none slips in between
- * another's check and its write; a writer that bypasses the bridge still can (docs/operations.md).
+ * A change to an existing tour under its request's If-Match (RFC 9110 §13.1.1). Absent or `*`: the change
+ * unchecked (a missing tour is 404 either way, §13.2.1). Entity tags: the tour is read and changed only when
+ * one matches its tag, else 412 with the current tag. Changes to one name run one at a time in this bridge
+ * (the serial key); a writer that bypasses the bridge can still slip in (docs/operations.md).
  */
 const conditionalChange = (
   representationOf: TourRepresentations,
@@ -148,7 +199,6 @@ const conditionalChange = (
 // Documentation, derived into the OpenAPI document
 
 const success = (description: string): ResponseDoc => ({ description, schema: 'Success' });
-/** What a tour service's outcome codes map to, whichever service answered. */
 const ROS_OUTCOMES = {
   404: 'The tour service answered outcome NOT_FOUND',
   409: 'The tour service answered outcome ALREADY_EXISTS',
@@ -209,8 +259,6 @@ export const TOUR_SCHEMAS = {
   TourNames: StoredTourNameListSchema,
   Success: { type: 'object', required: ['success'], properties: { success: { const: true } } },
 };
-
-// ---------------------------------------------------------------------------------------------------------
 
 const listTours: Route = {
   method: 'GET',

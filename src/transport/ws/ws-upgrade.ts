@@ -9,7 +9,7 @@ import type { Logger } from '../../log/logger.js';
 import { createLossReporter } from '../../log/loss-reporter.js';
 import { checkWebSocketAccess, webSocketRefusal, type AccessPolicy } from '../http/access-policy.js';
 import { statusLine, type HttpReply } from '../http/reply.js';
-import { HEAD_REFUSALS } from '../http/request-framing.js';
+import { HEAD_REFUSALS } from '../http/installed-route.js';
 import { headProblem, requestQuery } from '../uws-build.js';
 import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
