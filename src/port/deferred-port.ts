@@ -29,7 +29,8 @@ import {
  * server listens on this port first: until a backend is attached, calls fail with
  * RosServiceUnavailableError (HTTP 503) and readiness names what start-up waits for. Once attached,
  * calls, readiness, service names and both streams go to the backend. Subscriptions taken before attach
- * switch over. A call is routed when it is made: one made before attach fails at once.
+ * switch over. A call is routed when it is made: one made before attach fails at once. While attached,
+ * `call` and `converse` are the backend's own (bound), so a call does not pass through here.
  */
 export interface DeferredRosPort extends RosPort {
   /** What start-up waits for now; /ready shows it until a backend is attached. */
@@ -76,15 +77,31 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       }),
     );
 
+  // Before attach and after close: refused at once.
+  const refuseCall = <K extends RosServiceKey>(
+    service: K,
+    _request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket => {
+    handler.failed(new RosServiceUnavailableError(service, serviceName(service)));
+    return SETTLED_CALL;
+  };
+  const refuseConverse = (_goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
+    handler.failed(new RosServiceUnavailableError('converse', serviceName('converse')));
+    return SETTLED_CALL;
+  };
+
   const close = async (): Promise<void> => {
     const state = state$.value;
     lifetime.abort(new Error('the ROS port closed before the backend started'));
+    deferred.call = refuseCall;
+    deferred.converse = refuseConverse;
     state$.next({ kind: 'closed' });
     state$.complete();
     if (state.kind === 'attached') await state.port.close();
   };
 
-  return {
+  const deferred: DeferredRosPort = {
     backend,
     get description() {
       const state = state$.value;
@@ -100,22 +117,8 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       const state = state$.value;
       return state.kind === 'attached' && (state.port.serverAvailable?.(service) ?? true);
     },
-    call<K extends RosServiceKey>(
-      service: K,
-      request: RosRequest<K>,
-      handler: RosCallHandler<K>,
-    ): RosCallTicket {
-      const state = state$.value;
-      if (state.kind === 'attached') return state.port.call(service, request, handler);
-      handler.failed(new RosServiceUnavailableError(service, serviceName(service)));
-      return SETTLED_CALL;
-    },
-    converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket {
-      const state = state$.value;
-      if (state.kind === 'attached') return state.port.converse(goal, handler);
-      handler.failed(new RosServiceUnavailableError('converse', serviceName('converse')));
-      return SETTLED_CALL;
-    },
+    call: refuseCall,
+    converse: refuseConverse,
     serviceName,
     playAudio$: follow<PlayAudioMsg>((port) => port.playAudio$),
     playAudioLost$: follow<number>((port) => port.playAudioLost$ ?? EMPTY),
@@ -152,21 +155,24 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     setPending: (detail) => {
       if (state$.value.kind === 'pending') state$.next({ kind: 'pending', detail });
     },
-    attach: (port) => {
+    attach: (attached) => {
       const state = state$.value;
       if (state.kind === 'closed') {
         // Started while the process was shutting down: nobody will use it.
-        port.close().catch(() => undefined);
+        attached.close().catch(() => undefined);
         return;
       }
       if (state.kind === 'attached') throw new Error('a backend is already attached to this port');
-      attachedNames = port.serviceName.bind(port);
-      state$.next({ kind: 'attached', port });
-      if (microphoneEnabled !== undefined) port.publishMicrophoneEnabled?.(microphoneEnabled);
+      attachedNames = attached.serviceName.bind(attached);
+      deferred.call = attached.call.bind(attached);
+      deferred.converse = attached.converse.bind(attached);
+      state$.next({ kind: 'attached', port: attached });
+      if (microphoneEnabled !== undefined) attached.publishMicrophoneEnabled?.(microphoneEnabled);
     },
     fail: (detail) => {
       if (state$.value.kind === 'pending') state$.next({ kind: 'failed', detail });
     },
     close: () => (closing ??= close()),
   };
+  return deferred;
 };

@@ -1,13 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
-import {
-  Deadlines,
-  PROCESS_CLOCK,
-  schedulerClock,
-  type DeadlineEntry,
-  type DeadlineList,
-} from './deadlines.js';
 import { firstLine } from '../binding/error-text.js';
-import { createInFlightLimit, type InFlightLimit } from './in-flight-limit.js';
 import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from './ros-messages.js';
 import {
   RosCallFailedError,
@@ -23,24 +15,16 @@ import {
   type RosServiceKey,
 } from './ros-port.js';
 
-/**
- * The one way the bridge calls ROS: every HTTP tour request and every kiosk's /chat and /clear_history
- * go through `RosCalls.call`, every streamed turn (the Converse action) through `RosCalls.converse`,
- * built once over the port by the composition root. It owns what every call needs, so the port's
- * service and action clients only translate and send: the time-out, the in-flight limit per service,
- * the count of calls in flight, cancellation (the caller goes away: the port drops the late answer; for
- * the action, the goal is cancelled on the ROS side), the port closing under outstanding calls, and the
- * call metrics.
+/*
+ * The one wrapper for a ROS call (tours, /chat, /clear_history) and Converse goal. It owns what every call
+ * needs, so the port only translates and sends: the time-out, the in-flight limit per service, the count
+ * in flight, cancellation, the port closing under outstanding calls, and the call metrics.
  */
 
 /** How a call ended, as the `ros_calls_total` metric counts it. */
 export type RosCallOutcome = 'ok' | 'unavailable' | 'failed' | 'abandoned';
 
-/**
- * Told once per call when it ends; `seconds` is the time to the answer (outcome `ok` only). A Converse
- * goal is labelled `converse`; it is `ok` when its result arrives (whatever the result's outcome), and
- * its time is the time to the result.
- */
+/** Told once per call as it ends; `seconds`: to the answer, or a goal's result whatever it says (`ok`). */
 export interface RosCallObserver {
   settled(service: RosCallKey, outcome: RosCallOutcome, seconds: number): void;
 }
@@ -48,43 +32,29 @@ export interface RosCallObserver {
 export interface RosCallSettings {
   readonly port: Pick<RosPort, 'call' | 'serviceName'> &
     Partial<Pick<RosPort, 'converse' | 'serverAvailable'>>;
-  /**
-   * Time a call of each service may take, from the moment it is made, before RosTimeoutError. A Converse
-   * goal (a whole turn) has the time-out of `chat`.
-   */
+  /** Time a call may take before RosTimeoutError, per service; a Converse goal (a turn) has chat's. */
   readonly timeoutsMs: Readonly<Record<RosServiceKey, number>>;
-  /** Deadlines run on it; a TestScheduler in marble tests. Default: the process's clock. */
+  /** A TestScheduler in marble tests. Default: the process's clock. */
   readonly scheduler?: SchedulerLike;
   readonly observer?: RosCallObserver;
   /**
-   * Calls of one service (and Converse goals) outstanding at once (`--ros_calls_in_flight`); more wait
-   * in arrival order, their time-outs running. A call that would wait for a service the port knows to be
-   * without a server fails at once instead. Absent: no bound (the simulation, which answers at once).
+   * Calls of one service (and goals) outstanding at once (`--ros_calls_in_flight`: the RMW's keep-last
+   * queues lose a burst silently). More wait in order, their time-outs running; one that would wait for a
+   * service without a server fails at once. Absent: no bound (the simulation).
    */
   readonly callsInFlight?: number;
-  /**
-   * Aborts when the port closes: every outstanding call fails at once (RosCallFailedError when it was
-   * sent, RosServiceUnavailableError when it waited for a place) instead of waiting for an answer that
-   * can no longer come, and its ticket is cancelled at the port (a Converse goal on the graph).
-   */
+  /** Aborts when the port closes: every outstanding call fails at once and is cancelled at the port. */
   readonly closing?: AbortSignal;
 }
 
 export interface RosCalls {
-  /**
-   * Calls `service`; the handler hears the response, the port's error, or RosTimeoutError once the
-   * service's time-out has passed. `cancel()` abandons the call: the handler hears nothing more.
-   */
+  /** The handler hears the response, the port's error or RosTimeoutError; after `cancel()`, nothing. */
   call<K extends RosServiceKey>(
     service: K,
     request: RosRequest<K>,
     handler: RosCallHandler<K>,
   ): RosCallTicket;
-  /**
-   * Sends a Converse goal: the handler hears each part as it arrives, then the result or the port's
-   * error, or RosTimeoutError once the chat time-out has passed since this call (the goal is then
-   * cancelled on the ROS side). `cancel()` cancels the goal: the handler hears nothing more.
-   */
+  /** A Converse goal: its parts, then as `call`; a time-out or `cancel()` cancels it on the ROS side too. */
   converse(goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket;
   /** The service's (or action's) name on the graph (remapped), as the errors name it. */
   serviceName(service: RosCallKey): string;
@@ -92,22 +62,112 @@ export interface RosCalls {
   readonly inFlight: number;
 }
 
-const NO_OBSERVER: RosCallObserver = { settled: () => undefined };
+type Port = RosCallSettings['port'];
+
+/** The calls of one time-out, oldest first, linked through the calls (O(1) to add and remove). */
+interface List {
+  head: Pending | undefined;
+  tail: Pending | undefined;
+}
 
 /**
- * What every call and goal shares: the deadline entry, the port's ticket, and how it fails, times out or
- * is cancelled. One object per call holds the handler the port answers, the deadline entry and the
- * caller's ticket, so a call allocates this and nothing else of its own.
+ * Time-outs without a timer per call (one set and cleared on every request's path): calls of one time-out
+ * expire in the order they start, so one timer is armed for the earliest head of all lists; it moves only
+ * when it fires or an earlier deadline comes.
  */
-abstract class Pending implements RosCallTicket, DeadlineEntry {
+class Deadlines {
+  readonly #lists = new Map<number, List>();
+  #cancelTimer: (() => void) | undefined;
+  #armedFor = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly scheduler: SchedulerLike | undefined) {}
+
+  now(): number {
+    return this.scheduler === undefined ? performance.now() : this.scheduler.now();
+  }
+
+  /** `entry.expire()` runs `timeoutMs` from now unless the entry is removed first. */
+  add(entry: Pending, timeoutMs: number): void {
+    let list = this.#lists.get(timeoutMs);
+    if (list === undefined) this.#lists.set(timeoutMs, (list = { head: undefined, tail: undefined }));
+    entry.deadline = this.now() + timeoutMs;
+    entry.list = list;
+    entry.previous = list.tail;
+    entry.next = undefined;
+    if (list.tail === undefined) list.head = entry;
+    else list.tail.next = entry;
+    list.tail = entry;
+    if (entry.deadline < this.#armedFor) this.#arm(entry.deadline);
+  }
+
+  /** The timer stays: fired early, it re-arms. */
+  remove(entry: Pending): void {
+    const list = entry.list;
+    if (list === undefined) return;
+    if (entry.previous === undefined) list.head = entry.next;
+    else entry.previous.next = entry.next;
+    if (entry.next === undefined) list.tail = entry.previous;
+    else entry.next.previous = entry.previous;
+    entry.previous = undefined;
+    entry.next = undefined;
+    entry.list = undefined;
+  }
+
+  /** Takes out every entry due by `time`, oldest first per list, and tells it (the port closed: all). */
+  takeDue(time: number, visit: 'expire' | 'portClosed'): void {
+    for (const list of this.#lists.values()) {
+      // Bounded: each pass takes the head; entries added meanwhile are due later (at close, taken too).
+      for (let entry = list.head; entry !== undefined && entry.deadline <= time; entry = list.head) {
+        this.remove(entry);
+        entry[visit]();
+      }
+    }
+  }
+
+  #arm(deadline: number): void {
+    this.#cancelTimer?.();
+    this.#armedFor = deadline;
+    const delayMs = Math.max(0, deadline - this.now());
+    if (this.scheduler !== undefined) {
+      const subscription = this.scheduler.schedule(this.#fire, delayMs);
+      this.#cancelTimer = subscription.unsubscribe.bind(subscription);
+      return;
+    }
+    // Unref'd: whoever waits for a call keeps the process alive, not its deadline.
+    const timer = setTimeout(this.#fire, delayMs);
+    timer.unref();
+    this.#cancelTimer = clearTimeout.bind(undefined, timer);
+  }
+
+  readonly #fire = (): void => {
+    this.#cancelTimer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    this.takeDue(this.now(), 'expire');
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const list of this.#lists.values()) {
+      if (list.head !== undefined && list.head.deadline < earliest) earliest = list.head.deadline;
+    }
+    if (earliest < this.#armedFor) this.#arm(earliest);
+  };
+}
+
+/** The places of one service (or of Converse goals) under `callsInFlight`: running, and waiting in order. */
+interface Limit {
+  readonly bound: number;
+  running: number;
+  readonly waiting: Set<Pending>;
+}
+
+/** One call or goal: the port's handler, its deadline and limit entry, and the caller's ticket in one. */
+abstract class Pending implements RosCallTicket {
   deadline = 0;
-  previous: DeadlineEntry | undefined = undefined;
-  next: DeadlineEntry | undefined = undefined;
-  list: DeadlineList | undefined = undefined;
+  /** Where it is in the deadlines and in its service's limit (running or waiting), until it ends. */
+  list: List | undefined = undefined;
+  previous: Pending | undefined = undefined;
+  next: Pending | undefined = undefined;
+  limit: Limit | undefined = undefined;
   portCall: RosCallTicket | undefined = undefined;
   settled = false;
-  /** Gives back the place taken in the in-flight limit (or in its queue); absent without a limit. */
-  leave: (() => void) | undefined = undefined;
 
   constructor(
     protected readonly calls: RosCallsImpl,
@@ -116,34 +176,33 @@ abstract class Pending implements RosCallTicket, DeadlineEntry {
   ) {}
 
   /** Hands the call to the port: a service request, or a Converse goal. */
-  abstract sendTo(port: RosCallSettings['port']): RosCallTicket;
+  abstract sendTo(port: Port): RosCallTicket;
 
   failed(error: Error): void {
-    if (this.settled) return;
-    this.calls.end(this, error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed');
-    this.onFailure.failed(error);
+    this.stop(error instanceof RosServiceUnavailableError ? 'unavailable' : 'failed', error);
   }
 
   expire(): void {
-    if (this.settled) return;
-    this.calls.end(this, 'abandoned');
-    this.portCall?.cancel();
-    this.onFailure.failed(this.calls.timeoutError(this.service));
+    this.stop('abandoned', this.calls.timeoutError(this.service), true);
   }
 
   cancel(): void {
-    if (this.settled) return;
-    this.calls.end(this, 'abandoned');
-    this.portCall?.cancel();
+    this.stop('abandoned', undefined, true);
   }
 
-  /** The port closed: no answer will come. */
+  /** The port closed (called while it runs): no answer will come. */
   portClosed(): void {
-    if (this.settled) return;
     const sent = this.portCall !== undefined;
-    this.calls.end(this, sent ? 'failed' : 'unavailable');
-    this.portCall?.cancel();
-    this.onFailure.failed(this.calls.closedError(this.service, sent));
+    this.stop(sent ? 'failed' : 'unavailable', this.calls.closedError(this.service, sent), true);
+  }
+
+  /** Ends the call once (false if it had ended), cancels it at the port if asked, tells of an error. */
+  protected stop(outcome: RosCallOutcome, error?: Error, cancelAtPort = false): boolean {
+    if (this.settled) return false;
+    this.calls.end(this, outcome);
+    if (cancelAtPort) this.portCall?.cancel();
+    if (error !== undefined) this.onFailure.failed(error);
+    return true;
   }
 }
 
@@ -158,14 +217,12 @@ class PendingCall<K extends RosServiceKey> extends Pending implements RosCallHan
     super(calls, service, handler);
   }
 
-  sendTo(port: RosCallSettings['port']): RosCallTicket {
+  sendTo(port: Port): RosCallTicket {
     return port.call(this.service, this.request, this);
   }
 
   answered(response: RosResponse<K>): void {
-    if (this.settled) return;
-    this.calls.end(this, 'ok');
-    this.handler.answered(response);
+    if (this.stop('ok')) this.handler.answered(response);
   }
 }
 
@@ -179,62 +236,41 @@ class PendingTurn extends Pending implements RosConverseHandler {
     super(calls, 'converse', handler);
   }
 
-  sendTo(port: RosCallSettings['port']): RosCallTicket {
+  sendTo(port: Port): RosCallTicket {
     if (port.converse === undefined) throw new Error('this ROS port does not offer the Converse action');
     return port.converse(this.goal, this);
   }
 
   part(feedback: ConverseFeedbackMsg): void {
-    if (this.settled) return;
-    this.handler.part(feedback);
+    if (!this.settled) this.handler.part(feedback);
   }
 
   finished(result: ConverseResultMsg): void {
-    if (this.settled) return;
-    this.calls.end(this, 'ok');
-    this.handler.finished(result);
+    if (this.stop('ok')) this.handler.finished(result);
   }
 }
 
 class RosCallsImpl implements RosCalls {
   inFlight = 0;
-  readonly #port: RosCallSettings['port'];
+  readonly #port: Port;
   readonly #timeoutsMs: RosCallSettings['timeoutsMs'];
   readonly #deadlines: Deadlines;
   readonly #observer: RosCallObserver;
-  /** One limit per service and one for Converse goals; undefined without `callsInFlight`. */
-  readonly #limits: Readonly<Record<RosCallKey, InFlightLimit>> | undefined;
+  readonly #bound: number | undefined;
+  readonly #limits: Partial<Record<RosCallKey, Limit>> = {};
   #closed = false;
 
   constructor(settings: RosCallSettings) {
     this.#port = settings.port;
     this.#timeoutsMs = settings.timeoutsMs;
-    this.#deadlines = new Deadlines(
-      settings.scheduler === undefined ? PROCESS_CLOCK : schedulerClock(settings.scheduler),
-    );
-    this.#observer = settings.observer ?? NO_OBSERVER;
-    const bound = settings.callsInFlight;
-    this.#limits =
-      bound === undefined
-        ? undefined
-        : {
-            chat: createInFlightLimit(bound),
-            clear_history: createInFlightLimit(bound),
-            tour_list: createInFlightLimit(bound),
-            tour_get: createInFlightLimit(bound),
-            tour_create: createInFlightLimit(bound),
-            tour_update: createInFlightLimit(bound),
-            tour_delete: createInFlightLimit(bound),
-            converse: createInFlightLimit(bound),
-          };
+    this.#deadlines = new Deadlines(settings.scheduler);
+    this.#observer = settings.observer ?? { settled: () => undefined };
+    this.#bound = settings.callsInFlight;
+    if (this.#bound !== undefined && !(Number.isInteger(this.#bound) && this.#bound >= 1)) {
+      throw new RangeError(`limit must be a positive integer: ${this.#bound}`);
+    }
     // One listener for every call: a listener per call passed Node's limit of 10 under load.
-    settings.closing?.addEventListener(
-      'abort',
-      () => {
-        this.#close();
-      },
-      { once: true },
-    );
+    settings.closing?.addEventListener('abort', this.#close, { once: true });
   }
 
   call<K extends RosServiceKey>(
@@ -253,9 +289,9 @@ class RosCallsImpl implements RosCalls {
   #start(pending: Pending): RosCallTicket {
     this.inFlight += 1;
     this.#deadlines.add(pending, this.timeoutMs(pending.service));
-    const limit = this.#limits?.[pending.service];
-    if (limit === undefined) this.#send(pending);
-    else this.#enter(pending, limit);
+    const bound = this.#bound;
+    if (bound === undefined) this.#send(pending);
+    else this.#enter(pending, (this.#limits[pending.service] ??= { bound, running: 0, waiting: new Set() }));
     return pending;
   }
 
@@ -272,51 +308,56 @@ class RosCallsImpl implements RosCalls {
     }
   }
 
-  /**
-   * Sends now if the service has a place, else queues the call, unless the port knows the service has no
-   * server: then it fails at once (the port checks again when it sends, after a wait too).
-   */
-  #enter(pending: Pending, limit: InFlightLimit): void {
-    if (limit.full && !this.#serverAvailable(pending)) return;
-    const leave = limit.enter(() => {
+  /** Sends now if the service has a place, else queues the call, unless the port knows no server is there. */
+  #enter(pending: Pending, limit: Limit): void {
+    const full = limit.running >= limit.bound || limit.waiting.size > 0;
+    if (full && !this.#serverAvailable(pending)) return;
+    if (full) {
+      pending.limit = limit;
+      limit.waiting.add(pending);
+      return;
+    }
+    limit.running += 1;
+    this.#send(pending);
+    // Settled while sent (the port failed it at once): the place goes back after its caller heard.
+    if (pending.settled) this.#free(limit);
+    else pending.limit = limit;
+  }
+
+  /** A running call left: the next waiting ones go, in order. */
+  #free(limit: Limit): void {
+    limit.running -= 1;
+    while (limit.running < limit.bound) {
+      const next = limit.waiting.values().next();
+      if (next.done === true) return;
+      limit.waiting.delete(next.value);
+      limit.running += 1;
       // Its time ran out while it waited (a place freed by an earlier call's time-out): never sent.
-      if (this.#deadlines.clock.now() >= pending.deadline) pending.expire();
-      else this.#send(pending);
-    });
-    // Settled while entering (the port failed it at once): the place goes back now.
-    if (pending.settled) leave();
-    else pending.leave = leave;
+      if (this.#deadlines.now() >= next.value.deadline) next.value.expire();
+      else this.#send(next.value);
+    }
   }
 
   /** False (and the call failed) when the port says no server is there, or cannot tell. */
   #serverAvailable(pending: Pending): boolean {
-    const ask = this.#port.serverAvailable;
-    if (ask === undefined) return true;
+    const { service } = pending;
+    const serviceName = this.serviceName(service);
     let available: boolean;
     try {
-      available = ask.call(this.#port, pending.service);
+      available = this.#port.serverAvailable?.(service) ?? true;
     } catch (error) {
-      pending.failed(
-        new RosCallFailedError(pending.service, firstLine(error), {
-          cause: error,
-          serviceName: this.serviceName(pending.service),
-        }),
-      );
+      pending.failed(new RosCallFailedError(service, firstLine(error), { cause: error, serviceName }));
       return false;
     }
-    if (!available) {
-      pending.failed(new RosServiceUnavailableError(pending.service, this.serviceName(pending.service)));
-    }
+    if (!available) pending.failed(new RosServiceUnavailableError(service, serviceName));
     return available;
   }
 
-  #close(): void {
+  /** The port closed: sent calls fail (the answer cannot come), waiting ones are unavailable. */
+  readonly #close = (): void => {
     this.#closed = true;
-    // Every entry of this wrapper's deadline lists is one of its calls.
-    this.#deadlines.drain((entry) => {
-      (entry as DeadlineEntry & Pick<Pending, 'portClosed'>).portClosed();
-    });
-  }
+    this.#deadlines.takeDue(Number.POSITIVE_INFINITY, 'portClosed');
+  };
 
   serviceName(service: RosCallKey): string {
     return this.#port.serviceName(service);
@@ -332,23 +373,21 @@ class RosCallsImpl implements RosCalls {
     pending.settled = true;
     this.inFlight -= 1;
     this.#deadlines.remove(pending);
-    // The place goes to the next waiting call before this one's caller hears its outcome.
-    pending.leave?.();
-    // The deadline is the start plus the time-out, on the same clock: no second reading at the start.
-    const { clock } = this.#deadlines;
-    const seconds =
-      outcome === 'ok' ? (clock.now() - (pending.deadline - this.timeoutMs(pending.service))) / 1000 : 0;
+    // Its place (or place in the queue) goes to the next waiting call before its caller hears the outcome.
+    const { limit } = pending;
+    pending.limit = undefined;
+    if (limit !== undefined && !limit.waiting.delete(pending)) this.#free(limit);
+    // The start is the deadline less the time-out (same clock): no second reading at the start.
+    const start = pending.deadline - this.timeoutMs(pending.service);
+    const seconds = outcome === 'ok' ? (this.#deadlines.now() - start) / 1000 : 0;
     this.#observer.settled(pending.service, outcome, seconds);
   }
 
   closedError(service: RosCallKey, sent: boolean): Error {
     const serviceName = this.#port.serviceName(service);
+    const detail = `the ROS backend closed before the ${service === 'converse' ? 'result' : 'answer'} arrived`;
     return sent
-      ? new RosCallFailedError(
-          service,
-          `the ROS backend closed before the ${service === 'converse' ? 'result' : 'answer'} arrived`,
-          { serviceName },
-        )
+      ? new RosCallFailedError(service, detail, { serviceName })
       : new RosServiceUnavailableError(service, serviceName);
   }
 

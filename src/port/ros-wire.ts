@@ -11,7 +11,7 @@ import {
 
 /*
  * The port's messages as rclnodejs types them (type-only: nothing here loads rclnodejs), and the field
- * copies both ends of a service make: the bridge's adapter (src/adapters/rclnodejs/wire.ts) as a client,
+ * copies both ends of a service make: the bridge's adapter (src/adapters/rclnodejs/service-call.ts) as a client,
  * the reference nodes (src/robot/nodes/node-wire.ts) as servers. A copy takes only the fields the port
  * knows, so an interface that grew a field on the robot does not leak unchecked data into the service.
  */

@@ -27,13 +27,15 @@ import { rmwLabel } from '../../src/binding/rmw-label.js';
 import { rclInitArgv } from '../../src/binding/ros-args.js';
 import {
   callRosService,
+  REQUEST_TO_WIRE,
+  RESPONSE_FROM_WIRE,
   type ServiceCallOptions,
   type ServiceClientLike,
 } from '../../src/adapters/rclnodejs/service-call.js';
 import { bytesFromWire, bytesToWire } from '../../src/binding/wire-bytes.js';
 import type { WireRequest, WireResponse } from '../../src/port/ros-wire.js';
 import { playAudioFromWire } from '../../src/adapters/rclnodejs/play-audio-source.js';
-import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from '../../src/adapters/rclnodejs/wire.js';
+
 import { capturingLogger } from '../support/log-capture.js';
 
 // The adapter's pieces that do not need ROS: everything but the module that creates the node.

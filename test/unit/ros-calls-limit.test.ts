@@ -3,7 +3,6 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { createInFlightLimit } from '../../src/port/in-flight-limit.js';
 import { createRosCalls } from '../../src/port/ros-calls.js';
 import type { ConverseResultMsg } from '../../src/port/ros-messages.js';
 import {
@@ -223,6 +222,8 @@ describe('the call wrapper: calls outstanding per service', () => {
   });
 
   it('refuses a limit that is not a positive whole number', () => {
+    const createInFlightLimit = (callsInFlight: number) =>
+      createRosCalls({ port: new PendingPort(), timeoutsMs: callTimeouts(1000), callsInFlight });
     assert.throws(() => createInFlightLimit(0), RangeError);
     assert.throws(() => createInFlightLimit(1.5), RangeError);
   });

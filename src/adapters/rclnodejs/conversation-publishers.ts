@@ -5,7 +5,21 @@ import type { HeardMsg, UtteranceAudioMsg } from '../../port/ros-messages.js';
 import { ROS_HEARD_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../port/ros-port.js';
 import { conversationTopicQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';
-import { heardToWire, utteranceAudioToWire } from './wire.js';
+import { bytesToWire } from '../../binding/wire-bytes.js';
+import type { WireHeard, WireUtteranceAudio } from '../../port/ros-wire.js';
+
+const utteranceAudioToWire = (message: UtteranceAudioMsg): WireUtteranceAudio => ({
+  utterance_id: message.utterance_id,
+  sequence: message.sequence,
+  event: message.event,
+  audio: bytesToWire(message.audio),
+});
+
+const heardToWire = (message: HeardMsg): WireHeard => ({
+  utterance_id: message.utterance_id,
+  played_ms: message.played_ms,
+  heard_text: message.heard_text,
+});
 
 /**
  * What the bridge tells the robot of a conversation as it happens: a streamed utterance's events on

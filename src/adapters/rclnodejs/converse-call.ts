@@ -8,7 +8,9 @@ import {
   type RosConverseHandler,
 } from '../../port/ros-port.js';
 import { firstLine } from '../../binding/error-text.js';
-import { serverMatched } from './server-matched.js';
+import { serverMatched } from './service-call.js';
+import { missingConverseClient, type CallTargets } from './call-targets.js';
+import type { RouterLink } from '../../zenoh/router-link.js';
 import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
 
 /*
@@ -152,6 +154,26 @@ export const converseResultFromWire = (result: WireConverseResult): ConverseResu
   outcome: result.outcome,
   message: result.message,
 });
+
+/**
+ * The port's `converse`, resolved once per port: the router's state, then the action client (absent
+ * when it could not be created). `backendLifetime` aborts when the port closes.
+ */
+export const converseCalls =
+  (targets: CallTargets, backendLifetime: AbortSignal, routerLink: RouterLink) =>
+  (goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
+    const { converseClient, converseName } = targets;
+    const routerDown = routerLink.down();
+    if (routerDown !== undefined) {
+      handler.failed(new RosServiceUnavailableError('converse', converseName, routerDown));
+      return SETTLED_CALL;
+    }
+    if (converseClient === undefined) {
+      handler.failed(missingConverseClient(targets, backendLifetime));
+      return SETTLED_CALL;
+    }
+    return callConverse(converseClient, goal, backendLifetime, handler, { actionName: converseName });
+  };
 
 /**
  * Sends one goal at once. A missing action server is answered at once (RosServiceUnavailableError).

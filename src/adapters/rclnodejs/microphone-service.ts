@@ -10,7 +10,12 @@ import {
 } from '../../port/ros-port.js';
 import { microphoneStateQos, serviceQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';
-import { setBoolRequestFromWire } from './wire.js';
+import type { WireSetBoolRequest } from '../../port/ros-wire.js';
+
+/** A SetBool request as the port types it. */
+const setBoolRequestFromWire = (request: WireSetBoolRequest): SetBoolRequestMsg => ({
+  data: request.data,
+});
 
 export const NOT_READY_ANSWER: SetBoolResponseMsg = {
   success: false,

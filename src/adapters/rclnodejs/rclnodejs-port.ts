@@ -3,29 +3,14 @@ import type { Context } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { spinAsleep, type AsleepSpin } from '../../binding/spin-asleep.js';
 import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import {
-  ROS_NODE_NAME,
-  ROS_SERVICE_KEYS,
-  RosServiceUnavailableError,
-  SETTLED_CALL,
-  type RosCallHandler,
-  type RosCallTicket,
-  type RosPort,
-  type RosRequest,
-  type RosServiceKey,
-} from '../../port/ros-port.js';
+import { ROS_NODE_NAME, ROS_SERVICE_KEYS, type RosPort } from '../../port/ros-port.js';
 import { ALWAYS_UP, type RouterLink } from '../../zenoh/router-link.js';
-import {
-  calledWithoutServer,
-  createCallTargets,
-  missingConverseClient,
-  type CallTargets,
-} from './call-targets.js';
-import { callConverse } from './converse-call.js';
+import { calledWithoutServer, createCallTargets, type CallTargets } from './call-targets.js';
+import { converseCalls } from './converse-call.js';
 import type { AttachMessageLost } from './message-lost.js';
 import { createMicrophoneEntities, type MicrophoneEntities } from './microphone-service.js';
 import { describeReadiness } from './readiness.js';
-import { callRosService } from './service-call.js';
+import { serviceCalls } from './service-call.js';
 import { createPlayAudioSource, type PlayAudioSource } from './play-audio-source.js';
 import { createConversationPublishers, type ConversationPublishers } from './conversation-publishers.js';
 import { createTranscriptSource, type TranscriptSource } from './transcript-source.js';
@@ -76,24 +61,7 @@ export const createRclnodejsPort = ({
   // Waits for work on a background thread and runs callbacks on the event loop (uv_async); the
   // pending async handle keeps the process alive until close().
   const asleep = spinAsleep(node);
-  logger.info(
-    {
-      node: nodeName,
-      rmw,
-      services: ROS_SERVICE_KEYS.map((key) => targets.serviceNames[key]),
-      action: targets.converseName,
-      chatInterface,
-      subscribes: playAudio.topic,
-      provides: microphone.serviceName,
-      publishes: microphone.stateTopic,
-      utteranceAudio: conversation.utteranceAudioTopic,
-      transcripts: transcripts.topic,
-      heard: conversation.heardTopic,
-      countsPlayAudioLost: attachMessageLost !== undefined,
-    },
-    'ROS node spinning',
-  );
-  return portOver({
+  const parts: PortParts = {
     context,
     logger,
     rmw,
@@ -107,7 +75,31 @@ export const createRclnodejsPort = ({
     microphone,
     conversation,
     transcripts,
-  });
+  };
+  logSpinning(parts, attachMessageLost !== undefined);
+  return portOver(parts);
+};
+
+/** The node's name and every entity it made, in one log line. */
+const logSpinning = (parts: PortParts, countsPlayAudioLost: boolean): void => {
+  const { targets, microphone, conversation } = parts;
+  parts.logger.info(
+    {
+      node: parts.nodeName,
+      rmw: parts.rmw,
+      services: ROS_SERVICE_KEYS.map((key) => targets.serviceNames[key]),
+      action: targets.converseName,
+      chatInterface: parts.chatInterface,
+      subscribes: parts.playAudio.topic,
+      provides: microphone.serviceName,
+      publishes: microphone.stateTopic,
+      utteranceAudio: conversation.utteranceAudioTopic,
+      transcripts: parts.transcripts.topic,
+      heard: conversation.heardTopic,
+      countsPlayAudioLost,
+    },
+    'ROS node spinning',
+  );
 };
 
 /**
@@ -144,7 +136,10 @@ interface PortParts {
   readonly transcripts: TranscriptSource;
 }
 
-/** The RosPort over the spinning node: calls, streams, readiness and close. */
+/**
+ * The RosPort over the spinning node: calls, streams, readiness and close. `call` and `converse` are the
+ * service and action calls themselves (./service-call.ts, ./converse-call.ts), resolved here once.
+ */
 const portOver = (parts: PortParts): RosPort => {
   const { rmw, chatInterface, routerLink, lifetime, nodeName, targets } = parts;
   const { clients, serviceNames, converseName } = targets;
@@ -153,33 +148,8 @@ const portOver = (parts: PortParts): RosPort => {
   return {
     backend: 'ros',
     description: `ROS 2 (${distro}) via rclnodejs, node ${nodeName} on ${rmw}`,
-    call<K extends RosServiceKey>(
-      service: K,
-      request: RosRequest<K>,
-      handler: RosCallHandler<K>,
-    ): RosCallTicket {
-      const routerDown = routerLink.down();
-      if (routerDown !== undefined) {
-        handler.failed(new RosServiceUnavailableError(service, serviceNames[service], routerDown));
-        return SETTLED_CALL;
-      }
-      return callRosService(service, clients[service], request, lifetime.signal, handler, {
-        serviceName: serviceNames[service],
-      });
-    },
-    converse: (goal, handler) => {
-      const routerDown = routerLink.down();
-      if (routerDown !== undefined) {
-        handler.failed(new RosServiceUnavailableError('converse', converseName, routerDown));
-        return SETTLED_CALL;
-      }
-      const { converseClient } = targets;
-      if (converseClient === undefined) {
-        handler.failed(missingConverseClient(targets, lifetime.signal));
-        return SETTLED_CALL;
-      }
-      return callConverse(converseClient, goal, lifetime.signal, handler, { actionName: converseName });
-    },
+    call: serviceCalls(clients, serviceNames, lifetime.signal, routerLink),
+    converse: converseCalls(targets, lifetime.signal, routerLink),
     // Asked by the call wrapper before a call waits for a place: no server, or no router, means no wait.
     serverAvailable: (service) => {
       if (lifetime.signal.aborted || routerLink.down() !== undefined) return false;

@@ -10,9 +10,22 @@ import {
   type RosServiceKey,
 } from '../../port/ros-port.js';
 import { firstLine } from '../../binding/error-text.js';
-import { serverMatched } from './server-matched.js';
-import type { WireRequest, WireResponse } from '../../port/ros-wire.js';
-import { REQUEST_TO_WIRE, RESPONSE_FROM_WIRE } from './wire.js';
+import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
+import { requestCopies, responseCopies, type WireRequest, type WireResponse } from '../../port/ros-wire.js';
+import type { RouterLink } from '../../zenoh/router-link.js';
+
+/*
+ * A service call through an rclnodejs Client, and the conversions it needs: the port's message shapes
+ * (src/port/ros-messages.ts) to what rclnodejs takes, and back (the reference nodes serve the other side
+ * with the same field copies, src/robot/nodes/node-wire.ts).
+ */
+
+export const REQUEST_TO_WIRE: { readonly [K in RosServiceKey]: (request: RosRequest<K>) => WireRequest<K> } =
+  requestCopies(bytesToWire);
+
+export const RESPONSE_FROM_WIRE: {
+  readonly [K in RosServiceKey]: (response: WireResponse<K>) => RosResponse<K>;
+} = responseCopies(bytesFromWire);
 
 /** The part of an rclnodejs Client a call needs; tests pass a fake. */
 export interface ServiceClientLike<Request, Response> {
@@ -25,6 +38,53 @@ export interface ServiceClientLike<Request, Response> {
 export type RosServiceClients = {
   readonly [K in RosServiceKey]: ServiceClientLike<WireRequest<K>, WireResponse<K>>;
 };
+
+/**
+ * Asks the graph, without waiting, whether a server is matched for a client (a service's or an action's),
+ * and fails the call when none is, or when rcl cannot tell: a missing server is answered at once, not
+ * after the call's time-out.
+ */
+export const serverMatched = (
+  isAvailable: () => boolean,
+  handler: { failed(error: Error): void },
+  failure: (detail: string, cause: unknown) => Error,
+  unavailable: () => Error,
+): boolean => {
+  let available: boolean;
+  try {
+    available = isAvailable();
+  } catch (error) {
+    handler.failed(failure(firstLine(error), error));
+    return false;
+  }
+  if (!available) handler.failed(unavailable());
+  return available;
+};
+
+/**
+ * The port's `call`, resolved once per port: the router's state, then the service's client and name.
+ * `backendLifetime` aborts when the port closes.
+ */
+export const serviceCalls =
+  (
+    clients: RosServiceClients,
+    serviceNames: Readonly<Record<RosServiceKey, string>>,
+    backendLifetime: AbortSignal,
+    routerLink: RouterLink,
+  ) =>
+  <K extends RosServiceKey>(
+    service: K,
+    request: RosRequest<K>,
+    handler: RosCallHandler<K>,
+  ): RosCallTicket => {
+    const serviceName = serviceNames[service];
+    const routerDown = routerLink.down();
+    if (routerDown === undefined) {
+      return callRosService(service, clients[service], request, backendLifetime, handler, { serviceName });
+    }
+    handler.failed(new RosServiceUnavailableError(service, serviceName, routerDown));
+    return SETTLED_CALL;
+  };
 
 export interface ServiceCallOptions {
   /** The service's name on the graph (remapping applied), for error messages. Default: the default name. */

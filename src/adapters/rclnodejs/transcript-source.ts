@@ -7,7 +7,13 @@ import { ROS_TRANSCRIPT_TOPIC } from '../../port/ros-port.js';
 import type { WireTranscript } from '../../port/ros-wire.js';
 import { conversationTopicQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';
-import { transcriptFromWire } from './wire.js';
+
+/** A transcript as the port types it: only the fields it knows. */
+const transcriptFromWire = (message: WireTranscript): TranscriptMsg => ({
+  utterance_id: message.utterance_id,
+  text: message.text,
+  final: message.final,
+});
 
 /**
  * What the bridge takes of a robot's transcript, at most. The bridge's utterance ids are tens of

@@ -22,7 +22,7 @@ import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
  * The server side of the port's services, as the reference nodes serve them: what rclnodejs hands a
  * service callback, and what the callback sends back; the /play_audio the demo chat publishes; the
  * streamed conversation's topics and the Converse goal as the demo chat takes them.
- * The bridge's adapter does the client side (src/adapters/rclnodejs/wire.ts) with the same field copies.
+ * The bridge's adapter does the client side (src/adapters/rclnodejs/service-call.ts) with the same field copies.
  */
 
 export const REQUEST_FROM_WIRE: {
