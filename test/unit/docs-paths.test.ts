@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 /**
  * docs/architecture.md lists three event paths file by file. Every file it names exists, each heading's
  * count is the number of files its list names (the simulation's stand-ins, named as the alternative, are not
- * counted), and /play_audio stays within 8 files.
+ * counted), /play_audio stays within 8 files and `PUT /tour/{name}` without `If-Match` within 12.
  */
 
 const repositoryFile = (path: string): string =>
@@ -58,5 +58,15 @@ describe('the three event paths of docs/architecture.md', () => {
     const playAudio = paths[0];
     assert.ok(playAudio !== undefined);
     assert.ok(playAudio.counted.length <= 8, playAudio.counted.join('\n'));
+  });
+
+  it('keeps PUT /tour/{name} within 12 files without If-Match', () => {
+    const put = paths[2];
+    assert.ok(put !== undefined);
+    const withoutIfMatch = put.counted.filter(
+      (file) => file !== 'src/transport/http/serial-by-key.ts' && file !== 'src/protocol/tour-version.ts',
+    );
+    assert.equal(withoutIfMatch.length, put.counted.length - 2, 'the If-Match files are named');
+    assert.ok(withoutIfMatch.length <= 12, withoutIfMatch.join('\n'));
   });
 });
