@@ -80,7 +80,7 @@ const NewTourNameSchema = v.pipe(
 );
 
 /** Longest tour name taken from a path, in UTF-8 bytes: far above any name a tour store keeps. */
-export const PATH_TOUR_NAME_MAX_BYTES = 4096;
+const PATH_TOUR_NAME_MAX_BYTES = 4096;
 
 /**
  * A tour name as a path names it, percent-decoded. Tours are stored by other ROS nodes, which may hold

@@ -84,7 +84,7 @@ export class Outbox {
   };
 }
 
-export const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
+const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
   if (error instanceof RosTimeoutError) return `${service}_timeout`;
   if (error instanceof RosServiceUnavailableError) return `${service}_unavailable`;
   return `${service}_failed`;
@@ -92,7 +92,7 @@ export const failureCode = (service: ConversationRequest['service'], error: unkn
 
 // Port errors carry operator-readable text (service name, time-out), a Converse result its own message;
 // anything else stays generic.
-export const failureMessage = (error: unknown): string | undefined =>
+const failureMessage = (error: unknown): string | undefined =>
   error instanceof RosTimeoutError ||
   error instanceof RosServiceUnavailableError ||
   error instanceof RosCallFailedError ||

@@ -185,7 +185,7 @@ export const converseCalls =
  * unavailable. Time-outs, the in-flight limit and failing the goals outstanding when the port closes are
  * the call wrapper's (src/port/ros-calls.ts), which cancels them here (on the graph too).
  */
-export const callConverse = (
+const callConverse = (
   client: ConverseActionClientLike,
   goal: ConverseGoalMsg,
   backendLifetime: AbortSignal,

@@ -97,7 +97,7 @@ const hostCannotBeRebound = (policy: AccessPolicy, host: string): boolean => {
  * not cross-origin requests; browsers send Origin on same-origin POST, PUT, DELETE and WebSocket upgrades
  * too. Under any other Host name only the allow-list admits the request.
  */
-export const isOwnPage = (policy: AccessPolicy, origin: string, host: string): boolean =>
+const isOwnPage = (policy: AccessPolicy, origin: string, host: string): boolean =>
   origin !== '' &&
   host !== '' &&
   (origin === `http://${host}` || origin === `https://${host}`) &&

@@ -50,7 +50,7 @@ export const requestIdOf = (req: Pick<HttpRequest, 'getHeader'>): string => {
 // Framing: the head's size, its Host and the body's length
 
 /** The answer to a request head over the limit, on HTTP routes and on the /ws upgrade alike. */
-export const HEAD_TOO_LARGE = problemReply(
+const HEAD_TOO_LARGE = problemReply(
   'request-header-fields-too-large',
   `the request line and headers take more than ${MAX_REQUEST_HEAD_BYTES} bytes`,
 );
