@@ -126,10 +126,17 @@ const plainSide = (): Side => {
  * XState's own floor for a session: the least chart a turn needs, two states and two events (`request`
  * enters `calling`, whose entry starts the call; `answer` goes back to `idle`), each with an `assign`, and
  * the plain side's effects. What this side costs over the plain function is what XState v5 itself costs.
+ * With `regions`, the same two states are one region of the session's shape: a parallel `open` whose other
+ * region (`upload`: `none`, `streaming`) no turn enters, beside a final `closed`. XState builds every
+ * snapshot from all the active states, so this is the floor for a chart that takes a streamed utterance
+ * while a call runs.
  */
-const floorSide = (): Side => {
-  type FloorEvent = { type: 'request'; audio: Uint8Array } | { type: 'answer'; response: AudioContent };
-  const floorMachine = setup({
+const floorSide = (shape: 'least' | 'regions'): Side => {
+  type FloorEvent =
+    | { type: 'request'; audio: Uint8Array }
+    | { type: 'answer'; response: AudioContent }
+    | { type: 'utterance_start' };
+  const floorSetup = setup({
     types: { context: {} as { turns: number; audio: Uint8Array | undefined }, events: {} as FloorEvent },
     actions: {
       startCall: ({ context, self }) => {
@@ -152,28 +159,51 @@ const floorSide = (): Side => {
         sink(frames.encodeAudioPair(messageIds.next(), event.response, context.turns));
         sink(frames.turnEndFrame(context.turns, 'answered'));
       },
+      admit: assign(({ context, event }) => ({
+        turns: context.turns + 1,
+        audio: event.type === 'request' ? event.audio : undefined,
+      })),
+      settle: assign({ audio: undefined }),
     },
-  }).createMachine({
-    context: { turns: 0, audio: undefined },
-    initial: 'idle',
+  });
+  const calls = {
+    initial: 'idle' as const,
     states: {
       idle: {
         on: {
-          request: {
-            target: 'calling',
-            actions: assign(({ context, event }) => ({ turns: context.turns + 1, audio: event.audio })),
-          },
+          request: { target: 'calling' as const, actions: 'admit' as const },
         },
       },
       calling: {
-        entry: 'startCall',
-        on: { answer: { target: 'idle', actions: ['deliver', assign({ audio: undefined })] } },
+        entry: 'startCall' as const,
+        on: { answer: { target: 'idle' as const, actions: ['deliver' as const, 'settle' as const] } },
       },
     },
-  });
+  };
+  const context = { turns: 0, audio: undefined };
+  const floorMachine =
+    shape === 'least'
+      ? floorSetup.createMachine({ context, ...calls })
+      : floorSetup.createMachine({
+          context,
+          initial: 'open',
+          states: {
+            open: {
+              type: 'parallel',
+              states: {
+                upload: {
+                  initial: 'none',
+                  states: { none: { on: { utterance_start: 'streaming' } }, streaming: {} },
+                },
+                calls,
+              },
+            },
+            closed: { type: 'final' },
+          },
+        });
   const actor = createActor(floorMachine).start();
   return {
-    name: 'XState floor',
+    name: shape === 'least' ? 'XState floor' : 'XState, 2 regions',
     utter: () => {
       actor.send({ type: 'request', audio: audio.slice() });
     },
@@ -229,7 +259,7 @@ const median = (values: readonly number[]): number => {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-const sides = [sessionSide(), floorSide(), plainSide()];
+const sides = [sessionSide(), floorSide('least'), floorSide('regions'), plainSide()];
 // Warm-up: V8 optimises XState's many functions only after some thousands of turns.
 for (const side of sides) await runTurns(side, warmupTurns);
 const results = new Map<string, Round[]>(sides.map((side) => [side.name, []]));
@@ -255,6 +285,7 @@ const summary = (name: string) => {
 };
 const session = summary('session actor');
 const floor = summary('XState floor');
+const regions = summary('XState, 2 regions');
 const plain = summary('plain function');
 const line = (name: string, figures: ReturnType<typeof summary>) =>
   `${name.padEnd(16)} cpu/turn median ${figures.cpuMedianUs.toFixed(1)} µs (min ${figures.cpuMinUs.toFixed(1)})` +
@@ -264,9 +295,13 @@ process.stdout.write(
     `${modules}: ${rounds} rounds of ${turnsPerRound} turns of 32 KiB, Node.js ${process.version}`,
     line('session actor', session),
     line('XState floor', floor),
+    line('XState, 2 regions', regions),
     line('plain function', plain),
     `XState floor     cpu ${(floor.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
       floor.allocatedMedianKiB - plain.allocatedMedianKiB
+    ).toFixed(1)} KiB per round trip`,
+    `2 regions floor  cpu ${(regions.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
+      regions.allocatedMedianKiB - plain.allocatedMedianKiB
     ).toFixed(1)} KiB per round trip`,
     `session share    cpu ${(session.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
       session.allocatedMedianKiB - plain.allocatedMedianKiB

@@ -1,8 +1,7 @@
 import { assign, raise, setup, type AnyActorRef } from 'xstate';
-import { errorFrame, type OutboundFrame, type TextFrame } from '../../protocol/ws-frames.js';
-import { MAX_TURN, PCM_BYTES_PER_SECOND, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
-import { busyMessage } from '../../protocol/ws-protocol.js';
-import { busyRefusal, type Refusal } from './session-outbox.js';
+import type { OutboundFrame } from '../../protocol/ws-frames.js';
+import { MAX_TURN, PCM_BYTES_PER_SECOND, type Turn } from '../../protocol/ws-protocol.js';
+import type { Refusal } from './session-outbox.js';
 import type { SessionResources } from './session-resources.js';
 import type {
   ConversationRequest,
@@ -12,7 +11,8 @@ import type {
 } from './session-types.js';
 
 /**
- * The session chart's named actions and guards (the chart itself is session-machine.ts). Guards and
+ * The session chart's named actions and guards (the chart itself is session-machine.ts, the frames of its
+ * refusals session-refusals.ts). Guards and
  * `assign`s read only the snapshot and the event. The other actions are the effects: each reaches the
  * session's live resources, registered for its actor by session.ts, and nothing else.
  */
@@ -67,7 +67,7 @@ const startVerdict = (context: SessionContext): StartVerdict => {
 };
 
 /** What becomes of a part of the open utterance, decided in this order. */
-type PartVerdict =
+export type PartVerdict =
   | 'invalid'
   | 'outOfOrder'
   | 'partTooLarge'
@@ -76,7 +76,7 @@ type PartVerdict =
   | 'overBudget'
   | 'admitted';
 
-const partVerdict = (context: SessionContext, event: SessionEvent): PartVerdict | undefined => {
+export const partVerdict = (context: SessionContext, event: SessionEvent): PartVerdict | undefined => {
   if (event.type !== 'part') return undefined;
   const { upload, limits } = context;
   const { header } = event;
@@ -93,9 +93,9 @@ const partVerdict = (context: SessionContext, event: SessionEvent): PartVerdict 
 };
 
 /** What becomes of an `utterance_end` while an utterance is open. */
-type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
+export type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
 
-const endVerdict = (context: SessionContext, event: SessionEvent): EndVerdict | undefined => {
+export const endVerdict = (context: SessionContext, event: SessionEvent): EndVerdict | undefined => {
   if (event.type !== 'utterance_end') return undefined;
   const { upload } = context;
   if (upload === undefined || event.turn !== upload.turn) return 'invalid';
@@ -105,7 +105,7 @@ const endVerdict = (context: SessionContext, event: SessionEvent): EndVerdict | 
 };
 
 /** The request an event asks for; an utterance is turn `turn`, a streamed one names its own. */
-const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest => {
+export const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest => {
   switch (event.type) {
     case 'utterance':
       return { service: 'chat', turn, audioBytes: event.audio.byteLength, streamed: false };
@@ -117,8 +117,6 @@ const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest => {
       return { service: 'clear_history' };
   }
 };
-
-const turnRefusal = (turn: Turn, frame: OutboundFrame): Refusal => ({ frame, turn });
 
 export const sessionSetup = setup({
   types: {
@@ -292,132 +290,3 @@ export const sessionSetup = setup({
     },
   },
 });
-
-type ChartArgs = { context: SessionContext; event: SessionEvent };
-
-/** The error frame about the open utterance; its `turn_end` abandoned follows it (abandonUtterance). */
-const uploadError = (context: SessionContext, code: ErrorCode, message: string): Refusal => ({
-  frame: errorFrame(code, message, context.upload?.turn),
-  turn: context.upload?.turn,
-});
-
-/** A refused `utterance_start`: it was counted as a turn first. */
-export const startRefusals = {
-  microphoneDisabled: ({ context }: ChartArgs): Refusal =>
-    turnRefusal(context.turns, errorFrame('microphone_disabled', undefined, context.turns)),
-  alreadyOpen: ({ context }: ChartArgs): Refusal =>
-    turnRefusal(
-      context.turns,
-      errorFrame(
-        'utterance_open',
-        `utterance ${context.upload?.turn ?? 0} is still open; one utterance at a time`,
-        context.turns,
-      ),
-    ),
-};
-
-const partProblem = (context: SessionContext, event: SessionEvent): { code: ErrorCode; message: string } => {
-  const upload = context.upload;
-  const { limits } = context;
-  if (event.type !== 'part' || upload === undefined)
-    return { code: 'part_invalid', message: 'no utterance is open' };
-  const bytes = event.audio.byteLength;
-  switch (partVerdict(context, event)) {
-    case 'outOfOrder':
-      return {
-        code: 'part_out_of_order',
-        message: `part ${event.header?.sequence ?? 0} of utterance ${upload.turn} came where part ${upload.parts} was due`,
-      };
-    case 'partTooLarge':
-      return {
-        code: 'part_too_large',
-        message: `part of ${bytes} bytes is larger than the limit of ${limits.maxPartBytes}`,
-      };
-    case 'utteranceTooLarge':
-      return {
-        code: 'utterance_too_large',
-        message: `utterance of over ${upload.bytes + bytes} bytes is larger than the limit of ${limits.maxBinaryFrameBytes}`,
-      };
-    case 'tooFast':
-      return {
-        code: 'utterance_too_fast',
-        message: `audio ran more than ${limits.maxStreamLeadMs} ms ahead of real time`,
-      };
-    case 'overBudget':
-      return {
-        code: 'busy',
-        message: busyMessage('chat', { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes }),
-      };
-    default:
-      return { code: 'part_invalid', message: 'the part names no open utterance' };
-  }
-};
-
-export const partRefusals = {
-  /** A frame that is no part of the open utterance: dropped, the utterance (if any) goes on. */
-  invalid: ({ context, event }: ChartArgs): TextFrame => {
-    if (event.type !== 'part') return errorFrame('part_invalid');
-    const { header } = event;
-    const open =
-      context.upload === undefined ? 'no utterance is open' : `the open utterance is ${context.upload.turn}`;
-    return errorFrame(
-      'part_invalid',
-      header === undefined
-        ? `binary frame of ${event.audio.byteLength} bytes is shorter than the part header; ${open}`
-        : `part names utterance ${header.turn}; ${open}`,
-    );
-  },
-  abandon: ({ context, event }: ChartArgs): Refusal => {
-    const { code, message } = partProblem(context, event);
-    return uploadError(context, code, message);
-  },
-  stalled: ({ context }: ChartArgs): Refusal =>
-    uploadError(
-      context,
-      'utterance_stalled',
-      `no part or end came for ${context.limits.utteranceStallMs} ms`,
-    ),
-};
-
-export const endRefusals = {
-  invalid: ({ context, event }: ChartArgs): TextFrame =>
-    errorFrame(
-      'part_invalid',
-      `utterance_end names utterance ${event.type === 'utterance_end' ? event.turn : 0}; ${
-        context.upload === undefined ? 'no utterance is open' : `the open utterance is ${context.upload.turn}`
-      }`,
-    ),
-  abandon: ({ context, event }: ChartArgs): Refusal => {
-    if (endVerdict(context, event) === 'queueFull') {
-      return uploadError(
-        context,
-        'busy',
-        busyMessage('chat', { kind: 'queue', maxWaitingCalls: context.limits.maxWaitingCalls }),
-      );
-    }
-    return uploadError(
-      context,
-      'utterance_incomplete',
-      `utterance_end counts ${event.type === 'utterance_end' ? event.parts : 0} parts; ${context.upload?.parts ?? 0} came`,
-    );
-  },
-};
-
-/** The refusals' frames, as the chart's `refuse` params; a refused utterance was counted first. */
-export const refusals = {
-  busy:
-    (cause: 'queue' | 'audio') =>
-    ({ context, event }: { context: SessionContext; event: SessionEvent }): Refusal =>
-      busyRefusal(context, requestOf(event, context.turns), cause),
-  tooShort: ({ context, event }: { context: SessionContext; event: SessionEvent }): Refusal =>
-    turnRefusal(
-      context.turns,
-      errorFrame(
-        'audio_too_short',
-        `audio frame of ${event.type === 'utterance' ? event.audio.byteLength : 0} bytes is shorter than the minimum of ${context.limits.minBinaryFrameBytes}`,
-        context.turns,
-      ),
-    ),
-  microphoneDisabled: ({ context }: { context: SessionContext }): Refusal =>
-    turnRefusal(context.turns, errorFrame('microphone_disabled', undefined, context.turns)),
-};

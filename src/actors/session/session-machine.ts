@@ -1,7 +1,8 @@
 import { not } from 'xstate';
 import { closeFrame, errorFrame, textFrame } from '../../protocol/ws-frames.js';
 import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT } from '../../protocol/ws-protocol.js';
-import { endRefusals, partRefusals, refusals, sessionSetup, startRefusals } from './session-actions.js';
+import { sessionSetup } from './session-actions.js';
+import { endRefusals, partRefusals, refusals, startRefusals } from './session-refusals.js';
 
 /**
  * One `/ws` connection, as a state machine a reader can follow. While open, two regions run side by side:
@@ -21,8 +22,9 @@ import { endRefusals, partRefusals, refusals, sessionSetup, startRefusals } from
  * when the audio would not fit in the process-wide budget, a request is answered `busy` at once. A turn's
  * answer comes as pairs (one with `/chat`, one per part with the Converse action) and ends with `turn_end`.
  * The `cancel` command is not queued: it abandons the open utterance, stops the running turn and drops the
- * queued ones. The snapshot is plain data; the effects (named actions, session-actions.ts) act on the
- * session's resources (session-resources.ts), and session.ts reads the socket's events into this chart's.
+ * queued ones. The snapshot is plain data; the effects (named actions, session-actions.ts, with the refusals'
+ * frames from session-refusals.ts) act on the session's resources (session-resources.ts), and session.ts
+ * reads the socket's events into this chart's.
  * The upload region comes first: on a `cancel`, its turn joins the cancelled ones before the calls region
  * answers them.
  */

@@ -1,4 +1,4 @@
-import { catchError, endWith, map, of, Subscription, type Observable } from 'rxjs';
+import { Subscription } from 'rxjs';
 import {
   type MessageIdAllocator,
   ackFrame,
@@ -10,7 +10,6 @@ import {
 import type { Turn, ChatInterface, HeardCommand, MessageId } from '../../protocol/ws-protocol.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { UtteranceEvent } from '../../port/ros-messages.js';
-import type { RosCalls } from '../../port/ros-calls.js';
 import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
@@ -31,37 +30,6 @@ import {
  */
 
 /**
- * The running call's stream, turned into the events the machine hears: with the Converse action one
- * `call.part` per part as it arrives, then `call.settled`; with `/chat` (and clear_history) only the one
- * `call.settled`, carrying the answer, so the service's round trip costs the machine one event as before.
- */
-const callEvents$ = (
-  calls: Pick<RosCalls, 'call' | 'converse'>,
-  chatInterface: ChatInterface,
-  utterance: TurnUtterance | undefined,
-): Observable<SessionEvent> => {
-  const settled = (outcome: CallOutcome): SessionEvent => ({ type: 'call.settled', outcome });
-  const failed = (error: unknown) => of(settled({ kind: 'failed', error }));
-  if (utterance === undefined) {
-    return rosCall$(calls, 'clear_history', {}).pipe(
-      map(() => settled({ kind: 'answered' })),
-      catchError(failed),
-    );
-  }
-  if (chatInterface === 'service') {
-    return turn$(calls, 'service', utterance).pipe(
-      map((part) => settled({ kind: 'answered', part })),
-      catchError(failed),
-    );
-  }
-  return turn$(calls, 'action', utterance).pipe(
-    map((part): SessionEvent => ({ type: 'call.part', part })),
-    endWith(settled({ kind: 'answered' })),
-    catchError(failed),
-  );
-};
-
-/**
  * A chat request's audio and its hold on the budget, from its admission to its call's end: a whole
  * utterance's one frame, or a streamed utterance's parts (kept only for `/chat`), each part's hold kept.
  */
@@ -78,7 +46,7 @@ const MAX_SPOKEN_PARTS = 256;
 
 /** The latest answered (or answering) turn's pairs: what a heard report about it is read against. */
 interface SpokenTurn {
-  readonly turn: Turn;
+  turn: Turn;
   readonly messageIds: MessageId[];
   readonly texts: string[];
 }
@@ -265,16 +233,50 @@ export class SessionResources {
     for (const release of held.releases) release();
   }
 
-  /** Starts `request`'s call; its parts and answer come back as events. Nothing starts for a gone socket. */
+  /**
+   * Starts `request`'s call, its stream heard as the chart's events: with the Converse action a `call.part`
+   * per part as it arrives, then `call.settled`; with `/chat` and clear_history only `call.settled`, the
+   * answer in it; the observer maps them, no operator per call. Nothing starts for a gone socket.
+   */
   startCall(request: ConversationRequest): void {
     this.stopCall();
     if (this.#outbox.broken || this.#closed) return;
-    const utterance = request.service === 'chat' ? this.#utteranceOf(request) : undefined;
     this.#unsettled = request;
-    this.#call = callEvents$(this.#input.calls, this.#chatInterface, utterance).subscribe((event) => {
-      if (event.type === 'call.settled') this.#unsettled = undefined;
-      this.tell(event);
-    });
+    const settle = (outcome: CallOutcome): void => {
+      this.#unsettled = undefined;
+      this.tell({ type: 'call.settled', outcome });
+    };
+    const error = (cause: unknown): void => {
+      settle({ kind: 'failed', error: cause });
+    };
+    const { calls } = this.#input;
+    if (request.service === 'clear_history') {
+      this.#call = rosCall$(calls, 'clear_history', {}).subscribe({
+        next: () => {
+          settle({ kind: 'answered' });
+        },
+        error,
+      });
+      return;
+    }
+    const utterance = this.#utteranceOf(request);
+    this.#call =
+      this.#chatInterface === 'service'
+        ? turn$(calls, 'service', utterance).subscribe({
+            next: (part) => {
+              settle({ kind: 'answered', part });
+            },
+            error,
+          })
+        : turn$(calls, 'action', utterance).subscribe({
+            next: (part) => {
+              this.tell({ type: 'call.part', part });
+            },
+            complete: () => {
+              settle({ kind: 'answered' });
+            },
+            error,
+          });
   }
 
   /** Stops the running call, if one runs: abandoned, a Converse goal cancelled; nothing of it is heard again. */
@@ -371,10 +373,20 @@ export class SessionResources {
 
   /** A pair of turn `turn` left: remembered, with the turn's earlier ones, for a heard report. */
   readonly #noteSpoken = (turn: Turn, messageId: MessageId, text: string): void => {
-    if (this.#spoken?.turn !== turn) this.#spoken = { turn, messageIds: [], texts: [] };
-    if (this.#spoken.messageIds.length >= MAX_SPOKEN_PARTS) return;
-    this.#spoken.messageIds.push(messageId);
-    this.#spoken.texts.push(text);
+    const spoken = this.#spoken;
+    if (spoken === undefined) {
+      this.#spoken = { turn, messageIds: [messageId], texts: [text] };
+      return;
+    }
+    // A new turn's pairs replace the last turn's, in the same lists: no allocation per turn.
+    if (spoken.turn !== turn) {
+      spoken.turn = turn;
+      spoken.messageIds.length = 0;
+      spoken.texts.length = 0;
+    }
+    if (spoken.messageIds.length >= MAX_SPOKEN_PARTS) return;
+    spoken.messageIds.push(messageId);
+    spoken.texts.push(text);
   };
 
   /** Several frames in one write (the transport's cork); a frame that could not be sent ends the session. */
