@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { pagePoller } from './page-poller.js';
 
 /**
  * Watches the kiosk from outside its code: a script run before the page's own wraps the Web Audio API, so
@@ -89,6 +90,13 @@ export const watchAudio = async (page: Page): Promise<void> => {
 export const audioLog = (page: Page): Promise<AudioLog> =>
   // globalThis is the page's window there (this file is compiled without the DOM library).
   page.evaluate(() => (globalThis as unknown as { __audioLog(): AudioLog }).__audioLog());
+
+/** Polls the page's audio log until `condition` holds; bounded. */
+export const waitForLog = pagePoller(
+  audioLog,
+  10,
+  (what, _timeoutMs, log) => `timed out waiting for ${what}; log: ${JSON.stringify(log)}`,
+);
 
 /** When a source really starts: at `when`, or at once if `when` had already passed. */
 export const startOf = (source: SourceRecord): number => Math.max(source.when, source.calledAt);

@@ -2,6 +2,7 @@ import { after, before } from 'node:test';
 import type { Page } from 'playwright-core';
 import { watchAudio } from './audio-log.js';
 import { launchBrowser, watchPage, type Browser } from './browser.js';
+import { pagePoller } from './page-poller.js';
 import type { RosPort, RosRequest } from '../../src/port/ros-port.js';
 import type { UtteranceAudioMsg } from '../../src/port/ros-messages.js';
 import {
@@ -78,12 +79,16 @@ export const startKioskService = async (
  */
 /**
  * A kiosk service and a Chromium shared by the tests of one describe block: started before them, stopped
- * after them. Read its fields inside the tests (they are set when the block starts).
+ * after them. Read its fields inside the tests (they are set when the block starts). `overrides` and
+ * `simOptions` are startKioskService's.
  */
-export const kioskServiceAndBrowser = (): { readonly service: KioskService; readonly browser: Browser } => {
+export const kioskServiceAndBrowser = (
+  overrides: Record<string, string> = {},
+  simOptions: SimBackendOptions = {},
+): { readonly service: KioskService; readonly browser: Browser } => {
   const shared = {} as { service: KioskService; browser: Browser };
   before(async () => {
-    shared.service = await startKioskService();
+    shared.service = await startKioskService(0, overrides, simOptions);
     shared.browser = await launchBrowser();
   });
   after(async () => {
@@ -157,23 +162,12 @@ export const snapshot = (page: Page): Promise<KioskSnapshot> =>
   );
 
 /** Polls the kiosk's record until `condition` holds; bounded by `timeoutMs`. */
-export const waitForSnapshot = async (
-  page: Page,
-  condition: (state: KioskSnapshot) => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<KioskSnapshot> => {
-  const deadline = Date.now() + timeoutMs;
-  let last = await snapshot(page);
-  while (!condition(last)) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; kiosk: ${JSON.stringify(last)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = await snapshot(page);
-  }
-  return last;
-};
+export const waitForSnapshot = pagePoller(
+  snapshot,
+  50,
+  (what, timeoutMs, last) =>
+    `timed out after ${timeoutMs} ms waiting for ${what}; kiosk: ${JSON.stringify(last)}`,
+);
 
 /** Holds the push-to-talk button down with the mouse for `ms`. */
 export const holdTalkButton = async (page: Page, ms: number): Promise<void> => {

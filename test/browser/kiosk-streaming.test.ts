@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { seriousViolations } from './axe.js';
-import { audioLog, startOf, type AudioLog } from './audio-log.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { audioLog, startOf, waitForLog } from './audio-log.js';
 import {
+  kioskServiceAndBrowser,
   openKiosk,
   openSettings,
   parseWav,
   snapshot,
   startKioskService,
   waitForSnapshot,
-  type KioskService,
 } from './kiosk-harness.js';
 import { UtteranceEvent } from '../../src/port/ros-messages.js';
 import { readPartHeader, PART_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
@@ -67,23 +66,6 @@ const partHeaders = (frames: readonly SentFrame[]) =>
 const openedTurns = (frames: readonly SentFrame[]): number =>
   commands(frames).filter((json) => json['service'] === 'utterance_start').length;
 
-/** Polls the page's audio log until `condition` holds; bounded. */
-const waitForLog = async (
-  page: Page,
-  condition: (log: AudioLog) => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<AudioLog> => {
-  const deadline = Date.now() + timeoutMs;
-  let log = await audioLog(page);
-  while (!condition(log)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; log: ${JSON.stringify(log)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    log = await audioLog(page);
-  }
-  return log;
-};
-
 /** Presses the talk button with the mouse and keeps it down. */
 const pressTalk = async (page: Page): Promise<void> => {
   const box = await page.locator('#talk').boundingBox();
@@ -111,30 +93,22 @@ const forgetWordsShown = (page: Page): Promise<void> =>
   page.evaluate('void (window.__wordsShown.length = 0)');
 
 describe('kiosk: the visitor’s voice streamed while they speak', () => {
-  let browser: Browser;
-  let service: KioskService;
+  const shared = kioskServiceAndBrowser(
+    { chat_interface: 'action' },
+    { chatParts: PARTS, partMs: ANSWER_PART_MS, recognitionRt: 0.3 },
+  );
   let page: Page;
   let problems: string[];
   let sent: SentFrame[];
 
   before(async () => {
-    service = await startKioskService(
-      0,
-      { chat_interface: 'action' },
-      { chatParts: PARTS, partMs: ANSWER_PART_MS, recognitionRt: 0.3 },
-    );
-    browser = await launchBrowser();
-    ({ page, problems } = await openKiosk(browser, service, {
+    ({ page, problems } = await openKiosk(shared.browser, shared.service, {
       watchingAudio: true,
       beforeLoad: (opened) => {
         sent = watchSent(opened);
       },
     }));
     await page.evaluate(WATCH_WORDS);
-  });
-  after(async () => {
-    await browser.close();
-    await service.stop();
   });
 
   it('streams parts while the button is held, closes the utterance on release, and the answer plays', async () => {
@@ -151,7 +125,7 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
     );
 
     // At the robot: the parts, in order, most of them while the visitor still held the button.
-    const events = service.utteranceAudio.map(({ at, message }) => ({ at, ...message }));
+    const events = shared.service.utteranceAudio.map(({ at, message }) => ({ at, ...message }));
     const parts = events.filter((event) => event.event === UtteranceEvent.PART);
     assert.deepEqual(
       parts.map((part) => part.sequence),
@@ -322,7 +296,7 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
 
     // The robot was told: the milliseconds, and the text up to there (part 1, then part 2's words in
     // proportion to its audio played).
-    const reports = service.sim.heardHistory();
+    const reports = shared.service.sim.heardHistory();
     const report = reports.at(-1);
     assert.ok(report !== undefined, 'no /conversation/heard report');
     assert.equal(report.played_ms, heard['playedMs']);
@@ -336,7 +310,7 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
     /** One hands-free utterance, checked; says whether its audio starts on the quiet before the voice. */
     const handsFreeUtterance = async (): Promise<{ quietStart: boolean; detail: string }> => {
       await waitForSnapshot(page, (s) => !s.audio.busy, 'the robot to be quiet');
-      const eventsBefore = service.utteranceAudio.length;
+      const eventsBefore = shared.service.utteranceAudio.length;
       const turnsBefore = openedTurns(sent);
       await page.getByLabel('Hands-free').check();
       let silentAt = 0;
@@ -346,7 +320,8 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
         await page.locator('body[data-recording="true"]').waitFor({ timeout: 5_000 });
         await waitForSnapshot(
           page,
-          () => openedTurns(sent) === turnsBefore + 1 && service.utteranceAudio.length - eventsBefore >= 5,
+          () =>
+            openedTurns(sent) === turnsBefore + 1 && shared.service.utteranceAudio.length - eventsBefore >= 5,
           'parts to reach the robot while the visitor speaks',
         );
         assert.equal((await snapshot(page)).page['recording'], 'true');
@@ -370,7 +345,7 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
         await page.getByRole('button', { name: 'Close' }).click();
       }
       const turn = turnsBefore + 1;
-      const events = service.utteranceAudio
+      const events = shared.service.utteranceAudio
         .slice(eventsBefore)
         .map(({ at, message }) => ({ at, ...message }));
       const parts = events.filter((event) => event.event === UtteranceEvent.PART);
@@ -440,7 +415,7 @@ describe('kiosk: the visitor’s voice streamed while they speak', () => {
     const chatService = await startKioskService();
     try {
       let wholeSent: SentFrame[] = [];
-      const whole = await openKiosk(browser, chatService, {
+      const whole = await openKiosk(shared.browser, chatService, {
         query: '?upload=whole',
         beforeLoad: (opened) => {
           wholeSent = watchSent(opened);

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { seriousViolations } from './axe.js';
-import { audioLog, gapsBetween, startOf, type AudioLog } from './audio-log.js';
-import { launchBrowser, type Browser } from './browser.js';
+import { audioLog, gapsBetween, startOf, waitForLog } from './audio-log.js';
 import {
   holdTalkButton,
+  kioskServiceAndBrowser,
   openKiosk,
   snapshot,
   startKioskService,
   waitForSnapshot,
-  type KioskService,
 } from './kiosk-harness.js';
 
 /**
@@ -44,43 +43,19 @@ const watchSocket = (page: Page): { sent: string[]; received: string[] } => {
 const parsed = (frames: readonly string[]): Record<string, unknown>[] =>
   frames.map((frame) => JSON.parse(frame) as Record<string, unknown>);
 
-/** Polls the page's audio log until `condition` holds; bounded. */
-const waitForLog = async (
-  page: Page,
-  condition: (log: AudioLog) => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<AudioLog> => {
-  const deadline = Date.now() + timeoutMs;
-  let log = await audioLog(page);
-  while (!condition(log)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; log: ${JSON.stringify(log)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    log = await audioLog(page);
-  }
-  return log;
-};
-
 describe('kiosk: streamed turns', () => {
-  let browser: Browser;
-  let service: KioskService;
+  const shared = kioskServiceAndBrowser({ chat_interface: 'action' }, { chatParts: PARTS, partMs: PART_MS });
   let page: Page;
   let problems: string[];
   let socket: { sent: string[]; received: string[] };
 
   before(async () => {
-    service = await startKioskService(0, { chat_interface: 'action' }, { chatParts: PARTS, partMs: PART_MS });
-    browser = await launchBrowser();
-    ({ page, problems } = await openKiosk(browser, service, {
+    ({ page, problems } = await openKiosk(shared.browser, shared.service, {
       watchingAudio: true,
       beforeLoad: (opened) => {
         socket = watchSocket(opened);
       },
     }));
-  });
-  after(async () => {
-    await browser.close();
-    await service.stop();
   });
 
   it('thinks until the first part, then plays the parts back to back, each shown as it starts', async () => {
@@ -226,7 +201,7 @@ describe('kiosk: streamed turns', () => {
   it('shows the thinking state visibly and accessibly while an answer is slow to come', async () => {
     const slow = await startKioskService(0, { chat_interface: 'action' }, { chatParts: 1, partMs: 2_500 });
     try {
-      const { page: slowPage, problems: slowProblems } = await openKiosk(browser, slow);
+      const { page: slowPage, problems: slowProblems } = await openKiosk(shared.browser, slow);
       try {
         assert.equal(await slowPage.locator('body').getAttribute('data-thinking'), 'false');
         await holdTalkButton(slowPage, 600);

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 import type { HeardMsg, UtteranceAudioMsg } from '../../port/ros-messages.js';
 import { ROS_HEARD_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../port/ros-port.js';
-import { conversationTopicQos } from './qos.js';
+import { conversationTopicQos } from '../../port/topic-qos.js';
 import { resolvedName } from './resolved-name.js';
 import { bytesToWire } from '../../binding/wire-bytes.js';
 import type { WireHeard, WireUtteranceAudio } from '../../port/ros-wire.js';

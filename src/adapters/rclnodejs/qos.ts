@@ -1,9 +1,12 @@
 import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
+import { latestStateQos, reliableQos } from '../../port/topic-qos.js';
 
 /*
- * Every QoS profile the bridge uses, in one place (the reference nodes' speech publishers are theirs:
- * src/robot/nodes/node-qos.ts). docs/robot.md lists what a robot's nodes must use to match them, and why (on rmw_zenoh only a reliable keep-all publisher blocks
- * instead of dropping a message when the link is congested).
+ * The QoS profiles of the bridge's own topics and calls, in one place (the streamed conversation's topics
+ * use the profile the robot's nodes build too, src/port/topic-qos.ts; the reference nodes' speech
+ * publishers are src/robot/nodes/node-qos.ts). docs/robot.md lists what a robot's nodes must use to match them, and why
+ * (on rmw_zenoh only a reliable keep-all publisher blocks instead of dropping a message when the link is
+ * congested).
  */
 
 /**
@@ -26,43 +29,14 @@ export const PLAY_AUDIO_DEPTH = 1000;
  * matches publishers of either durability.
  */
 export const playAudioQos = (rcl: Pick<Rclnodejs, 'QoS'>, depth = PLAY_AUDIO_DEPTH) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    depth,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
-  );
+  reliableQos(rcl, depth, 'volatile');
 
 /**
  * /microphone/enabled: reliable, keep-last 1, transient local. The publisher keeps the last state and
  * hands it to every subscription that joins later with transient-local durability (a volatile one gets
  * the changes from then on), so a node started after the bridge, or after a disable, learns the state.
  */
-export const microphoneStateQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    1,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL,
-  );
-
-/**
- * The streamed conversation's topics (/utterance/audio, /utterance/transcript, /conversation/heard):
- * reliable, keep-last `depth` (each topic's, src/port/ros-port.ts), volatile, the same on the robot's
- * side (docs/robot.md). Reliable: a lost part is a hole in what the recogniser hears, a lost transcript
- * or report a stale screen or history. Keep-last, not keep-all: rclnodejs publishes on the event loop,
- * and a keep-all publisher on rmw_zenoh blocks while the link is congested, so a stalled recogniser
- * would stall every kiosk; parts come at the speed of speech (the session bounds how far ahead), and
- * the depth holds seconds of them for a recogniser that lags. Volatile: speech is of its moment, a node
- * that joins late gets none of what was said before.
- */
-export const conversationTopicQos = (rcl: Pick<Rclnodejs, 'QoS'>, depth: number) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    depth,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
-  );
+export const microphoneStateQos = latestStateQos;
 
 /** Services use rmw's services profile (reliable, volatile), as rclcpp and rclpy do, so any server matches. */
 export const serviceQos = (rcl: Pick<Rclnodejs, 'QoS'>) => rcl.QoS.profileServicesDefault;
@@ -74,11 +48,4 @@ export const serviceQos = (rcl: Pick<Rclnodejs, 'QoS'>) => rcl.QoS.profileServic
  * rclpy default (reliable, depth 10) of a server's publisher; the depth outlasts a burst of parts taken
  * one per executor wake (the simulation's and the demo chat's at most 50), and holds only parts not yet taken.
  */
-
-export const converseFeedbackQos = (rcl: Pick<Rclnodejs, 'QoS'>) =>
-  new rcl.QoS(
-    rcl.QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST,
-    100,
-    rcl.QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE,
-    rcl.QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
-  );
+export const converseFeedbackQos = (rcl: Pick<Rclnodejs, 'QoS'>) => reliableQos(rcl, 100, 'volatile');

@@ -5,7 +5,7 @@ import type { HeardMsg } from '../../port/ros-messages.js';
 import { ROS_HEARD_TOPIC } from '../../port/ros-port.js';
 import type { WireHeard } from '../../port/ros-wire.js';
 import { createDialogueHistory, historyJson, type DialogueHistory } from './dialogue-history.js';
-import { conversationQos, latestStateQos } from './node-qos.js';
+import { conversationTopicQos, latestStateQos } from '../../port/topic-qos.js';
 import { heardFromWire } from './node-wire.js';
 
 /**
@@ -65,7 +65,7 @@ export const serveHistory = (deps: HistoryTopicsDeps): DialogueHistory => {
   node.createSubscription(
     ROS_HEARD_TOPIC.type,
     ROS_HEARD_TOPIC.name,
-    { qos: conversationQos(rcl, ROS_HEARD_TOPIC.depth) },
+    { qos: conversationTopicQos(rcl, ROS_HEARD_TOPIC.depth) },
     (message: WireHeard) => {
       // rclnodejs calls this from its executor: a throw would escape into it and end the process.
       try {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 import { ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../port/ros-port.js';
 import type { WireUtteranceAudio } from '../../port/ros-wire.js';
-import { conversationQos } from './node-qos.js';
+import { conversationTopicQos } from '../../port/topic-qos.js';
 import { transcriptToWire, utteranceAudioFromWire } from './node-wire.js';
 import type { StandInClock } from '../speech/stand-in-clock.js';
 import {
@@ -33,7 +33,7 @@ export const serveRecognition = (deps: RecognitionTopicsDeps): StreamingRecognis
   const transcripts = node.createPublisher<'tour_guide_interfaces/msg/Transcript'>(
     ROS_TRANSCRIPT_TOPIC.type,
     ROS_TRANSCRIPT_TOPIC.name,
-    { qos: conversationQos(rcl, ROS_TRANSCRIPT_TOPIC.depth) },
+    { qos: conversationTopicQos(rcl, ROS_TRANSCRIPT_TOPIC.depth) },
   );
   const recogniser = createStreamingRecogniser({
     rt: deps.rt,
@@ -48,7 +48,7 @@ export const serveRecognition = (deps: RecognitionTopicsDeps): StreamingRecognis
   node.createSubscription(
     ROS_UTTERANCE_AUDIO_TOPIC.type,
     ROS_UTTERANCE_AUDIO_TOPIC.name,
-    { qos: conversationQos(rcl, ROS_UTTERANCE_AUDIO_TOPIC.depth) },
+    { qos: conversationTopicQos(rcl, ROS_UTTERANCE_AUDIO_TOPIC.depth) },
     // Annotated: the overload's callback type is a union (typed or raw message) that gives no contextual type.
     (message: WireUtteranceAudio) => {
       // rclnodejs calls this from its executor: a throw would escape into it and end the process.

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../port/ros-messages.js';
 import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
+import { RecentOutcomes } from '../speech/recent-outcomes.js';
 
 /*
  * The demo chat's streaming recogniser stand-in: it takes /utterance/audio as the bridge publishes it,
@@ -102,19 +103,10 @@ export const createStreamingRecogniser = ({
 }: StreamingRecogniserOptions): StreamingRecogniser => {
   /** In arrival order: the first is the oldest, evicted first. */
   const utterances = new Map<string, Utterance>();
-  /** Utterances let go, with why: the oldest forgotten first. */
-  const letGo = new Map<string, string>();
+  /** Utterances let go, with why. */
+  const letGo = new RecentOutcomes(limits.remembered);
   let bytesHeld = 0;
   let closed = false;
-
-  const remember = (id: string, why: string) => {
-    letGo.delete(id);
-    letGo.set(id, why);
-    for (const oldest of letGo.keys()) {
-      if (letGo.size <= limits.remembered) break;
-      letGo.delete(oldest);
-    }
-  };
 
   /** Lets the utterance go, settling its claim with `outcome` if one waits. */
   const release = (utterance: Utterance, why: string, outcome?: UtteranceOutcome) => {
@@ -124,7 +116,7 @@ export const createStreamingRecogniser = ({
     utterance.bytes = 0;
     utterance.parts = [];
     utterances.delete(utterance.id);
-    remember(utterance.id, why);
+    letGo.remember(utterance.id, why);
     const { waiter } = utterance;
     utterance.waiter = undefined;
     if (waiter !== undefined) {
@@ -289,7 +281,7 @@ export const createStreamingRecogniser = ({
         const utterance = utterances.get(id);
         const why = `utterance ${id} was abandoned by the bridge after ${event.sequence} part(s)`;
         logger.info({ utteranceId: id, parts: event.sequence }, 'utterance abandoned');
-        if (utterance === undefined) remember(id, why);
+        if (utterance === undefined) letGo.remember(id, why);
         else release(utterance, why);
         return;
       }

@@ -2,6 +2,7 @@ import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../.
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
+import { RecentOutcomes } from '../speech/recent-outcomes.js';
 
 /**
  * The simulated robot's streaming recogniser: it takes the `/utterance/audio` events of each utterance,
@@ -105,7 +106,7 @@ export class SimRecogniser {
   readonly #utterances = new Map<string, Utterance>();
   /** Goals naming an utterance not heard of yet, by its id. */
   readonly #pending = new Map<string, Set<Waiter>>();
-  readonly #recent = new Map<string, string>();
+  readonly #recent = new RecentOutcomes(RECENT_OUTCOMES);
   #bytes = 0;
   #sweep: StandInTimer | undefined;
   #closed = false;
@@ -326,7 +327,7 @@ export class SimRecogniser {
     }
     // Abandoned before its first part: nothing held, but a goal naming it learns why.
     this.#dropped.abandoned += 1;
-    this.#remember(id, text);
+    this.#recent.remember(id, text);
     this.#failPending(id, text);
   }
 
@@ -336,7 +337,7 @@ export class SimRecogniser {
     if (this.#utterances.size >= this.limits.maxUtterances) {
       const text = `the simulated recogniser holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
       this.#dropped.limit += 1;
-      this.#remember(id, text);
+      this.#recent.remember(id, text);
       this.#failPending(id, text);
       return undefined;
     }
@@ -352,7 +353,7 @@ export class SimRecogniser {
       lastActivityAt: this.clock.now(),
       waiters: new Set(),
     };
-    this.#recent.delete(id);
+    this.#recent.forget(id);
     this.#utterances.set(id, utterance);
     const waiting = this.#pending.get(id);
     if (waiting !== undefined) {
@@ -375,7 +376,7 @@ export class SimRecogniser {
       if (utterance === keep || !utterance.final || utterance.waiters.size > 0) continue;
       this.#release(utterance);
       this.#counts.evicted += 1;
-      this.#remember(
+      this.#recent.remember(
         utterance.id,
         `utterance ${utterance.id} was recognised but no goal claimed it before newer speech needed the room`,
       );
@@ -422,7 +423,7 @@ export class SimRecogniser {
     if (this.#utterances.get(utterance.id) !== utterance) return;
     const text = `utterance ${utterance.id} was already answered by an earlier goal`;
     this.#release(utterance);
-    this.#remember(utterance.id, text);
+    this.#recent.remember(utterance.id, text);
     this.#counts.answered += 1;
     utterance.waiters.delete(waiter);
     for (const other of utterance.waiters) this.#tellInvalid(other, text);
@@ -432,7 +433,7 @@ export class SimRecogniser {
   #drop(utterance: Utterance, reason: DropReason, text: string): void {
     this.#release(utterance);
     this.#dropped[reason] += 1;
-    this.#remember(utterance.id, text);
+    this.#recent.remember(utterance.id, text);
     for (const waiter of utterance.waiters) this.#tellInvalid(waiter, text);
   }
 
@@ -445,15 +446,6 @@ export class SimRecogniser {
     if (this.#utterances.size === 0) {
       this.#sweep?.cancel();
       this.#sweep = undefined;
-    }
-  }
-
-  #remember(id: string, text: string): void {
-    this.#recent.delete(id);
-    this.#recent.set(id, text);
-    if (this.#recent.size > RECENT_OUTCOMES) {
-      const [oldest] = this.#recent.keys();
-      if (oldest !== undefined) this.#recent.delete(oldest);
     }
   }
 
