@@ -73,11 +73,6 @@ export const startKioskService = async (
 };
 
 /**
- * Starts the service again on `port`, retrying while the port is still taken. The uWebSockets.js build
- * binds without SO_REUSEADDR, so the connections the stopped service closed itself keep the port in
- * TIME_WAIT for Linux's fixed 60 s; a restarted service (tests or a robot) waits that out. Bounded.
- */
-/**
  * A kiosk service and a Chromium shared by the tests of one describe block: started before them, stopped
  * after them. Read its fields inside the tests (they are set when the block starts). `overrides` and
  * `simOptions` are startKioskService's.
@@ -98,6 +93,11 @@ export const kioskServiceAndBrowser = (
   return shared;
 };
 
+/**
+ * Starts the service again on `port`, retrying while the port is still taken. The uWebSockets.js build
+ * binds without SO_REUSEADDR, so the connections the stopped service closed itself keep the port in
+ * TIME_WAIT for Linux's fixed 60 s; a restarted service (tests or a robot) waits that out. Bounded.
+ */
 export const restartKioskService = async (port: number, timeoutMs = 90_000): Promise<KioskService> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
