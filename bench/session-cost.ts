@@ -6,7 +6,11 @@
  * on both sides and left out.
  *
  *   node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 --import tsx \
- *     bench/session-cost.ts [--modules <dist/src or src>] [--turns N] [--rounds R]
+ *     bench/session-cost.ts [--modules <dist/src or src>] [--compare <another build's dist/src>] \
+ *     [--turns N] [--rounds R]
+ *
+ * `--compare` adds that build's session as one more side, over this build's call wrapper and simulation:
+ * before and after a change, side by side in one process.
  *
  * Allocation is read as the growth of the heap in use between two forced collections with a young
  * generation large enough to hold a whole round of turns; a round during which the collector ran anyway is
@@ -23,6 +27,7 @@ const argument = (name: string, fallback: string): string => {
   return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
 };
 const modules = resolve(argument('--modules', 'src'));
+const compareModules = process.argv.includes('--compare') ? resolve(argument('--compare', '')) : undefined;
 const turnsPerRound = Number(argument('--turns', '1000'));
 const rounds = Number(argument('--rounds', '7'));
 const warmupTurns = Number(argument('--warmup', '20000'));
@@ -49,6 +54,13 @@ const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise
     'streams/resource-gauges.js',
   ),
 ]);
+const compareSessionModule =
+  compareModules === undefined
+    ? undefined
+    : await buildModules(compareModules).loadFirst<typeof sessionModule>(
+        'actors/session/session.js',
+        'actors/session/session-machine.js',
+      );
 type OutboundFrame = import('../src/protocol/ws-frames.js').OutboundFrame;
 type AudioContent = import('../src/protocol/ws-frames.js').AudioContent;
 
@@ -70,10 +82,10 @@ const sink = (frame: OutboundFrame): void => {
   if (frame.kind === 'text' && frame.text.startsWith('{"type":"turn_end"')) onTurnEnd();
 };
 
-const sessionSide = (): Side => {
+const sessionSide = (name: string, module: typeof sessionModule): Side => {
   const conversationGauges = gauges.createConversationGauges();
   const limits = protocol.DEFAULT_LIMITS;
-  const session = sessionModule.startSessionActor({
+  const session = module.startSessionActor({
     calls: rosCalls,
     // This bench streams nothing: a speech uplink that goes nowhere.
     speech: { publish: () => true, heard: () => true, followTranscripts: () => () => undefined, followed: 0 },
@@ -90,7 +102,7 @@ const sessionSide = (): Side => {
     },
   });
   return {
-    name: 'session actor',
+    name,
     utter: () => {
       session.send({ type: 'ws.binary', data: audio.slice() });
     },
@@ -259,7 +271,13 @@ const median = (values: readonly number[]): number => {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-const sides = [sessionSide(), floorSide('least'), floorSide('regions'), plainSide()];
+const sides = [
+  sessionSide('session actor', sessionModule),
+  ...(compareSessionModule === undefined ? [] : [sessionSide('compared session', compareSessionModule)]),
+  floorSide('least'),
+  floorSide('regions'),
+  plainSide(),
+];
 // Warm-up: V8 optimises XState's many functions only after some thousands of turns.
 for (const side of sides) await runTurns(side, warmupTurns);
 const results = new Map<string, Round[]>(sides.map((side) => [side.name, []]));
@@ -283,29 +301,24 @@ const summary = (name: string) => {
     cleanRounds: allocated.length,
   };
 };
-const session = summary('session actor');
-const floor = summary('XState floor');
-const regions = summary('XState, 2 regions');
 const plain = summary('plain function');
 const line = (name: string, figures: ReturnType<typeof summary>) =>
-  `${name.padEnd(16)} cpu/turn median ${figures.cpuMedianUs.toFixed(1)} µs (min ${figures.cpuMinUs.toFixed(1)})` +
+  `${name.padEnd(18)} cpu/turn median ${figures.cpuMedianUs.toFixed(1)} µs (min ${figures.cpuMinUs.toFixed(1)})` +
   `  heap/turn ${figures.allocatedMedianKiB.toFixed(1)} KiB (${figures.cleanRounds}/${rounds} rounds without a GC)`;
+const share = (name: string, figures: ReturnType<typeof summary>) =>
+  `${name.padEnd(18)} share cpu ${(figures.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs` +
+  ` (min ${(figures.cpuMinUs - plain.cpuMinUs).toFixed(1)})  heap ${(
+    figures.allocatedMedianKiB - plain.allocatedMedianKiB
+  ).toFixed(1)} KiB per round trip`;
+const measured = sides.map((side) => ({ name: side.name, figures: summary(side.name) }));
 process.stdout.write(
   [
-    `${modules}: ${rounds} rounds of ${turnsPerRound} turns of 32 KiB, Node.js ${process.version}`,
-    line('session actor', session),
-    line('XState floor', floor),
-    line('XState, 2 regions', regions),
-    line('plain function', plain),
-    `XState floor     cpu ${(floor.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
-      floor.allocatedMedianKiB - plain.allocatedMedianKiB
-    ).toFixed(1)} KiB per round trip`,
-    `2 regions floor  cpu ${(regions.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
-      regions.allocatedMedianKiB - plain.allocatedMedianKiB
-    ).toFixed(1)} KiB per round trip`,
-    `session share    cpu ${(session.cpuMedianUs - plain.cpuMedianUs).toFixed(1)} µs  heap ${(
-      session.allocatedMedianKiB - plain.allocatedMedianKiB
-    ).toFixed(1)} KiB per round trip`,
+    `${modules}${compareModules === undefined ? '' : ` (compared: ${compareModules})`}: ${rounds} rounds of ${turnsPerRound} turns of 32 KiB, Node.js ${process.version}`,
+    ...measured.map(({ name, figures }) => line(name, figures)),
+    'Over the plain function (the share of each):',
+    ...measured
+      .filter(({ name }) => name !== 'plain function')
+      .map(({ name, figures }) => share(name, figures)),
     '',
   ].join('\n'),
 );
