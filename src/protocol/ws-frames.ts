@@ -74,6 +74,20 @@ export const errorMessage = (
 ): ErrorMessage =>
   turn === undefined ? { type: 'error', code, message } : { type: 'error', code, message, turn };
 
+/** Why a frame was answered with `busy`. */
+export type BusyCause =
+  | { readonly kind: 'queue'; readonly maxWaitingCalls: number }
+  | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
+
+/**
+ * The `message` of a `busy` error. The session (src/actors/session/session-outbox.ts) and the documented
+ * examples (test/support/ws-examples.ts) both build it here, so the page shows exactly what a kiosk receives.
+ */
+export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>
+  cause.kind === 'queue'
+    ? `1 call running and ${cause.maxWaitingCalls} waiting; ${service} dropped`
+    : `audio queued by all sessions would exceed ${cause.maxQueuedAudioBytes} bytes; ${service} dropped`;
+
 /** An error frame; `turn` when it is about a kiosk utterance. */
 export const errorFrame = (code: ErrorCode, message?: string, turn?: Turn): TextFrame =>
   textFrame(errorMessage(code, message, turn));

@@ -6,7 +6,6 @@ import {
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   DEFAULT_MAX_PART_BYTES,
   ERROR_CODE_NAMES,
-  type CommandService,
   type ErrorCode,
 } from './ws-wire.js';
 
@@ -51,9 +50,8 @@ export const INITIAL_TEXT = '';
 
 /**
  * Turns: every binary (audio) frame a session receives is one turn, numbered from 1 in arrival order,
- * counting refused frames too, so a kiosk knows each utterance's
- * number by counting what it sent. Highest turn number; a session that reached it is closed (never in
- * practice: one utterance a second for 285 years).
+ * counting refused frames too, so a kiosk knows each utterance's number by counting what it sent. Highest
+ * turn number; a session that reached it is closed (never in practice: one utterance a second for 285 years).
  */
 export const MAX_TURN = Number.MAX_SAFE_INTEGER;
 
@@ -240,20 +238,6 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxStreamLeadMs: 2_000,
   utteranceStallMs: 5_000,
 };
-
-/** Why a frame was answered with `busy`. */
-export type BusyCause =
-  | { readonly kind: 'queue'; readonly maxWaitingCalls: number }
-  | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
-
-/**
- * The `message` of a `busy` error. The session (src/actors/session/session-outbox.ts) and the documented
- * examples (test/support/ws-examples.ts) both build it here, so the page shows exactly what a kiosk receives.
- */
-export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>
-  cause.kind === 'queue'
-    ? `1 call running and ${cause.maxWaitingCalls} waiting; ${service} dropped`
-    : `audio queued by all sessions would exceed ${cause.maxQueuedAudioBytes} bytes; ${service} dropped`;
 
 // ---------------------------------------------------------------------------------------------------------
 // Client → server

@@ -1,4 +1,5 @@
-import { busyMessage, DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+import { busyMessage } from '../../src/protocol/ws-frames.js';
+import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 
 /**
  * The /ws protocol's example frames, as docs/protocol.md shows them (test/unit/docs-match.test.ts); the

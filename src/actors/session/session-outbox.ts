@@ -1,19 +1,14 @@
 import {
   type MessageIdAllocator,
   ackFrame,
+  busyMessage,
   closeFrame,
   encodeAudioPair,
   errorFrame,
   turnEndFrame,
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
-import {
-  busyMessage,
-  CLOSE_CODES,
-  type ErrorCode,
-  type MessageId,
-  type Turn,
-} from '../../protocol/ws-protocol.js';
+import { CLOSE_CODES, type ErrorCode, type MessageId, type Turn } from '../../protocol/ws-protocol.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../port/ros-port.js';
 import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import {

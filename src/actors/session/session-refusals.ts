@@ -1,5 +1,5 @@
-import { errorFrame, type OutboundFrame, type TextFrame } from '../../protocol/ws-frames.js';
-import { busyMessage, type ErrorCode, type Turn } from '../../protocol/ws-protocol.js';
+import { busyMessage, errorFrame, type OutboundFrame, type TextFrame } from '../../protocol/ws-frames.js';
+import type { ErrorCode, Turn } from '../../protocol/ws-protocol.js';
 import { endVerdict, partVerdict, requestOf } from './session-actions.js';
 import { busyRefusal, type Refusal } from './session-outbox.js';
 import type { SessionContext, SessionEvent } from './session-types.js';
