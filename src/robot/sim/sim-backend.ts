@@ -1,7 +1,5 @@
 import { asyncScheduler, defer, Subject, type SchedulerLike, type Subscription } from 'rxjs';
 import {
-  ConverseOutcome,
-  type ConverseFeedbackMsg,
   type ConverseGoalMsg,
   type HeardMsg,
   type PlayAudioMsg,
@@ -28,17 +26,14 @@ import type { SimControl } from '../../port/sim-control.js';
 import { refusalBeyondMaxTours, TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
 import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from '../tours/tour-rules.js';
 import type { Tour } from '../../protocol/tour-schema.js';
-import { echoChatParts } from '../echo-chat.js';
 import { decideSimulatedService } from './sim-services.js';
 import { HeardHistory } from './heard-history.js';
 import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../speech/recognition-cost.js';
-import { SchedulerClock, type StandInTimer } from '../speech/stand-in-clock.js';
-import {
-  DEFAULT_RECOGNISER_LIMITS,
-  SimRecogniser,
-  type RecogniserLimits,
-  type RecognitionStats,
-} from './sim-recogniser.js';
+import { SchedulerClock } from '../speech/stand-in-clock.js';
+import { SimRecogniser } from './sim-recogniser.js';
+import { DEFAULT_RECOGNISER_LIMITS, type RecogniserLimits } from './sim-recogniser-limits.js';
+import type { RecognitionStats } from './sim-recognition-stats.js';
+import { simConverseAnswers } from './sim-converse.js';
 
 export interface SimBackendOptions {
   /** Artificial latency of every simulated call; 0 answers on the next microtask. */
@@ -134,6 +129,14 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   /** The whole-utterance path's recognition: rt × its duration, after it has all arrived. */
   const wholeRecognitionMs = (audio: Uint8Array): number =>
     recognitionRt === 0 ? 0 : recognitionMs(recognitionRt, utteranceSeconds(audio));
+  const answerGoal = simConverseAnswers({
+    latencyMs,
+    chatParts,
+    partMs,
+    scheduler,
+    recogniser,
+    wholeRecognitionMs,
+  });
 
   // The simulated server decides when the request "arrives", after the latency, like a remote node.
   const serve = <K extends RosServiceKey>(service: K, request: RosRequest<K>): RosResponse<K> => {
@@ -207,82 +210,6 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     return pending;
   };
 
-  /**
-   * One Converse goal: part k (from 1) at recognition + latency + k × partMs after the goal starts to be
-   * answered, on the scheduler (each part timed from that start, not from the previous part, so timer
-   * lateness does not add up), then the result with the last part. Without recognition time, latency, part
-   * time or a test scheduler, the parts and the result come on the next microtask. Cancelling stops every
-   * part not yet sent.
-   */
-  class SimTurn implements RosCallTicket {
-    cancelled = false;
-    timer: Subscription | undefined = undefined;
-    sent = 0;
-    readonly start: number;
-    constructor(
-      readonly parts: readonly ConverseFeedbackMsg[],
-      readonly handler: RosConverseHandler,
-      readonly clock: SchedulerLike | undefined,
-      /** The whole utterance's recognition, before the answer's schedule. */
-      readonly recognitionMs: number,
-    ) {
-      this.start = clock?.now() ?? 0;
-    }
-    cancel(): void {
-      this.cancelled = true;
-      this.timer?.unsubscribe();
-    }
-    isCancelled(): boolean {
-      return this.cancelled;
-    }
-    /** Sends every part that is due, then schedules the next or finishes. */
-    step(): void {
-      if (this.cancelled) return;
-      const { clock } = this;
-      do {
-        const part = this.parts[this.sent];
-        if (part === undefined) break;
-        this.sent += 1;
-        this.handler.part(part);
-        // The handler may have cancelled the goal.
-        if (this.isCancelled()) return;
-      } while (clock === undefined || clock.now() >= this.dueAt(this.sent + 1));
-      if (this.sent >= this.parts.length) {
-        this.handler.finished({ success: true, outcome: ConverseOutcome.OK, message: '' });
-        return;
-      }
-      if (clock === undefined) return;
-      this.timer = clock.schedule(
-        () => {
-          this.step();
-        },
-        Math.max(0, this.dueAt(this.sent + 1) - clock.now()),
-      );
-    }
-    /** When part k (from 1) is due. */
-    dueAt(k: number): number {
-      return this.start + this.recognitionMs + latencyMs + k * partMs;
-    }
-  }
-
-  /** Answers a goal whose utterance has been recognised (`recognitionMs` still to pay before the schedule). */
-  const startTurn = (audio: Uint8Array, handler: RosConverseHandler, turnRecognitionMs: number): SimTurn => {
-    const timed = latencyMs > 0 || partMs > 0 || turnRecognitionMs > 0 || scheduler !== undefined;
-    const turnClock = timed ? (scheduler ?? asyncScheduler) : undefined;
-    const turn = new SimTurn(echoChatParts({ audio }, chatParts), handler, turnClock, turnRecognitionMs);
-    if (turnClock === undefined) {
-      void Promise.resolve(turn).then(stepTurn);
-    } else {
-      turn.timer = turnClock.schedule(
-        () => {
-          turn.step();
-        },
-        turn.dueAt(1) - turn.start,
-      );
-    }
-    return turn;
-  };
-
   const converse = (goal: ConverseGoalMsg, handler: RosConverseHandler): RosCallTicket => {
     if (unavailable.has('converse')) {
       handler.failed(new RosServiceUnavailableError('converse'));
@@ -290,42 +217,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
     }
     // Accepts the goal and never sends anything; the caller's time-out decides.
     if (unresponsive.has('converse')) return SETTLED_CALL;
-    if (goal.streamed) return new StreamedGoal(goal.utterance_id, handler);
-    return startTurn(goal.audio, handler, wholeRecognitionMs(goal.audio));
-  };
-
-  /**
-   * A goal whose audio was streamed on /utterance/audio: it waits (bounded) for the recogniser's final
-   * transcript of its utterance, then is answered as a whole goal is, with the utterance's audio; or its
-   * result is INVALID, saying why the final will not come.
-   */
-  class StreamedGoal implements RosCallTicket {
-    readonly wait: StandInTimer;
-    turn: SimTurn | undefined = undefined;
-    cancelled = false;
-    constructor(
-      readonly utteranceId: string,
-      readonly handler: RosConverseHandler,
-    ) {
-      this.wait = recogniser.awaitFinal(utteranceId, {
-        recognised: (wav) => {
-          if (!this.cancelled) this.turn = startTurn(wav, handler, 0);
-        },
-        invalid: (message) => {
-          if (!this.cancelled)
-            handler.finished({ success: false, outcome: ConverseOutcome.INVALID, message });
-        },
-      });
-    }
-    cancel(): void {
-      this.cancelled = true;
-      this.wait.cancel();
-      this.turn?.cancel();
-    }
-  }
-
-  const stepTurn = (turn: SimTurn): void => {
-    turn.step();
+    return answerGoal(goal, handler);
   };
 
   const setMicrophone = (enabled: boolean): Promise<SetBoolResponseMsg> => {

@@ -3,6 +3,9 @@ import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 import { RecentOutcomes } from '../speech/recent-outcomes.js';
+import { FinalWaits, type FinalListener, type Waiter } from './final-waits.js';
+import type { RecogniserLimits } from './sim-recogniser-limits.js';
+import type { DropReason, RecognitionStats } from './sim-recognition-stats.js';
 
 /**
  * The simulated robot's streaming recogniser: it takes the `/utterance/audio` events of each utterance,
@@ -13,69 +16,6 @@ import { RecentOutcomes } from '../speech/recent-outcomes.js';
  *
  * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
-
-/** What the recogniser may hold; beyond it, utterances are dropped (counted in the stats). */
-export interface RecogniserLimits {
-  /** Utterances held at once: being received or recognised, or recognised and awaiting their goal. */
-  readonly maxUtterances: number;
-  /** PCM bytes held by all of them together. */
-  readonly maxBytes: number;
-  /** An utterance with nothing happening for this long is dropped: its END, or its goal, never came. */
-  readonly staleMs: number;
-  /**
-   * How long a streamed goal waits for its utterance's END (the topic and the action are separate
-   * channels, so the goal may come first); then it is answered INVALID. Once the END has come, the wait is
-   * bounded by the recognition work still queued.
-   */
-  readonly endWaitMs: number;
-  /** Streamed goals waiting at once for their utterance's final recognition. */
-  readonly maxWaitingGoals: number;
-  /** Longest utterance id kept (the bridge's are a few tens of characters); longer ones are refused. */
-  readonly maxIdChars: number;
-}
-
-export const DEFAULT_RECOGNISER_LIMITS: RecogniserLimits = {
-  maxUtterances: 256,
-  // 32 utterances of the bridge's largest (2 MiB, 65 s of speech).
-  maxBytes: 64 * 1024 * 1024,
-  staleMs: 30_000,
-  endWaitMs: 10_000,
-  maxWaitingGoals: 256,
-  maxIdChars: 256,
-};
-
-/** Why an utterance left the recogniser without being answered. */
-export type DropReason = 'abandoned' | 'out_of_order' | 'incomplete' | 'limit' | 'stale';
-
-export interface RecognitionStats {
-  /** Utterances held now (a gauge), and how many of those are still being received. */
-  readonly utterances: number;
-  readonly receiving: number;
-  /** PCM bytes held now (a gauge). */
-  readonly bytesHeld: number;
-  /** Streamed goals waiting for a final recognition now (a gauge). */
-  readonly waitingGoals: number;
-  /** Counters since the simulation started. */
-  readonly partsRecognised: number;
-  readonly finals: number;
-  /** Utterances handed to their goal. */
-  readonly answered: number;
-  /** Recognised utterances dropped to make room for new speech, never claimed by a goal. */
-  readonly evicted: number;
-  readonly dropped: Readonly<Record<DropReason, number>>;
-  /** Events naming no utterance the recogniser holds (a part after a drop, a second END), or too long an id. */
-  readonly ignoredEvents: number;
-  /** Goals answered INVALID: the utterance was dropped, unknown, or its END did not come in time. */
-  readonly invalidGoals: number;
-}
-
-/** A streamed goal's wait for its utterance. */
-export interface FinalListener {
-  /** The final transcript is out; the utterance's audio as a 16 kHz mono 16-bit WAV file. */
-  recognised(wav: Uint8Array): void;
-  /** It will never come; why, for the goal's result. */
-  invalid(message: string): void;
-}
 
 interface Utterance {
   readonly id: string;
@@ -92,20 +32,12 @@ interface Utterance {
   readonly waiters: Set<Waiter>;
 }
 
-interface Waiter {
-  readonly id: string;
-  readonly listener: FinalListener;
-  /** The bounded wait for the END; then the telling of the outcome. */
-  timer: StandInTimer | undefined;
-}
-
 /** Recently dropped or answered utterances kept to answer a late goal with the reason. */
 const RECENT_OUTCOMES = 64;
 
 export class SimRecogniser {
   readonly #utterances = new Map<string, Utterance>();
-  /** Goals naming an utterance not heard of yet, by its id. */
-  readonly #pending = new Map<string, Set<Waiter>>();
+  readonly #waits: FinalWaits;
   readonly #recent = new RecentOutcomes(RECENT_OUTCOMES);
   #bytes = 0;
   #sweep: StandInTimer | undefined;
@@ -116,7 +48,6 @@ export class SimRecogniser {
     answered: 0,
     evicted: 0,
     ignoredEvents: 0,
-    invalidGoals: 0,
   };
   readonly #dropped: Record<DropReason, number> = {
     abandoned: 0,
@@ -131,7 +62,9 @@ export class SimRecogniser {
     readonly clock: StandInClock,
     readonly limits: RecogniserLimits,
     readonly publish: (transcript: TranscriptMsg) => void,
-  ) {}
+  ) {
+    this.#waits = new FinalWaits(clock, limits, (id) => this.#utterances.get(id)?.waiters);
+  }
 
   /** One `/utterance/audio` event. */
   receive(message: UtteranceAudioMsg): void {
@@ -161,26 +94,17 @@ export class SimRecogniser {
    */
   awaitFinal(id: string, listener: FinalListener): StandInTimer {
     const waiter: Waiter = { id, listener, timer: undefined };
-    const cancel: StandInTimer = {
-      cancel: () => {
-        waiter.timer?.cancel();
-        waiter.timer = undefined;
-        this.#utterances.get(id)?.waiters.delete(waiter);
-        const waiting = this.#pending.get(id);
-        waiting?.delete(waiter);
-        if (waiting?.size === 0) this.#pending.delete(id);
-      },
-    };
+    const cancel = this.#waits.cancelOf(waiter);
     if (this.#closed) return cancel;
     if (id.length > this.limits.maxIdChars) {
-      this.#tellInvalid(
+      this.#waits.tellInvalid(
         waiter,
         `the simulated recogniser takes utterance ids of at most ${this.limits.maxIdChars} characters; goal refused`,
       );
       return cancel;
     }
     if (this.stats().waitingGoals >= this.limits.maxWaitingGoals) {
-      this.#tellInvalid(
+      this.#waits.tellInvalid(
         waiter,
         `the simulated recogniser has ${this.limits.maxWaitingGoals} goals waiting; goal for ${id} refused`,
       );
@@ -194,18 +118,15 @@ export class SimRecogniser {
           waiter.timer = undefined;
           this.#claim(utterance, waiter);
         });
-      } else if (!utterance.ended) this.#waitForEnd(waiter);
+      } else if (!utterance.ended) this.#waits.waitForEnd(waiter);
       return cancel;
     }
     const known = this.#recent.get(id);
     if (known !== undefined) {
-      this.#tellInvalid(waiter, known);
+      this.#waits.tellInvalid(waiter, known);
       return cancel;
     }
-    const waiting = this.#pending.get(id) ?? new Set<Waiter>();
-    waiting.add(waiter);
-    this.#pending.set(id, waiting);
-    this.#waitForEnd(waiter);
+    this.#waits.awaitUnheard(waiter);
     return cancel;
   }
 
@@ -216,13 +137,14 @@ export class SimRecogniser {
       if (!utterance.ended) receiving += 1;
       waitingGoals += utterance.waiters.size;
     }
-    for (const waiting of this.#pending.values()) waitingGoals += waiting.size;
+    waitingGoals += this.#waits.pendingGoals();
     return {
       utterances: this.#utterances.size,
       receiving,
       bytesHeld: this.#bytes,
       waitingGoals,
       ...this.#counts,
+      invalidGoals: this.#waits.invalidGoals,
       dropped: { ...this.#dropped },
     };
   }
@@ -234,9 +156,8 @@ export class SimRecogniser {
       utterance.working?.cancel();
       for (const waiter of utterance.waiters) waiter.timer?.cancel();
     }
-    for (const waiting of this.#pending.values()) for (const waiter of waiting) waiter.timer?.cancel();
+    this.#waits.close();
     this.#utterances.clear();
-    this.#pending.clear();
     this.#bytes = 0;
     this.#sweep?.cancel();
     this.#sweep = undefined;
@@ -328,7 +249,7 @@ export class SimRecogniser {
     // Abandoned before its first part: nothing held, but a goal naming it learns why.
     this.#dropped.abandoned += 1;
     this.#recent.remember(id, text);
-    this.#failPending(id, text);
+    this.#waits.failPending(id, text);
   }
 
   /** A new utterance, if there is room for one more (recognised ones nobody claimed make way). */
@@ -338,7 +259,7 @@ export class SimRecogniser {
       const text = `the simulated recogniser holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
       this.#dropped.limit += 1;
       this.#recent.remember(id, text);
-      this.#failPending(id, text);
+      this.#waits.failPending(id, text);
       return undefined;
     }
     const utterance: Utterance = {
@@ -355,11 +276,8 @@ export class SimRecogniser {
     };
     this.#recent.forget(id);
     this.#utterances.set(id, utterance);
-    const waiting = this.#pending.get(id);
-    if (waiting !== undefined) {
-      this.#pending.delete(id);
-      for (const waiter of waiting) utterance.waiters.add(waiter);
-    }
+    const waiting = this.#waits.takePending(id);
+    if (waiting !== undefined) for (const waiter of waiting) utterance.waiters.add(waiter);
     this.#armSweep();
     return utterance;
   }
@@ -426,7 +344,7 @@ export class SimRecogniser {
     this.#recent.remember(utterance.id, text);
     this.#counts.answered += 1;
     utterance.waiters.delete(waiter);
-    for (const other of utterance.waiters) this.#tellInvalid(other, text);
+    for (const other of utterance.waiters) this.#waits.tellInvalid(other, text);
     waiter.listener.recognised(wavOfPcmParts(utterance.parts));
   }
 
@@ -434,7 +352,7 @@ export class SimRecogniser {
     this.#release(utterance);
     this.#dropped[reason] += 1;
     this.#recent.remember(utterance.id, text);
-    for (const waiter of utterance.waiters) this.#tellInvalid(waiter, text);
+    for (const waiter of utterance.waiters) this.#waits.tellInvalid(waiter, text);
   }
 
   /** Forgets the utterance's audio and work; its waiters are the caller's to tell. */
@@ -447,38 +365,6 @@ export class SimRecogniser {
       this.#sweep?.cancel();
       this.#sweep = undefined;
     }
-  }
-
-  #failPending(id: string, text: string): void {
-    const waiting = this.#pending.get(id);
-    if (waiting === undefined) return;
-    this.#pending.delete(id);
-    for (const waiter of waiting) this.#tellInvalid(waiter, text);
-  }
-
-  #waitForEnd(waiter: Waiter): void {
-    const { endWaitMs } = this.limits;
-    waiter.timer = this.clock.later(endWaitMs, () => {
-      waiter.timer = undefined;
-      this.#utterances.get(waiter.id)?.waiters.delete(waiter);
-      const waiting = this.#pending.get(waiter.id);
-      waiting?.delete(waiter);
-      if (waiting?.size === 0) this.#pending.delete(waiter.id);
-      this.#counts.invalidGoals += 1;
-      waiter.listener.invalid(
-        `the simulated recogniser got no END of utterance ${waiter.id} within ${endWaitMs} ms of its goal`,
-      );
-    });
-  }
-
-  /** Tells a waiter the final will not come, later (never from inside the caller's publish or goal). */
-  #tellInvalid(waiter: Waiter, text: string): void {
-    waiter.timer?.cancel();
-    waiter.timer = this.clock.later(0, () => {
-      waiter.timer = undefined;
-      this.#counts.invalidGoals += 1;
-      waiter.listener.invalid(text);
-    });
   }
 
   /** One timer for the earliest possible stale utterance, only while some are held. */

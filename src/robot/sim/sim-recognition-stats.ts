@@ -1,0 +1,25 @@
+/** Why an utterance left the simulated recogniser without being answered. */
+export type DropReason = 'abandoned' | 'out_of_order' | 'incomplete' | 'limit' | 'stale';
+
+/** The simulated recogniser's gauges and counters. */
+export interface RecognitionStats {
+  /** Utterances held now (a gauge), and how many of those are still being received. */
+  readonly utterances: number;
+  readonly receiving: number;
+  /** PCM bytes held now (a gauge). */
+  readonly bytesHeld: number;
+  /** Streamed goals waiting for a final recognition now (a gauge). */
+  readonly waitingGoals: number;
+  /** Counters since the simulation started. */
+  readonly partsRecognised: number;
+  readonly finals: number;
+  /** Utterances handed to their goal. */
+  readonly answered: number;
+  /** Recognised utterances dropped to make room for new speech, never claimed by a goal. */
+  readonly evicted: number;
+  readonly dropped: Readonly<Record<DropReason, number>>;
+  /** Events naming no utterance the recogniser holds (a part after a drop, a second END), or too long an id. */
+  readonly ignoredEvents: number;
+  /** Goals answered INVALID: the utterance was dropped, unknown, or its END did not come in time. */
+  readonly invalidGoals: number;
+}
