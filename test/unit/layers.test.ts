@@ -35,6 +35,9 @@ const LAYERS = [
 /** Rooms that stand alone: they import no other room of src/, whatever their rank. */
 const LEAVES = ['protocol', 'files', 'version'] as const;
 
+/** The most lines a file of src/ holds: past it a file holds more than one idea (docs/architecture.md). */
+const MAX_FILE_LINES = 400;
+
 /** What stands in for the robot reaches none of the bridge's runtime, only the contract it serves. */
 const ROBOT_MAY_NOT_IMPORT = ['app', 'transport', 'actors', 'streams', 'metrics'] as const;
 
@@ -124,5 +127,17 @@ describe('layers of src/', () => {
   it('keeps the robot apart: only the composition root imports it', () => {
     const importers = [...new Set(all.filter((edge) => edge.to === 'robot').map((edge) => edge.from))];
     assert.deepEqual(importers, ['app']);
+  });
+
+  it(`keeps every file of src/ within ${MAX_FILE_LINES} lines`, () => {
+    const files = sourceFiles(SRC);
+    assert.ok(files.length > 100, 'the reader finds the source files');
+    const over = files
+      .map((file) => ({
+        file: relative(SRC, file),
+        lines: readFileSync(file, 'utf8').split('\n').length - 1,
+      }))
+      .filter(({ lines }) => lines > MAX_FILE_LINES);
+    assert.deepEqual(over, []);
   });
 });
