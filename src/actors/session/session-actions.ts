@@ -12,8 +12,7 @@ import type {
 
 /**
  * The session chart's named actions and guards (the chart itself is session-machine.ts, the frames of its
- * refusals session-refusals.ts). Guards and
- * `assign`s read only the snapshot and the event. The other actions are the effects: each reaches the
+ * refusals session-refusals.ts). Guards and `assign`s read only the snapshot and the event. The other actions are the effects: each reaches the
  * session's live resources, registered for its actor by session.ts, and nothing else.
  */
 
@@ -67,7 +66,7 @@ const startVerdict = (context: SessionContext): StartVerdict => {
 };
 
 /** What becomes of a part of the open utterance, decided in this order. */
-export type PartVerdict =
+type PartVerdict =
   | 'invalid'
   | 'outOfOrder'
   | 'partTooLarge'
@@ -93,7 +92,7 @@ export const partVerdict = (context: SessionContext, event: SessionEvent): PartV
 };
 
 /** What becomes of an `utterance_end` while an utterance is open. */
-export type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
+type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
 
 export const endVerdict = (context: SessionContext, event: SessionEvent): EndVerdict | undefined => {
   if (event.type !== 'utterance_end') return undefined;

@@ -20,10 +20,13 @@ const uploadError = (context: SessionContext, code: ErrorCode, message: string):
   turn: context.upload?.turn,
 });
 
+/** A turn refused while the microphone is disabled, a whole frame or an `utterance_start` alike. */
+const microphoneDisabled = ({ context }: { context: SessionContext }): Refusal =>
+  turnRefusal(context.turns, errorFrame('microphone_disabled', undefined, context.turns));
+
 /** A refused `utterance_start`: it was counted as a turn first. */
 export const startRefusals = {
-  microphoneDisabled: ({ context }: ChartArgs): Refusal =>
-    turnRefusal(context.turns, errorFrame('microphone_disabled', undefined, context.turns)),
+  microphoneDisabled,
   alreadyOpen: ({ context }: ChartArgs): Refusal =>
     turnRefusal(
       context.turns,
@@ -137,6 +140,5 @@ export const refusals = {
         context.turns,
       ),
     ),
-  microphoneDisabled: ({ context }: { context: SessionContext }): Refusal =>
-    turnRefusal(context.turns, errorFrame('microphone_disabled', undefined, context.turns)),
+  microphoneDisabled,
 };
