@@ -138,10 +138,10 @@ const plainSide = (): Side => {
  * XState's own floor for a session: the least chart a turn needs, two states and two events (`request`
  * enters `calling`, whose entry starts the call; `answer` goes back to `idle`), each with an `assign`, and
  * the plain side's effects. What this side costs over the plain function is what XState v5 itself costs.
- * With `regions`, the same two states are one region of the session's shape: a parallel `open` whose other
- * region (`upload`: `none`, `streaming`) no turn enters, beside a final `closed`. XState builds every
- * snapshot from all the active states, so this is the floor for a chart that takes a streamed utterance
- * while a call runs.
+ * With `regions`, the same two states are one region of a parallel `open` whose other region (`upload`:
+ * `none`, `streaming`) no turn enters, beside a final `closed`: XState builds every snapshot from all the
+ * active states, so this shows what a region costs turns that never enter it (why the session's upload is a
+ * chart of its own, src/actors/session/upload-machine.ts).
  */
 const floorSide = (shape: 'least' | 'regions'): Side => {
   type FloorEvent =

@@ -45,6 +45,12 @@ const eventArbitrary: fc.Arbitrary<SessionEvent> = fc.oneof(
   fc.boolean().map((enabled): SessionEvent => ({ type: 'microphone.changed', enabled })),
   fc.constantFrom(0, 1 << 30).map((bytes): SessionEvent => ({ type: 'ws.buffered', bytes })),
   fc.constant<SessionEvent>({ type: 'session.sendFailed' }),
+  // A streamed utterance's events: its start, and the upload's news.
+  fc
+    .constantFrom(undefined, 1)
+    .map((openTurn): SessionEvent => ({ type: 'utterance_start', at: 0, openTurn })),
+  fc.constant<SessionEvent>({ type: 'utterance.ended', turn: 1, audioBytes: 10 }),
+  fc.constant<SessionEvent>({ type: 'utterance.cancelled', turn: 1 }),
 );
 
 /** The snapshots a log folds into, and the effects each step asks for (type and params). */
@@ -132,7 +138,7 @@ describe('session snapshots are plain data, and transitions replay (fast-check)'
     });
 
     const live = session.getSnapshot();
-    assert.deepEqual(live.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(live.value, { open: 'idle' });
     assert.equal(live.context.turns, 4);
     assert.equal(processed[0]?.type, 'xstate.init');
     const log = processed.slice(1) as SessionEvent[];
@@ -168,7 +174,7 @@ describe('session snapshots are plain data, and transitions replay (fast-check)'
     const [cancelled, cancelActions] = transition(sessionMachine, session.getSnapshot(), { type: 'cancel' });
     const [closed] = transition(sessionMachine, session.getSnapshot(), { type: 'ws.closed' });
     // Through `cancelled` (the running turn stopped) to idle; the release and the stop are actions, not run.
-    assert.deepEqual(cancelled.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(cancelled.value, { open: 'idle' });
     assert.equal(closed.value, 'closed');
     assert.ok(cancelActions.some((action) => action.type === 'releaseCancelledAudio'));
     assert.equal(gauges.queuedAudioBytes.value, 500, 'a pure transition released live budget');

@@ -42,7 +42,7 @@ const delivered = (actions: readonly { type: string; params?: unknown }[]) =>
 describe('session transitions (pure)', () => {
   it('starts open.idle and sends the state frame; nothing else is started', () => {
     const [snapshot, actions] = initialTransition(sessionMachine, inputWith());
-    assert.deepEqual(snapshot.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(snapshot.value, { open: 'idle' });
     assert.deepEqual(actionTypes(actions), ['deliver']);
     assert.match(delivered(actions)[0] ?? '', /^\{"type":"state"/);
   });
@@ -50,7 +50,7 @@ describe('session transitions (pure)', () => {
   it('an utterance in idle starts its call: calling, its audio held, the call started by calling', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
     const [calling, actions] = transition(sessionMachine, idle, audio(3));
-    assert.deepEqual(calling.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(calling.value, { open: 'calling' });
     // Context updates (assign: the turn count, the queue) are applied, not listed.
     assert.deepEqual(actionTypes(actions), ['holdAudio', 'startCall']);
     assert.deepEqual(calling.context.running, { service: 'chat', turn: 1, audioBytes: 3, streamed: false });
@@ -61,11 +61,11 @@ describe('session transitions (pure)', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 1 }));
     const [calling] = transition(sessionMachine, idle, audio(1));
     const [waiting, queued] = transition(sessionMachine, calling, audio(2));
-    assert.deepEqual(waiting.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(waiting.value, { open: 'calling' });
     assert.equal(waiting.context.waiting.length, 1);
     assert.deepEqual(delivered(queued), []);
     const [full, refused] = transition(sessionMachine, waiting, audio(3));
-    assert.deepEqual(full.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(full.value, { open: 'calling' });
     assert.equal(full.context.waiting.length, 1, 'not queued');
     assert.deepEqual(delivered(refused), [
       '{"type":"error","code":"busy","message":"1 call running and 1 waiting; chat dropped","turn":3}',
@@ -77,7 +77,7 @@ describe('session transitions (pure)', () => {
   it('refuses audio that would not fit in the process-wide budget, even with room in the queue', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ budgetBytes: 10 }));
     const [after, actions] = transition(sessionMachine, idle, audio(11, false));
-    assert.deepEqual(after.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(after.value, { open: 'idle' });
     assert.deepEqual(delivered(actions), [
       '{"type":"error","code":"busy","message":"audio queued by all sessions would exceed 10 bytes; chat dropped","turn":1}',
       'turn_end refused 1',
@@ -91,12 +91,12 @@ describe('session transitions (pure)', () => {
     const second = waiting.context.waiting[0];
     assert.deepEqual(second, { service: 'chat', turn: 2, audioBytes: 2, streamed: false });
     const [next, actions] = transition(sessionMachine, waiting, settled);
-    assert.deepEqual(next.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(next.value, { open: 'calling' });
     assert.deepEqual(next.context.running, second);
     // Leaving calling stops the settled call, entering it again starts the next.
     assert.deepEqual(actionTypes(actions), ['stopCall', 'deliverOutcome', 'startCall']);
     const [rest, last] = transition(sessionMachine, next, settled);
-    assert.deepEqual(rest.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(rest.value, { open: 'idle' });
     assert.equal(rest.context.running, undefined);
     assert.deepEqual(actionTypes(last), ['stopCall', 'deliverOutcome']);
   });
@@ -109,7 +109,7 @@ describe('session transitions (pure)', () => {
       part: { emotion: 'happy', text: 'one.', audio: new Uint8Array(1) },
     };
     const [after, actions] = transition(sessionMachine, calling, part);
-    assert.deepEqual(after.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(actionTypes(actions), ['deliverPart']);
     const [, none] = transition(sessionMachine, idle, part);
     assert.deepEqual(actionTypes(none), []);
@@ -123,7 +123,7 @@ describe('session transitions (pure)', () => {
     const [three] = transition(sessionMachine, two, audio(3));
     assert.equal(three.context.waiting.length, 3);
     const [after, actions] = transition(sessionMachine, three, { type: 'cancel' });
-    assert.deepEqual(after.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(after.context.running, { service: 'clear_history' });
     assert.deepEqual(after.context.waiting, []);
     assert.deepEqual(after.context.cancelledTurns, []);
@@ -142,12 +142,12 @@ describe('session transitions (pure)', () => {
     const [clearing] = transition(sessionMachine, idle, { type: 'clear_history' });
     const [queued] = transition(sessionMachine, clearing, audio(2));
     const [after, actions] = transition(sessionMachine, queued, { type: 'cancel' });
-    assert.deepEqual(after.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(after.context.running, { service: 'clear_history' });
     assert.deepEqual(after.context.waiting, []);
     assert.deepEqual(actionTypes(actions), ['releaseCancelledAudio', 'deliverCancelled']);
     const [stillIdle, idleActions] = transition(sessionMachine, idle, { type: 'cancel' });
-    assert.deepEqual(stillIdle.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(stillIdle.value, { open: 'idle' });
     assert.deepEqual(actionTypes(idleActions), ['deliverCancelled']);
   });
 
@@ -155,7 +155,7 @@ describe('session transitions (pure)', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 0 }));
     const [calling] = transition(sessionMachine, idle, audio(1));
     const [after, actions] = transition(sessionMachine, calling, { type: 'clear_history' });
-    assert.deepEqual(after.value, { open: { upload: 'none', calls: 'calling' } });
+    assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(after.context.waiting, []);
     assert.equal(after.context.turns, 1);
     assert.deepEqual(delivered(actions), [
@@ -166,7 +166,7 @@ describe('session transitions (pure)', () => {
   it('a frame refused because the microphone is disabled is a turn too', () => {
     const [idle] = initialTransition(sessionMachine, inputWith({ microphoneEnabled: false }));
     const [after, actions] = transition(sessionMachine, idle, audio(1));
-    assert.deepEqual(after.value, { open: { upload: 'none', calls: 'idle' } });
+    assert.deepEqual(after.value, { open: 'idle' });
     assert.equal(after.context.turns, 1);
     assert.deepEqual(delivered(actions), [
       '{"type":"error","code":"microphone_disabled","message":"The microphone is disabled (/microphone/set_enabled); the audio frame was not forwarded to /chat.","turn":1}',
@@ -181,5 +181,63 @@ describe('session transitions (pure)', () => {
     assert.equal(after.value, 'closed');
     assert.equal(after.status, 'done');
     assert.deepEqual(actionTypes(actions), ['stopCall']);
+  });
+
+  it('an admitted utterance_start counts a turn, marks the session as streaming and opens the upload', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith());
+    const start: SessionEvent = { type: 'utterance_start', at: 5, openTurn: undefined };
+    const [after, actions] = transition(sessionMachine, idle, start);
+    assert.deepEqual(after.value, { open: 'idle' });
+    assert.equal(after.context.turns, 1);
+    assert.equal(after.context.streams, true);
+    assert.deepEqual(actionTypes(actions), ['openUpload']);
+    // The upload's news: the ended utterance is a request like any other.
+    const [calling, queued] = transition(sessionMachine, after, {
+      type: 'utterance.ended',
+      turn: 1,
+      audioBytes: 640,
+    });
+    assert.deepEqual(calling.value, { open: 'calling' });
+    assert.deepEqual(calling.context.running, { service: 'chat', turn: 1, audioBytes: 640, streamed: true });
+    assert.deepEqual(actionTypes(queued), ['startCall']);
+  });
+
+  it('an utterance_start while one is open is refused as its own turn; the open one goes on', () => {
+    const [idle] = initialTransition(sessionMachine, inputWith());
+    const [streaming] = transition(sessionMachine, idle, {
+      type: 'utterance_start',
+      at: 0,
+      openTurn: undefined,
+    });
+    const [after, actions] = transition(sessionMachine, streaming, {
+      type: 'utterance_start',
+      at: 1,
+      openTurn: 1,
+    });
+    assert.equal(after.context.turns, 2);
+    assert.deepEqual(delivered(actions), [
+      '{"type":"error","code":"utterance_open","message":"utterance 1 is still open; one utterance at a time","turn":2}',
+      'turn_end refused 2',
+    ]);
+  });
+
+  it("a cancel's abandoned utterance ends cancelled with the turns the calls drop, in turn order", () => {
+    const [idle] = initialTransition(sessionMachine, inputWith({ maxWaitingCalls: 2 }));
+    const [calling] = transition(sessionMachine, idle, audio(1));
+    const [streaming] = transition(sessionMachine, calling, {
+      type: 'utterance_start',
+      at: 0,
+      openTurn: undefined,
+    });
+    const [queued] = transition(sessionMachine, streaming, audio(2));
+    const [told] = transition(sessionMachine, queued, { type: 'utterance.cancelled', turn: 2 });
+    assert.deepEqual(told.context.cancelledTurns, [2]);
+    // Turn 1 runs, turn 3 waits: the turns `cancelled` delivers for, before the ack.
+    assert.deepEqual(told.context.running, { service: 'chat', turn: 1, audioBytes: 1, streamed: false });
+    assert.deepEqual(told.context.waiting, [{ service: 'chat', turn: 3, audioBytes: 2, streamed: false }]);
+    const [after, actions] = transition(sessionMachine, told, { type: 'cancel' });
+    assert.deepEqual(after.value, { open: 'idle' });
+    assert.deepEqual(after.context.cancelledTurns, []);
+    assert.deepEqual(actionTypes(actions), ['stopCall', 'releaseCancelledAudio', 'deliverCancelled']);
   });
 });

@@ -1,6 +1,6 @@
-import { assign, raise, setup, type AnyActorRef } from 'xstate';
+import { assign, setup, type AnyActorRef } from 'xstate';
 import type { OutboundFrame } from '../../protocol/ws-frames.js';
-import { MAX_TURN, PCM_BYTES_PER_SECOND, type Turn } from '../../protocol/ws-protocol.js';
+import { MAX_TURN, type Turn } from '../../protocol/ws-protocol.js';
 import type { Refusal } from './session-outbox.js';
 import type { SessionResources } from './session-resources.js';
 import type {
@@ -12,22 +12,31 @@ import type {
 
 /**
  * The session chart's named actions and guards (the chart itself is session-machine.ts, the frames of its
- * refusals session-refusals.ts). Guards and `assign`s read only the snapshot and the event. The other actions are the effects: each reaches the
- * session's live resources, registered for its actor by session.ts, and nothing else.
+ * refusals session-refusals.ts). Guards and `assign`s read only the snapshot and the event. The other
+ * actions are the effects: each reaches the session's live resources, bound to its actor by session.ts,
+ * and nothing else (the upload chart's effects reach them the same way).
  */
 
-const resources = new WeakMap<AnyActorRef, SessionResources>();
-
-/** Binds an actor to what its effects act on; session.ts does it before the actor starts. */
-export const bindResources = (actor: AnyActorRef, held: SessionResources): void => {
-  resources.set(actor, held);
+/**
+ * Which live resources a chart's effects act on, bound to its actor by session.ts: so the snapshots hold
+ * none of them.
+ */
+export const resourceBinding = <Resources extends object>() => {
+  const bound = new WeakMap<AnyActorRef, Resources>();
+  return {
+    bind: (actor: AnyActorRef, resources: Resources): void => {
+      bound.set(actor, resources);
+    },
+    of: (self: AnyActorRef): Resources => {
+      const resources = bound.get(self);
+      if (resources === undefined) throw new Error('a session actor ran an effect without its resources');
+      return resources;
+    },
+  };
 };
 
-const resourcesOf = (self: AnyActorRef): SessionResources => {
-  const held = resources.get(self);
-  if (held === undefined) throw new Error('a session actor ran an effect without its resources');
-  return held;
-};
+export const sessionBinding = resourceBinding<SessionResources>();
+const resourcesOf = sessionBinding.of;
 
 /** What becomes of an utterance, decided in this order. */
 type UtteranceVerdict =
@@ -39,7 +48,8 @@ type UtteranceVerdict =
   | 'overBudget'
   | 'admitted';
 
-const queueFull = (context: SessionContext): boolean =>
+/** No room for one more request: one runs and `maxWaitingCalls` wait (an ended utterance asks too). */
+export const queueFull = (context: SessionContext): boolean =>
   (context.running === undefined ? 0 : 1) + context.waiting.length >= 1 + context.limits.maxWaitingCalls;
 
 const utteranceVerdict = (context: SessionContext, event: SessionEvent): UtteranceVerdict | undefined => {
@@ -55,52 +65,15 @@ const utteranceVerdict = (context: SessionContext, event: SessionEvent): Utteran
   return 'admitted';
 };
 
-/** What becomes of an `utterance_start`, decided in this order (an open utterance is the upload region's). */
-type StartVerdict = 'turnsExhausted' | 'microphoneDisabled' | 'queueFull' | 'admitted';
+/** What becomes of an `utterance_start`, decided in this order: one utterance is open at a time. */
+type StartVerdict = 'alreadyOpen' | 'turnsExhausted' | 'microphoneDisabled' | 'queueFull' | 'admitted';
 
-const startVerdict = (context: SessionContext): StartVerdict => {
+const startVerdict = (context: SessionContext, event: SessionEvent): StartVerdict => {
+  if (event.type === 'utterance_start' && event.openTurn !== undefined) return 'alreadyOpen';
   if (context.turns >= MAX_TURN) return 'turnsExhausted';
   if (!context.microphoneEnabled) return 'microphoneDisabled';
   if (queueFull(context)) return 'queueFull';
   return 'admitted';
-};
-
-/** What becomes of a part of the open utterance, decided in this order. */
-type PartVerdict =
-  | 'invalid'
-  | 'outOfOrder'
-  | 'partTooLarge'
-  | 'utteranceTooLarge'
-  | 'tooFast'
-  | 'overBudget'
-  | 'admitted';
-
-export const partVerdict = (context: SessionContext, event: SessionEvent): PartVerdict | undefined => {
-  if (event.type !== 'part') return undefined;
-  const { upload, limits } = context;
-  const { header } = event;
-  if (upload === undefined || header === undefined || header.turn !== upload.turn) return 'invalid';
-  if (header.sequence !== upload.parts) return 'outOfOrder';
-  const bytes = event.audio.byteLength;
-  if (bytes > limits.maxPartBytes) return 'partTooLarge';
-  if (upload.bytes + bytes > limits.maxBinaryFrameBytes) return 'utteranceTooLarge';
-  // Speech comes at the speed it is spoken: audio far ahead of the time since the start is no live voice.
-  const spokenMs = ((upload.bytes + bytes) * 1000) / PCM_BYTES_PER_SECOND;
-  if (spokenMs - (event.at - upload.openedAt) > limits.maxStreamLeadMs) return 'tooFast';
-  if (!event.fits) return 'overBudget';
-  return 'admitted';
-};
-
-/** What becomes of an `utterance_end` while an utterance is open. */
-type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
-
-export const endVerdict = (context: SessionContext, event: SessionEvent): EndVerdict | undefined => {
-  if (event.type !== 'utterance_end') return undefined;
-  const { upload } = context;
-  if (upload === undefined || event.turn !== upload.turn) return 'invalid';
-  if (event.parts !== upload.parts) return 'incomplete';
-  if (queueFull(context)) return 'queueFull';
-  return 'accepted';
 };
 
 /** The request an event asks for; an utterance is turn `turn`, a streamed one names its own. */
@@ -123,13 +96,8 @@ export const sessionSetup = setup({
     context: {} as SessionContext,
     events: {} as SessionEvent,
   },
-  delays: {
-    utteranceStall: ({ context }) => context.limits.utteranceStallMs,
-  },
   guards: {
-    startIs: ({ context }, verdict: StartVerdict) => startVerdict(context) === verdict,
-    partIs: ({ context, event }, verdict: PartVerdict) => partVerdict(context, event) === verdict,
-    endIs: ({ context, event }, verdict: EndVerdict) => endVerdict(context, event) === verdict,
+    startIs: ({ context, event }, verdict: StartVerdict) => startVerdict(context, event) === verdict,
     utteranceIs: ({ context, event }, verdict: UtteranceVerdict) =>
       utteranceVerdict(context, event) === verdict,
     queueFull: ({ context }) => queueFull(context),
@@ -156,41 +124,14 @@ export const sessionSetup = setup({
     }),
     countTurn: assign({ turns: ({ context }) => context.turns + 1 }),
     /** A streamed utterance opens as the next turn; from now on the session's binary frames are parts. */
-    openUtterance: assign(({ context, event }) => ({
-      turns: context.turns + 1,
-      streams: true,
-      upload: {
-        turn: context.turns + 1,
-        parts: 0,
-        bytes: 0,
-        openedAt: event.type === 'utterance_start' ? event.at : 0,
-      },
-    })),
-    countPart: assign({
-      upload: ({ context, event }) =>
-        context.upload === undefined || event.type !== 'part'
-          ? context.upload
-          : {
-              ...context.upload,
-              parts: context.upload.parts + 1,
-              bytes: context.upload.bytes + event.audio.byteLength,
-            },
+    openUtterance: assign(({ context }) => ({ turns: context.turns + 1, streams: true })),
+    /** Cancel, the upload's share: its abandoned turn ends `cancelled` with the calls' dropped turns. */
+    noteCancelledUtterance: assign({
+      cancelledTurns: ({ context, event }) =>
+        event.type === 'utterance.cancelled'
+          ? [...context.cancelledTurns, event.turn]
+          : context.cancelledTurns,
     }),
-    closeUpload: assign({ upload: undefined }),
-    /** Cancel, the upload's share: its turn ends `cancelled` with the calls' dropped turns, in turn order. */
-    cancelUpload: assign(({ context }) => ({
-      upload: undefined,
-      cancelledTurns:
-        context.upload === undefined
-          ? context.cancelledTurns
-          : [...context.cancelledTurns, context.upload.turn].sort((a, b) => a - b),
-    })),
-    /** The accepted utterance's turn joins the calls' queue: the calls region hears it next. */
-    raiseEnded: raise(({ context }) => ({
-      type: 'utterance.ended' as const,
-      turn: context.upload?.turn ?? context.turns,
-      audioBytes: context.upload?.bytes ?? 0,
-    })),
     noteBusyTold: assign({
       busyTold: ({ context, event }) => context.busyTold || event.type === 'utterance',
     }),
@@ -205,7 +146,7 @@ export const sessionSetup = setup({
      */
     dropTurns: assign(({ context }) => {
       const { running, waiting } = context;
-      // An utterance abandoned by the same cancel is already here (the upload region runs first).
+      // An utterance abandoned by the same cancel is already here (the upload hears a cancel first).
       const cancelledTurns: Turn[] = [...context.cancelledTurns];
       let stillRunning = running;
       if (running?.service === 'chat') {
@@ -263,23 +204,9 @@ export const sessionSetup = setup({
     deliverCancelled: ({ context, self }) => {
       resourcesOf(self).deliverCancelled(context.cancelledTurns);
     },
-    followUtterance: ({ context, self }) => {
-      if (context.upload !== undefined) resourcesOf(self).followUtterance(context.upload.turn);
-    },
-    sendPart: ({ context, event, self }) => {
-      if (event.type === 'part' && context.upload !== undefined) {
-        resourcesOf(self).sendPart(context.upload.turn, context.upload.parts, event.audio);
-      }
-    },
-    endUtterance: ({ context, self }) => {
-      if (context.upload !== undefined)
-        resourcesOf(self).endUtterance(context.upload.turn, context.upload.parts);
-    },
-    /** The open utterance is given up: the robot told, its audio released; its error frame when given. */
-    abandonUtterance: ({ context, self }, refusal: Refusal | undefined) => {
-      if (context.upload !== undefined) {
-        resourcesOf(self).abandonUtterance(context.upload.turn, context.upload.parts, refusal);
-      }
+    /** The admitted `utterance_start` opens the upload as turn `context.turns`. */
+    openUpload: ({ context, event, self }) => {
+      if (event.type === 'utterance_start') resourcesOf(self).openUpload(context.turns, event.at);
     },
     reportHeard: ({ event, self }) => {
       if (event.type === 'heard') resourcesOf(self).reportHeard(event);

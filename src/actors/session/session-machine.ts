@@ -2,31 +2,28 @@ import { not } from 'xstate';
 import { closeFrame, errorFrame, textFrame } from '../../protocol/ws-frames.js';
 import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT } from '../../protocol/ws-protocol.js';
 import { sessionSetup } from './session-actions.js';
-import { endRefusals, partRefusals, refusals, startRefusals } from './session-refusals.js';
+import { refusals, startRefusals } from './session-refusals.js';
 
 /**
- * One `/ws` connection, as a state machine a reader can follow. While open, two regions run side by side:
+ * One `/ws` connection, as a state machine a reader can follow:
  *
- *   upload:  none ──utterance_start──▶ streaming ──part──▶ streaming (the part goes to the robot at once)
- *                                      streaming ──utterance_end──▶ none (the turn joins the calls' queue)
- *                                      streaming ──cancel, a bad part, or no part for utteranceStallMs──▶
- *                                                  none (the utterance abandoned, the robot told)
- *   calls:   idle ──utterance, clear_history or a streamed turn──▶ calling ──call.settled──▶ idle, or the next
- *                                                  calling ──call.part──▶ (the part's pair is sent at once)
- *                                                  calling ──cancel (a turn runs)──▶ cancelled ──▶ idle, or the next
- *   (either region) ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
+ *   idle ──utterance, clear_history or a streamed turn──▶ calling ──call.settled──▶ idle, or the next
+ *   calling ──call.part──▶ (the part's pair is sent at once)
+ *   calling ──cancel (a turn runs)──▶ cancelled ──▶ idle, or the next
+ *   (open) ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
  *
  * A kiosk's utterance is a turn, numbered from 1: a binary frame whole, or a streamed utterance from its
  * `utterance_start`. One call runs at a time, owned by `calling`: entering starts it, leaving stops it,
  * whatever the way out. Up to `maxWaitingCalls` requests wait behind it in arrival order; beyond that, or
  * when the audio would not fit in the process-wide budget, a request is answered `busy` at once. A turn's
  * answer comes as pairs (one with `/chat`, one per part with the Converse action) and ends with `turn_end`.
- * The `cancel` command is not queued: it abandons the open utterance, stops the running turn and drops the
- * queued ones. The snapshot is plain data; the effects (named actions, session-actions.ts, with the refusals'
- * frames from session-refusals.ts) act on the session's resources (session-resources.ts), and session.ts
- * reads the socket's events into this chart's.
- * The upload region comes first: on a `cancel`, its turn joins the cancelled ones before the calls region
- * answers them.
+ * The `cancel` command is not queued: it stops the running turn and drops the queued ones.
+ *
+ * An admitted `utterance_start` opens the upload (upload-machine.ts, its own chart beside this one), which
+ * takes the parts and tells this chart `utterance.ended` (a turn to queue) or, on a cancel, before it,
+ * `utterance.cancelled`. The snapshot is plain data; the effects (named actions, session-actions.ts, with
+ * the refusals' frames from session-refusals.ts) act on the session's resources (session-resources.ts), and
+ * session.ts reads the socket's events into the two charts'.
  */
 export const sessionMachine = sessionSetup.createMachine({
   id: 'session',
@@ -36,14 +33,13 @@ export const sessionMachine = sessionSetup.createMachine({
     waiting: [],
     turns: 0,
     streams: false,
-    upload: undefined,
     cancelledTurns: [],
     busyTold: false,
   }),
   initial: 'open',
   states: {
     open: {
-      type: 'parallel',
+      initial: 'idle',
       entry: {
         type: 'deliver',
         params: ({ context }) =>
@@ -55,153 +51,89 @@ export const sessionMachine = sessionSetup.createMachine({
           }),
       },
       states: {
-        upload: {
-          initial: 'none',
-          states: {
-            /** No utterance is open: a start opens one; a part or an end names none. */
-            none: {
-              on: {
-                utterance_start: [
-                  {
-                    guard: { type: 'startIs', params: 'turnsExhausted' },
-                    target: '#session.closed',
-                    actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.internalError) },
-                  },
-                  {
-                    guard: { type: 'startIs', params: 'microphoneDisabled' },
-                    actions: ['countTurn', { type: 'refuse', params: startRefusals.microphoneDisabled }],
-                  },
-                  {
-                    guard: { type: 'startIs', params: 'queueFull' },
-                    actions: ['countTurn', { type: 'refuse', params: refusals.busy('queue') }],
-                  },
-                  { target: 'streaming', actions: ['openUtterance', 'followUtterance'] },
-                ],
-                part: { actions: { type: 'deliver', params: partRefusals.invalid } },
-                utterance_end: { actions: { type: 'deliver', params: endRefusals.invalid } },
-              },
+        /** Nothing runs: an admitted request starts its call at once; a cancel has nothing to stop. */
+        idle: {
+          on: {
+            utterance: {
+              guard: { type: 'utteranceIs', params: 'admitted' },
+              target: 'calling',
+              actions: ['admit', 'holdAudio'],
             },
-            /**
-             * An utterance is open: each part in order goes to the robot as it comes; the end queues its
-             * turn. Every part restarts the wait for the next.
-             */
-            streaming: {
-              after: {
-                utteranceStall: {
-                  target: 'none',
-                  actions: [{ type: 'abandonUtterance', params: partRefusals.stalled }, 'closeUpload'],
-                },
-              },
-              on: {
-                utterance_start: {
-                  actions: ['countTurn', { type: 'refuse', params: startRefusals.alreadyOpen }],
-                },
-                part: [
-                  {
-                    guard: { type: 'partIs', params: 'invalid' },
-                    actions: { type: 'deliver', params: partRefusals.invalid },
-                  },
-                  {
-                    guard: { type: 'partIs', params: 'admitted' },
-                    target: 'streaming',
-                    reenter: true,
-                    actions: ['sendPart', 'countPart'],
-                  },
-                  // Any other verdict abandons the utterance, its error naming why.
-                  {
-                    target: 'none',
-                    actions: [{ type: 'abandonUtterance', params: partRefusals.abandon }, 'closeUpload'],
-                  },
-                ],
-                utterance_end: [
-                  {
-                    guard: { type: 'endIs', params: 'invalid' },
-                    actions: { type: 'deliver', params: endRefusals.invalid },
-                  },
-                  {
-                    guard: { type: 'endIs', params: 'accepted' },
-                    target: 'none',
-                    actions: ['endUtterance', 'raiseEnded', 'closeUpload'],
-                  },
-                  {
-                    target: 'none',
-                    actions: [{ type: 'abandonUtterance', params: endRefusals.abandon }, 'closeUpload'],
-                  },
-                ],
-                cancel: {
-                  target: 'none',
-                  actions: [{ type: 'abandonUtterance', params: undefined }, 'cancelUpload'],
-                },
-              },
-            },
+            'utterance.ended': { target: 'calling', actions: 'admit' },
+            clear_history: { target: 'calling', actions: 'admit' },
+            cancel: { actions: ['deliverCancelled', 'clearCancelled'] },
           },
         },
-        calls: {
-          initial: 'idle',
-          states: {
-            /** Nothing runs: an admitted request starts its call at once; a cancel has nothing to stop. */
-            idle: {
-              on: {
-                utterance: {
-                  guard: { type: 'utteranceIs', params: 'admitted' },
-                  target: 'calling',
-                  actions: ['admit', 'holdAudio'],
-                },
-                'utterance.ended': { target: 'calling', actions: 'admit' },
-                clear_history: { target: 'calling', actions: 'admit' },
-                cancel: { actions: ['deliverCancelled', 'clearCancelled'] },
+        /**
+         * One call runs; admitted requests wait behind it. A streamed turn's parts go out as they
+         * arrive. A cancel stops a running turn (`cancelled`); a running clear_history goes on, only the
+         * queued turns are dropped.
+         */
+        calling: {
+          entry: 'startCall',
+          exit: 'stopCall',
+          on: {
+            utterance: {
+              guard: { type: 'utteranceIs', params: 'admitted' },
+              actions: ['admit', 'holdAudio'],
+            },
+            'utterance.ended': { actions: 'admit' },
+            clear_history: { guard: not('queueFull'), actions: 'admit' },
+            'call.part': { actions: 'deliverPart' },
+            'call.settled': [
+              {
+                guard: 'hasWaiting',
+                target: 'calling',
+                reenter: true,
+                actions: ['deliverOutcome', 'startNext'],
               },
-            },
-            /**
-             * One call runs; admitted requests wait behind it. A streamed turn's parts go out as they
-             * arrive. A cancel stops a running turn (`cancelled`); a running clear_history goes on, only the
-             * queued turns are dropped.
-             */
-            calling: {
-              entry: 'startCall',
-              exit: 'stopCall',
-              on: {
-                utterance: {
-                  guard: { type: 'utteranceIs', params: 'admitted' },
-                  actions: ['admit', 'holdAudio'],
-                },
-                'utterance.ended': { actions: 'admit' },
-                clear_history: { guard: not('queueFull'), actions: 'admit' },
-                'call.part': { actions: 'deliverPart' },
-                'call.settled': [
-                  {
-                    guard: 'hasWaiting',
-                    target: 'calling',
-                    reenter: true,
-                    actions: ['deliverOutcome', 'startNext'],
-                  },
-                  { target: 'idle', actions: ['deliverOutcome', 'settle'] },
-                ],
-                cancel: [
-                  {
-                    guard: 'runningIsTurn',
-                    target: 'cancelled',
-                    actions: ['releaseCancelledAudio', 'dropTurns'],
-                  },
-                  {
-                    actions: ['releaseCancelledAudio', 'dropTurns', 'deliverCancelled', 'clearCancelled'],
-                  },
-                ],
+              { target: 'idle', actions: ['deliverOutcome', 'settle'] },
+            ],
+            cancel: [
+              {
+                guard: 'runningIsTurn',
+                target: 'cancelled',
+                actions: ['releaseCancelledAudio', 'dropTurns'],
               },
-            },
-            /**
-             * The running turn was stopped: `turn_end` cancelled for it, each dropped queued turn and an
-             * abandoned utterance, then the ack; then the next waiting call (a clear_history that was queued)
-             * starts, or the session is idle.
-             */
-            cancelled: {
-              entry: ['deliverCancelled', 'clearCancelled'],
-              always: [{ guard: 'hasWaiting', target: 'calling', actions: 'startNext' }, { target: 'idle' }],
-            },
+              {
+                actions: ['releaseCancelledAudio', 'dropTurns', 'deliverCancelled', 'clearCancelled'],
+              },
+            ],
           },
+        },
+        /**
+         * The running turn was stopped: `turn_end` cancelled for it, each dropped queued turn and an
+         * abandoned utterance, then the ack; then the next waiting call (a clear_history that was queued)
+         * starts, or the session is idle.
+         */
+        cancelled: {
+          entry: ['deliverCancelled', 'clearCancelled'],
+          always: [{ guard: 'hasWaiting', target: 'calling', actions: 'startNext' }, { target: 'idle' }],
         },
       },
       on: {
+        // One utterance streams at a time; an admitted one is the upload's (upload-machine.ts).
+        utterance_start: [
+          {
+            guard: { type: 'startIs', params: 'alreadyOpen' },
+            actions: ['countTurn', { type: 'refuse', params: startRefusals.alreadyOpen }],
+          },
+          {
+            guard: { type: 'startIs', params: 'turnsExhausted' },
+            target: 'closed',
+            actions: { type: 'deliver', params: closeFrame(CLOSE_CODES.internalError) },
+          },
+          {
+            guard: { type: 'startIs', params: 'microphoneDisabled' },
+            actions: ['countTurn', { type: 'refuse', params: startRefusals.microphoneDisabled }],
+          },
+          {
+            guard: { type: 'startIs', params: 'queueFull' },
+            actions: ['countTurn', { type: 'refuse', params: refusals.busy('queue') }],
+          },
+          { actions: ['openUtterance', 'openUpload'] },
+        ],
+        'utterance.cancelled': { actions: 'noteCancelledUtterance' },
         // What idle and calling do not admit.
         utterance: [
           {

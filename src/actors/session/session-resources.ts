@@ -9,7 +9,6 @@ import {
 } from '../../protocol/ws-frames.js';
 import type { Turn, ChatInterface, HeardCommand, MessageId } from '../../protocol/ws-protocol.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { UtteranceEvent } from '../../port/ros-messages.js';
 import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
@@ -18,16 +17,24 @@ import { Outbox, sendOutcome, type Refusal } from './session-outbox.js';
 import {
   type CallOutcome,
   type ConversationRequest,
+  type OpenUtterance,
   type SessionEvent,
   type SessionInput,
+  type UploadEvent,
 } from './session-types.js';
 
 /**
- * What a session holds live, outside its snapshot: the socket's outbox, the audio of its admitted turns and
+ * What a session holds live, outside its snapshots: the socket's outbox, the audio of its admitted turns and
  * their share of the process-wide budget, the running call, and the /play_audio and microphone
- * subscriptions. The chart's named actions are its only callers (session-actions.ts); what comes back
- * (a call's parts and answer, a failed send) comes back as events.
+ * subscriptions. The two charts' named actions are its only callers (session-actions.ts, upload-actions.ts);
+ * what comes back (a call's parts and answer, a failed send, the upload's news) comes back as events.
  */
+
+/** What each chart tells the other through the resources: the session's events, and the upload's. */
+export interface SessionTellers {
+  readonly session: (event: SessionEvent) => void;
+  readonly upload: (event: UploadEvent) => void;
+}
 
 /**
  * A chat request's audio and its hold on the budget, from its admission to its call's end: a whole
@@ -61,8 +68,6 @@ export class SessionResources {
   readonly #playAudio: PlayAudioWriter;
   readonly #subscriptions = new Subscription();
   #call: Subscription | undefined;
-  /** The streamed utterance open now: told to the robot as abandoned if the session ends first. */
-  #open: { readonly turn: Turn; parts: number } | undefined;
   /** Streamed turns whose transcripts come to this session, until each turn ends. */
   readonly #following = new Map<Turn, () => void>();
   #spoken: SpokenTurn | undefined;
@@ -70,11 +75,13 @@ export class SessionResources {
   #unsettled: ConversationRequest | undefined;
   #closed = false;
 
-  constructor(
-    input: SessionInput,
-    private readonly tell: (event: SessionEvent) => void,
-  ) {
+  readonly #tell: SessionTellers['session'];
+  readonly #tellUpload: SessionTellers['upload'];
+
+  constructor(input: SessionInput, tellers: SessionTellers) {
     this.#input = input;
+    this.#tell = tellers.session;
+    this.#tellUpload = tellers.upload;
     this.#outbox = new Outbox(input.send, input.batch, input.bufferedBytes, input.limits.maxSendBufferBytes);
     this.#budget = input.audioBudget;
     this.#messageIds = input.messageIds;
@@ -104,27 +111,27 @@ export class SessionResources {
     return `${this.#input.utterancePrefix}-${turn}`;
   }
 
-  /** A streamed utterance opened: its transcripts come to this session from now until its turn ends. */
+  /** The session admitted an `utterance_start` as turn `turn`: the upload opens it. */
+  openUpload(turn: Turn, at: number): void {
+    this.#tellUpload({ type: 'upload.open', turn, at });
+  }
+
+  /**
+   * A streamed utterance opened (the upload's resources tell): its parts are kept for `/chat`, its
+   * transcripts come to this session from now until its turn ends.
+   */
   followUtterance(turn: Turn): void {
-    this.#open = { turn, parts: 0 };
     if (this.#chatInterface === 'service') this.#held.set(turn, { chunks: [], releases: [] });
     this.#following.set(
       turn,
       this.#input.speech.followTranscripts(this.utteranceId(turn), (transcript) => {
-        this.tell({ type: 'transcript', turn, text: transcript.text, final: transcript.final });
+        this.#tell({ type: 'transcript', turn, text: transcript.text, final: transcript.final });
       }),
     );
   }
 
-  /** One part of the open utterance: to the robot at once; kept too (its bytes taken) for `/chat`. */
-  sendPart(turn: Turn, sequence: number, audio: Uint8Array): void {
-    if (this.#open?.turn === turn) this.#open.parts = sequence + 1;
-    this.#input.speech.publish({
-      utterance_id: this.utteranceId(turn),
-      sequence,
-      event: UtteranceEvent.PART,
-      audio,
-    });
+  /** A part of the open utterance, kept (its bytes taken) when its turn calls `/chat`. */
+  holdPart(turn: Turn, audio: Uint8Array): void {
     const held = this.#held.get(turn);
     if (held === undefined) return;
     held.chunks.push(audio);
@@ -132,23 +139,21 @@ export class SessionResources {
     if (release !== undefined) held.releases.push(release);
   }
 
-  /** The open utterance ended whole after `parts` parts: the robot told before its turn's goal is sent. */
-  endUtterance(turn: Turn, parts: number): void {
-    this.#open = undefined;
-    this.#input.speech.publish({
-      utterance_id: this.utteranceId(turn),
-      sequence: parts,
-      event: UtteranceEvent.END,
-      audio: EMPTY_AUDIO,
-    });
+  /** The open utterance ended whole and the robot was told: the session queues its turn. */
+  tellEnded(open: OpenUtterance): void {
+    this.#tell({ type: 'utterance.ended', turn: open.turn, audioBytes: open.bytes });
+  }
+
+  /** A cancel abandoned the open utterance: the session hears its turn before the cancel itself. */
+  tellCancelled(turn: Turn): void {
+    this.#tell({ type: 'utterance.cancelled', turn });
   }
 
   /**
-   * The open utterance is given up (cancel, a bad part, a stall): the robot told, its audio and its
-   * transcripts let go, and, for an error, the error frame and `turn_end` abandoned in one write.
+   * The open utterance was given up and the robot told: its audio and transcripts let go, and, for an
+   * error, the error frame and `turn_end` abandoned in one write.
    */
-  abandonUtterance(turn: Turn, parts: number, refusal: Refusal | undefined): void {
-    this.#tellAbandoned(turn, parts);
+  dropUtterance(turn: Turn, refusal: Refusal | undefined): void {
     this.releaseAudio({ service: 'chat', turn, audioBytes: 0, streamed: true });
     this.#unfollow(turn);
     if (refusal === undefined) return;
@@ -187,7 +192,7 @@ export class SessionResources {
   listen(): void {
     const { playAudioPairs$, microphone, gauges } = this.#input;
     const fail = (error: unknown) => {
-      this.tell({ type: 'session.streamFailed', error });
+      this.#tell({ type: 'session.streamFailed', error });
     };
     this.#subscriptions.add(
       playAudioPairs$
@@ -197,7 +202,7 @@ export class SessionResources {
     this.#subscriptions.add(
       microphone.enabled$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
         next: (enabled) => {
-          this.tell({ type: 'microphone.changed', enabled });
+          this.#tell({ type: 'microphone.changed', enabled });
         },
         error: fail,
       }),
@@ -244,7 +249,7 @@ export class SessionResources {
     this.#unsettled = request;
     const settle = (outcome: CallOutcome): void => {
       this.#unsettled = undefined;
-      this.tell({ type: 'call.settled', outcome });
+      this.#tell({ type: 'call.settled', outcome });
     };
     const error = (cause: unknown): void => {
       settle({ kind: 'failed', error: cause });
@@ -270,7 +275,7 @@ export class SessionResources {
           })
         : turn$(calls, 'action', utterance).subscribe({
             next: (part) => {
-              this.tell({ type: 'call.part', part });
+              this.#tell({ type: 'call.part', part });
             },
             complete: () => {
               settle({ kind: 'answered' });
@@ -328,7 +333,6 @@ export class SessionResources {
     if (this.#closed) return;
     this.#closed = true;
     this.stopCall();
-    if (this.#open !== undefined) this.#tellAbandoned(this.#open.turn, this.#open.parts);
     for (const unfollow of this.#following.values()) unfollow();
     this.#following.clear();
     this.#subscriptions.unsubscribe();
@@ -352,16 +356,6 @@ export class SessionResources {
     const audio = chunks?.[0];
     if (audio === undefined) throw new Error(`turn ${request.turn} started without its audio`);
     return { id, streamed: false, audio };
-  }
-
-  #tellAbandoned(turn: Turn, parts: number): void {
-    if (this.#open?.turn === turn) this.#open = undefined;
-    this.#input.speech.publish({
-      utterance_id: this.utteranceId(turn),
-      sequence: parts,
-      event: UtteranceEvent.ABANDONED,
-      audio: EMPTY_AUDIO,
-    });
   }
 
   #unfollow(turn: Turn): void {
@@ -395,6 +389,6 @@ export class SessionResources {
   }
 
   readonly #sendFailed = (): void => {
-    this.tell({ type: 'session.sendFailed' });
+    this.#tell({ type: 'session.sendFailed' });
   };
 }

@@ -109,24 +109,15 @@ export type CallOutcome =
 export type SessionEvent =
   /** A kiosk's utterance (a binary frame); `fits`: its audio fits in the process-wide budget now. */
   | { readonly type: 'utterance'; readonly audio: Uint8Array; readonly fits: boolean }
-  /** `utterance_start`: a streamed utterance opens; `at` is the session clock's time (ms). */
-  | { readonly type: 'utterance_start'; readonly at: number }
   /**
-   * A binary frame of a session that streams: a part, `header` undefined when the frame is shorter than
-   * the header; `fits`: its audio fits in the budget now (it is held only with `/chat`).
+   * `utterance_start`: a streamed utterance opens; `at` is the session clock's time (ms); `openTurn`, the
+   * utterance the upload has open now, if any (one at a time).
    */
-  | {
-      readonly type: 'part';
-      readonly header: { readonly turn: number; readonly sequence: number } | undefined;
-      readonly audio: Uint8Array;
-      readonly at: number;
-      readonly fits: boolean;
-    }
-  | { readonly type: 'utterance_end'; readonly turn: Turn; readonly parts: number }
-  /** The open utterance waited utteranceStallMs for its next part (the chart's own timer). */
-  | { readonly type: 'utterance.stalled' }
-  /** A streamed utterance was accepted whole: its turn joins the queue (raised by the upload region). */
+  | { readonly type: 'utterance_start'; readonly at: number; readonly openTurn: Turn | undefined }
+  /** A streamed utterance was accepted whole: its turn joins the queue (told by the upload). */
   | { readonly type: 'utterance.ended'; readonly turn: Turn; readonly audioBytes: number }
+  /** A `cancel` abandoned the open utterance first: its turn ends `cancelled` with the calls' (the upload). */
+  | { readonly type: 'utterance.cancelled'; readonly turn: Turn }
   /** The kiosk's `heard` report: how much of a turn's answer it played before the visitor interrupted. */
   | ({ readonly type: 'heard' } & Omit<HeardCommand, 'service'>)
   /** The robot's transcript of a streamed turn: sent on to the kiosk. */
@@ -144,13 +135,6 @@ export type SessionEvent =
   /** A send threw, or left the reader too far behind: the socket is gone. */
   | { readonly type: 'session.sendFailed' }
   | { readonly type: 'session.streamFailed'; readonly error: unknown };
-
-export interface OpenUtterance {
-  readonly turn: Turn;
-  readonly parts: number;
-  readonly bytes: number;
-  readonly openedAt: number;
-}
 
 /** What the chart starts from. */
 export interface SessionMachineInput {
@@ -171,10 +155,8 @@ export interface SessionContext extends SessionMachineInput {
   readonly waiting: readonly ConversationRequest[];
   /** Binary frames and `utterance_start`s received so far: the number of the last turn. */
   readonly turns: number;
-  /** The session sent `utterance_start` once: from then on its binary frames are parts. */
+  /** The session sent `utterance_start` once: from then on its binary frames are parts (the upload's). */
   readonly streams: boolean;
-  /** The streamed utterance open now: its turn, parts and bytes so far, and when it opened (ms). */
-  readonly upload: OpenUtterance | undefined;
   /** Turns a `cancel` stopped or dropped, in turn order, for `cancelled` (and the ack after them). */
   readonly cancelledTurns: readonly Turn[];
   /**
@@ -182,4 +164,51 @@ export interface SessionContext extends SessionMachineInput {
    * `turn_end` alone, the error is not repeated.
    */
   readonly busyTold: boolean;
+}
+
+/** The streamed utterance open now: its turn, parts and bytes so far, and when it opened (ms). */
+export interface OpenUtterance {
+  readonly turn: Turn;
+  readonly parts: number;
+  readonly bytes: number;
+  readonly openedAt: number;
+}
+
+/**
+ * What the upload chart hears (upload-machine.ts): the session's admitted `utterance_start`, and the
+ * socket's parts, ends and cancels while the session streams. Facts that are the session's (the queue) come
+ * in the event, as the budget's do.
+ */
+export type UploadEvent =
+  /** The session admitted an `utterance_start` as turn `turn`, at `at` (the session clock, ms). */
+  | { readonly type: 'upload.open'; readonly turn: Turn; readonly at: number }
+  /**
+   * A binary frame of a session that streams: a part, `header` undefined when the frame is shorter than
+   * the header; `fits`: its audio fits in the budget now (it is held only with `/chat`).
+   */
+  | {
+      readonly type: 'part';
+      readonly header: { readonly turn: number; readonly sequence: number } | undefined;
+      readonly audio: Uint8Array;
+      readonly at: number;
+      readonly fits: boolean;
+    }
+  /** `queueFull`: the session's queue has no room for the turn now. */
+  | {
+      readonly type: 'utterance_end';
+      readonly turn: Turn;
+      readonly parts: number;
+      readonly queueFull: boolean;
+    }
+  | { readonly type: 'cancel' };
+
+/** What the upload chart starts from; its context adds the open utterance. Plain data, as the session's. */
+export interface UploadInput {
+  readonly limits: ConversationLimits;
+  /** The process-wide audio budget's size, for the `busy` message. */
+  readonly audioBudgetBytes: number;
+}
+
+export interface UploadContext extends UploadInput {
+  readonly open: OpenUtterance | undefined;
 }

@@ -1,0 +1,116 @@
+import { assign, setup } from 'xstate';
+import type { TextFrame } from '../../protocol/ws-frames.js';
+import { PCM_BYTES_PER_SECOND } from '../../protocol/ws-protocol.js';
+import type { Refusal } from './session-outbox.js';
+import { resourceBinding } from './session-actions.js';
+import type { UploadContext, UploadEvent, UploadInput } from './session-types.js';
+import type { UploadResources } from './upload-resources.js';
+
+/**
+ * The upload chart's named actions and guards (the chart is upload-machine.ts, its refusals' frames
+ * upload-refusals.ts). Guards and `assign`s read only the snapshot and the event; the effects reach the
+ * upload's live resources (upload-resources.ts), bound to this actor by session.ts, and nothing else.
+ */
+
+export const uploadBinding = resourceBinding<UploadResources>();
+const resourcesOf = uploadBinding.of;
+
+/** What becomes of a part of the open utterance, decided in this order. */
+type PartVerdict =
+  | 'invalid'
+  | 'outOfOrder'
+  | 'partTooLarge'
+  | 'utteranceTooLarge'
+  | 'tooFast'
+  | 'overBudget'
+  | 'admitted';
+
+export const partVerdict = (context: UploadContext, event: UploadEvent): PartVerdict | undefined => {
+  if (event.type !== 'part') return undefined;
+  const { open, limits } = context;
+  const { header } = event;
+  if (open === undefined || header === undefined || header.turn !== open.turn) return 'invalid';
+  if (header.sequence !== open.parts) return 'outOfOrder';
+  const bytes = event.audio.byteLength;
+  if (bytes > limits.maxPartBytes) return 'partTooLarge';
+  if (open.bytes + bytes > limits.maxBinaryFrameBytes) return 'utteranceTooLarge';
+  // Speech comes at the speed it is spoken: audio far ahead of the time since the start is no live voice.
+  const spokenMs = ((open.bytes + bytes) * 1000) / PCM_BYTES_PER_SECOND;
+  if (spokenMs - (event.at - open.openedAt) > limits.maxStreamLeadMs) return 'tooFast';
+  if (!event.fits) return 'overBudget';
+  return 'admitted';
+};
+
+/** What becomes of an `utterance_end` while an utterance is open. */
+type EndVerdict = 'invalid' | 'incomplete' | 'queueFull' | 'accepted';
+
+export const endVerdict = (context: UploadContext, event: UploadEvent): EndVerdict | undefined => {
+  if (event.type !== 'utterance_end') return undefined;
+  const { open } = context;
+  if (open === undefined || event.turn !== open.turn) return 'invalid';
+  if (event.parts !== open.parts) return 'incomplete';
+  if (event.queueFull) return 'queueFull';
+  return 'accepted';
+};
+
+export const uploadSetup = setup({
+  types: {
+    input: {} as UploadInput,
+    context: {} as UploadContext,
+    events: {} as UploadEvent,
+  },
+  delays: {
+    utteranceStall: ({ context }) => context.limits.utteranceStallMs,
+  },
+  guards: {
+    partIs: ({ context, event }, verdict: PartVerdict) => partVerdict(context, event) === verdict,
+    endIs: ({ context, event }, verdict: EndVerdict) => endVerdict(context, event) === verdict,
+  },
+  actions: {
+    // The state: pure assigns.
+    setOpen: assign({
+      open: ({ context, event }) =>
+        event.type === 'upload.open'
+          ? { turn: event.turn, parts: 0, bytes: 0, openedAt: event.at }
+          : context.open,
+    }),
+    countPart: assign({
+      open: ({ context, event }) =>
+        context.open === undefined || event.type !== 'part'
+          ? context.open
+          : {
+              ...context.open,
+              parts: context.open.parts + 1,
+              bytes: context.open.bytes + event.audio.byteLength,
+            },
+    }),
+    clearOpen: assign({ open: undefined }),
+
+    // The effects, on the session's resources.
+    deliver: ({ self }, frame: TextFrame) => {
+      resourcesOf(self).deliver(frame);
+    },
+    openUtterance: ({ context, self }) => {
+      if (context.open !== undefined) resourcesOf(self).open(context.open.turn);
+    },
+    sendPart: ({ context, event, self }) => {
+      if (event.type === 'part' && context.open !== undefined) {
+        resourcesOf(self).sendPart(context.open.turn, context.open.parts, event.audio);
+      }
+    },
+    /** The robot hears the end; then the session queues the turn (`utterance.ended`). */
+    endUtterance: ({ context, self }) => {
+      if (context.open !== undefined) resourcesOf(self).end(context.open);
+    },
+    /** The open utterance is given up: the robot told, its audio released; its error frame when given. */
+    abandonUtterance: ({ context, self }, refusal: Refusal | undefined) => {
+      if (context.open !== undefined) {
+        resourcesOf(self).abandon(context.open.turn, context.open.parts, refusal);
+      }
+    },
+    /** A cancel's share: the session hears the abandoned turn before the cancel itself. */
+    tellCancelled: ({ context, self }) => {
+      if (context.open !== undefined) resourcesOf(self).tellCancelled(context.open.turn);
+    },
+  },
+});

@@ -1,0 +1,80 @@
+import { uploadSetup } from './upload-actions.js';
+import { endRefusals, partRefusals } from './upload-refusals.js';
+
+/**
+ * A session's streamed utterance, as its own chart beside the session's (session.ts runs both):
+ *
+ *   none ──upload.open (the session admitted an utterance_start as turn N)──▶ streaming
+ *   streaming ──part──▶ streaming (the part goes to the robot at once; the stall wait restarts)
+ *   streaming ──utterance_end──▶ none (the robot hears the end, the session queues the turn)
+ *   streaming ──cancel, a bad part or end, or no part for utteranceStallMs──▶ none (the utterance
+ *             abandoned, the robot told; a cancel's turn is told to the session before its cancel)
+ *
+ * A chart of its own, not a region of the session's: XState builds every snapshot from all the active
+ * states, so as a parallel region it would cost every turn sent as one frame, which never enters it, most
+ * of the session's allocation (docs/performance.md). The snapshot is plain data; the effects
+ * (upload-actions.ts) act on the upload's resources (upload-resources.ts), which tell the session what it
+ * must know: a turn to queue, a turn cancelled.
+ */
+export const uploadMachine = uploadSetup.createMachine({
+  id: 'upload',
+  context: ({ input }) => ({ ...input, open: undefined }),
+  initial: 'none',
+  states: {
+    /** No utterance is open: a part or an end names none. */
+    none: {
+      on: {
+        'upload.open': { target: 'streaming', actions: ['setOpen', 'openUtterance'] },
+        part: { actions: { type: 'deliver', params: partRefusals.invalid } },
+        utterance_end: { actions: { type: 'deliver', params: endRefusals.invalid } },
+      },
+    },
+    /** An utterance is open: each part in order goes to the robot as it comes; the end queues its turn. */
+    streaming: {
+      after: {
+        utteranceStall: {
+          target: 'none',
+          actions: [{ type: 'abandonUtterance', params: partRefusals.stalled }, 'clearOpen'],
+        },
+      },
+      on: {
+        part: [
+          {
+            guard: { type: 'partIs', params: 'invalid' },
+            actions: { type: 'deliver', params: partRefusals.invalid },
+          },
+          {
+            guard: { type: 'partIs', params: 'admitted' },
+            target: 'streaming',
+            reenter: true,
+            actions: ['sendPart', 'countPart'],
+          },
+          // Any other verdict abandons the utterance, its error naming why.
+          {
+            target: 'none',
+            actions: [{ type: 'abandonUtterance', params: partRefusals.abandon }, 'clearOpen'],
+          },
+        ],
+        utterance_end: [
+          {
+            guard: { type: 'endIs', params: 'invalid' },
+            actions: { type: 'deliver', params: endRefusals.invalid },
+          },
+          {
+            guard: { type: 'endIs', params: 'accepted' },
+            target: 'none',
+            actions: ['endUtterance', 'clearOpen'],
+          },
+          {
+            target: 'none',
+            actions: [{ type: 'abandonUtterance', params: endRefusals.abandon }, 'clearOpen'],
+          },
+        ],
+        cancel: {
+          target: 'none',
+          actions: [{ type: 'abandonUtterance', params: undefined }, 'tellCancelled', 'clearOpen'],
+        },
+      },
+    },
+  },
+});
