@@ -26,11 +26,12 @@ import {
 /**
  * What a session holds live, outside its snapshots: the socket's outbox, the audio of its admitted turns and
  * their share of the process-wide budget, the running call, and the /play_audio and microphone
- * subscriptions. The two charts' named actions are its only callers (session-actions.ts, upload-actions.ts);
- * what comes back (a call's parts and answer, a failed send, the upload's news) comes back as events.
+ * subscriptions. Its only callers are the session chart's named actions (session-actions.ts) and the
+ * upload's resources (upload-resources.ts); what comes back (a call's parts and answer, a failed send, the
+ * upload's news) comes back as events.
  */
 
-/** What each chart tells the other through the resources: the session's events, and the upload's. */
+/** Where the resources' events go: to the session's chart, and to the upload's. */
 export interface SessionTellers {
   readonly session: (event: SessionEvent) => void;
   readonly upload: (event: UploadEvent) => void;
