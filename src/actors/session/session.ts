@@ -8,6 +8,7 @@ import {
 } from 'xstate';
 import { performance } from 'node:perf_hooks';
 import { parseClientText } from '../../protocol/ws-frames.js';
+import type { Turn } from '../../protocol/ws-protocol.js';
 import { PART_HEADER_BYTES, readPartHeader } from '../../protocol/ws-wire.js';
 import { queueFull, sessionBinding } from './session-actions.js';
 import { sessionMachine } from './session-machine.js';
@@ -17,7 +18,6 @@ import type {
   SessionEvent,
   SessionInput,
   SessionTransportEvent,
-  UploadContext,
   UploadEvent,
 } from './session-types.js';
 import { uploadBinding } from './upload-actions.js';
@@ -42,12 +42,8 @@ export interface SessionActor {
   stop(): void;
 }
 
-/** What the socket's event is for: the session's chart or the upload's, read into that chart's event. */
-type Routed =
-  | { readonly to: 'session'; readonly event: SessionEvent }
-  | { readonly to: 'upload'; readonly event: UploadEvent }
-  /** `cancel`: the upload abandons its utterance first, then the session stops its calls. */
-  | { readonly to: 'both'; readonly event: { readonly type: 'cancel' } };
+/** A socket's event as a chart's: a part and an end are the upload's, a `cancel` both's, the rest the session's. */
+type ReadEvent = SessionEvent | Extract<UploadEvent, { type: 'part' | 'utterance_end' }>;
 
 /**
  * What an event of the socket means. A binary frame is a whole utterance until the session streams; then it
@@ -55,63 +51,46 @@ type Routed =
  * audio fits in the budget, which utterance is open, whether the queue is full. Times come from one
  * monotonic clock.
  */
-const route = (
+const readTransportEvent = (
   event: SessionTransportEvent,
   input: SessionInput,
   resources: SessionResources,
   session: SessionContext,
-  upload: UploadContext | undefined,
-): Routed => {
+  openTurn: () => Turn | undefined,
+): ReadEvent => {
   if (event.type === 'ws.binary') {
     const { data } = event;
-    if (!session.streams) {
-      return {
-        to: 'session',
-        event: { type: 'utterance', audio: data, fits: resources.audioFits(data.byteLength) },
-      };
-    }
+    if (!session.streams)
+      return { type: 'utterance', audio: data, fits: resources.audioFits(data.byteLength) };
     const audio = data.subarray(Math.min(PART_HEADER_BYTES, data.byteLength));
     return {
-      to: 'upload',
-      event: {
-        type: 'part',
-        header: readPartHeader(data),
-        audio,
-        at: performance.now(),
-        fits: resources.partFits(audio.byteLength),
-      },
+      type: 'part',
+      header: readPartHeader(data),
+      audio,
+      at: performance.now(),
+      fits: resources.partFits(audio.byteLength),
     };
   }
-  if (event.type !== 'ws.text') return { to: 'session', event };
+  if (event.type !== 'ws.text') return event;
   const parsed = parseClientText(event.data, input.limits.maxTextFrameBytes);
-  if (!parsed.ok) {
-    return { to: 'session', event: { type: 'text.rejected', code: parsed.code, message: parsed.message } };
-  }
+  if (!parsed.ok) return { type: 'text.rejected', code: parsed.code, message: parsed.message };
   const { command } = parsed;
   switch (command.service) {
     case 'utterance_start':
-      return {
-        to: 'session',
-        event: { type: 'utterance_start', at: performance.now(), openTurn: upload?.open?.turn },
-      };
+      return { type: 'utterance_start', at: performance.now(), openTurn: openTurn() };
     case 'utterance_end':
       return {
-        to: 'upload',
-        event: {
-          type: 'utterance_end',
-          turn: command.turn,
-          parts: command.parts,
-          queueFull: queueFull(session),
-        },
+        type: 'utterance_end',
+        turn: command.turn,
+        parts: command.parts,
+        queueFull: queueFull(session),
       };
     case 'heard': {
       const { service: _service, ...report } = command;
-      return { to: 'session', event: { type: 'heard', ...report } };
+      return { type: 'heard', ...report };
     }
-    case 'cancel':
-      return { to: 'both', event: { type: 'cancel' } };
     default:
-      return { to: 'session', event: { type: command.service } };
+      return { type: command.service };
   }
 };
 
@@ -152,6 +131,7 @@ export const startSessionActor = (
     uploadBinding.bind(upload.actor, upload.resources);
     return upload.actor.start();
   };
+  const openTurn = (): Turn | undefined => upload?.actor.getSnapshot().context.open?.turn;
   const release = (): void => {
     upload?.actor.stop();
     resources.close();
@@ -165,13 +145,12 @@ export const startSessionActor = (
       const session = actor.getSnapshot();
       // An ended session hears nothing more; nor does its upload, stopped with it.
       if (session.status !== 'active') return;
-      const routed = route(event, input, resources, session.context, upload?.actor.getSnapshot().context);
-      if (routed.to === 'session') actor.send(routed.event);
-      else if (routed.to === 'upload') uploadActor().send(routed.event);
+      const read = readTransportEvent(event, input, resources, session.context, openTurn);
+      if (read.type === 'part' || read.type === 'utterance_end') uploadActor().send(read);
       else {
-        // Nothing is open in an upload that never started.
-        upload?.actor.send(routed.event);
-        actor.send(routed.event);
+        // A cancel abandons the open utterance first (an upload that never started has none).
+        if (read.type === 'cancel') upload?.actor.send(read);
+        actor.send(read);
       }
     },
     getSnapshot: () => actor.getSnapshot(),
