@@ -201,18 +201,27 @@ const main = async (): Promise<number> => {
     if (!wantsRest) return finish(scenarios);
 
     // Scenarios 1 to 3 on fresh processes again, so they do not start from the heap 1,000 sessions and the
-    // fan-out left behind (in one run that history made the HTTP figures of one build up to 50 % worse).
-    const bridge = await startBridge('bridge');
-    const baseline = args.compare === undefined ? undefined : await startBridge('baseline');
+    // fan-out left behind (in one run that history made the HTTP figures of one build up to 50 % worse); the
+    // chat scenario on processes of its own too, like the peers it is split against: after scenario 2's
+    // 350,000 writes a bridge spent 30–40 % more CPU a chat round trip (docs/performance.md, "Warm-up
+    // and history").
+    const wantsHttpScenarios = args.only.has('get') || args.only.has('write');
+    const startBridges = async () => ({
+      bridge: await startBridge('bridge'),
+      baseline: args.compare === undefined ? undefined : await startBridge('baseline'),
+    });
+    const http = wantsHttpScenarios ? await startBridges() : undefined;
+    const chat = args.only.has('chat') ? await startBridges() : undefined;
+    const anyBridge = (http ?? chat)!.bridge;
 
     const needsPeers = (wantsHttp && wrk.available && args.only.has('get')) || args.only.has('chat');
     let peers: { bareUws: ServerProcess; nodeHttpWs: ServerProcess } | undefined;
     let noSession: ServerProcess | undefined;
     if (needsPeers) {
       // The peers answer the very bytes the bridge answers.
-      const body = Buffer.from(await (await fetch(`${bridge.baseUrl}/tour/welcome`)).arrayBuffer()).toString(
-        'base64',
-      );
+      const body = Buffer.from(
+        await (await fetch(`${anyBridge.baseUrl}/tour/welcome`)).arrayBuffer(),
+      ).toString('base64');
       const start = async (kind: Exclude<ServerKind, 'bridge'>, extraArgs: readonly string[] = []) => {
         const port = await freePort();
         const server = await startServer({
@@ -235,23 +244,24 @@ const main = async (): Promise<number> => {
       }
     }
 
-    if (args.only.has('get')) {
-      scenarios.httpGet = httpSkipped ?? { rows: await measureGet({ bridge, baseline, ...peers! }, profile) };
+    if (http !== undefined && args.only.has('get')) {
+      scenarios.httpGet = httpSkipped ?? { rows: await measureGet({ ...http, ...peers! }, profile) };
     }
-    if (args.only.has('write')) {
-      scenarios.httpWrite = httpSkipped ?? { rows: await measureWrite({ bridge, baseline }, profile) };
+    if (http !== undefined && args.only.has('write')) {
+      scenarios.httpWrite = httpSkipped ?? { rows: await measureWrite(http, profile) };
     }
-    if (args.only.has('chat')) {
-      scenarios.chat = { rows: await measureChat({ bridge, baseline, noSession, ...peers! }, profile) };
+    if (chat !== undefined) {
+      scenarios.chat = { rows: await measureChat({ ...chat, noSession, ...peers! }, profile) };
     }
-    if (scenarios.memory !== undefined) {
-      scenarios.memory = { ...scenarios.memory, afterAllRssBytes: readRssBytes(bridge.pid) };
+    if (scenarios.memory !== undefined && http !== undefined) {
+      scenarios.memory = { ...scenarios.memory, afterAllRssBytes: readRssBytes(http.bridge.pid) };
     }
     const baselineMemory = scenarios.baseline?.memory;
-    if (baseline !== undefined && baselineMemory !== undefined && scenarios.baseline !== undefined) {
+    const httpBaseline = http?.baseline;
+    if (httpBaseline !== undefined && baselineMemory !== undefined && scenarios.baseline !== undefined) {
       scenarios.baseline = {
         ...scenarios.baseline,
-        memory: { ...baselineMemory, afterAllRssBytes: readRssBytes(baseline.pid) },
+        memory: { ...baselineMemory, afterAllRssBytes: readRssBytes(httpBaseline.pid) },
       };
     }
     return finish(scenarios);
@@ -272,7 +282,7 @@ const main = async (): Promise<number> => {
         ...profile,
         chat: {
           ...profile.chat,
-          warmupRoundTrips: profile.chat.frameBytes.map(profile.chat.warmupRoundTrips),
+          serverWarmupRoundTrips: profile.chat.frameBytes.map(profile.chat.serverWarmupRoundTrips),
         },
         only: [...args.only],
         fromSource: args.fromSource,

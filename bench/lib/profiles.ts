@@ -15,8 +15,13 @@ export interface BenchProfile {
   readonly chat: {
     readonly frameBytes: readonly number[];
     readonly sessions: readonly number[];
-    /** Unmeasured round trips per session before measuring (per frame size). */
-    readonly warmupRoundTrips: (frameBytes: number) => number;
+    /**
+     * Unmeasured round trips before each measured run (per frame size), shared by its sessions: enough for
+     * the bridge to reach its steady state (docs/performance.md, "Warm-up and history").
+     */
+    readonly serverWarmupRoundTrips: (frameBytes: number) => number;
+    /** Measured runs per server and configuration, servers interleaved; figures are their medians. */
+    readonly repeats: number;
     /** Measured round trips per session at most; `maxMs` bounds the run too. */
     readonly roundTrips: number;
     readonly maxMs: number;
@@ -83,9 +88,10 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
     chat: {
       frameBytes: [32 * KiB, MiB],
       sessions: [1, 32],
-      warmupRoundTrips: (bytes) => (bytes >= MiB ? 20 : 300),
+      serverWarmupRoundTrips: (bytes) => (bytes >= MiB ? 640 : 4_000),
+      repeats: 3,
       roundTrips: 100_000,
-      maxMs: 5_000,
+      maxMs: 2_500,
       processes: 2,
     },
     fanout: {
@@ -128,7 +134,8 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
     chat: {
       frameBytes: [32 * KiB, MiB],
       sessions: [1, 32],
-      warmupRoundTrips: (bytes) => (bytes >= MiB ? 5 : 100),
+      serverWarmupRoundTrips: (bytes) => (bytes >= MiB ? 40 : 1_000),
+      repeats: 2,
       roundTrips: 100_000,
       maxMs: 800,
       processes: 2,
@@ -170,7 +177,8 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
     chat: {
       frameBytes: [32 * KiB, MiB],
       sessions: [1, 4],
-      warmupRoundTrips: () => 2,
+      serverWarmupRoundTrips: () => 2,
+      repeats: 2,
       roundTrips: 10,
       maxMs: 2_000,
       processes: 2,

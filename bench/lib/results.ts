@@ -36,13 +36,24 @@ export interface HttpWriteRow {
 
 export type HttpWriteFigures = HttpFigures & { readonly posts: number; readonly deletes: number };
 
+/** One server's chat figures: each the median of its runs (`samples` their sum, `max` their largest). */
 export interface ChatFigures extends LatencySummary {
   readonly roundTripsPerS: number;
   readonly serverCpuPercent: number;
   /** Server CPU time per round trip (µs). */
   readonly serverCpuUsPerRoundTrip: number;
   readonly clientCpuPercent: readonly number[];
+  /** Every measured run, in order. Absent from runs before 2026-11-28 (one run per server then). */
+  readonly runs?: readonly { p50: number; p99: number; serverCpuUsPerRoundTrip: number }[];
   readonly errors: readonly string[];
+}
+
+/** The session actor's share of server CPU per round trip (µs): the bridge less its peer, per repeat. */
+export interface SessionShare {
+  readonly median: number;
+  readonly best: number;
+  readonly worst: number;
+  readonly runs: readonly number[];
 }
 
 export interface ChatRow {
@@ -54,6 +65,8 @@ export interface ChatRow {
   readonly baseline?: ChatFigures;
   /** The bridge less its session actor, from the same build (bench/peers/bridge-no-session.ts). */
   readonly noSession?: ChatFigures;
+  /** With `noSession`: what the session actor adds, repeat by repeat. */
+  readonly sessionShare?: SessionShare;
   /** bridge minus peer, p50 and p99 */
   readonly overhead: {
     readonly p50VsBareUws: number;
@@ -96,7 +109,7 @@ export interface MemoryFigures {
   readonly nextPerSessionBytes?: number;
   /** The same process after the fan-out rounds, its 1,000 sessions still open. */
   readonly afterFanoutRssBytes?: number;
-  /** The (other, fresh) process that ran scenarios 1 to 3, at their end. */
+  /** The (other, fresh) process that ran scenarios 1 and 2, at their end (3 runs on processes of its own). */
   readonly afterAllRssBytes?: number;
 }
 

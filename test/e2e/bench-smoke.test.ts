@@ -94,6 +94,21 @@ describe('bench harness (--smoke)', () => {
         assert.ok(figures.clientCpuPercent.length > 0, 'the load client reports its CPU use');
       }
       assert.ok(Number.isFinite(row.overhead.p99VsBareUws));
+      // Every server measured in each repeat, and the session actor's share taken run by run.
+      for (const figures of [row.bridge, row.noSession, row.bareUws, row.nodeHttpWs]) {
+        assert.equal(figures.runs?.length, (results.settings['chat'] as { repeats: number }).repeats);
+      }
+      const share = row.sessionShare;
+      assert.ok(share !== undefined);
+      share.runs.forEach((run, index) => {
+        const paired =
+          row.bridge.runs![index]!.serverCpuUsPerRoundTrip -
+          row.noSession!.runs![index]!.serverCpuUsPerRoundTrip;
+        // Each figure is rounded to 0.1 µs on its own.
+        assert.ok(Math.abs(run - paired) <= 0.11, `run ${index}: ${run} against ${paired}`);
+      });
+      assert.equal(share.best, Math.min(...share.runs));
+      assert.equal(share.worst, Math.max(...share.runs));
     }
   });
 
@@ -192,8 +207,9 @@ describe('bench harness (--smoke)', () => {
               'goal: GET at 16 connections ≥ 1.5× node:http',
             ]
           : []),
-        'chat 32 KiB, 1 session: p99 overhead vs bare uWS < 0.5 ms',
-        'chat 32 KiB, 1 session: server CPU per round trip ≤ 2.5× bare uWS',
+        'chat 32 KiB, 1 session: session actor ≤ 40 µs CPU per round trip, best run',
+        'chat 32 KiB, 1 session: session actor ≤ 60 µs CPU per round trip, worst run',
+        'chat 32 KiB, 1 session: p99 within 1.0 ms of bare uWS',
       ],
     );
     const { targets, ...measured } = results;
