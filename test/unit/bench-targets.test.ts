@@ -10,7 +10,7 @@ import type {
   HttpGetRow,
   TtfsRow,
 } from '../../bench/lib/results.js';
-import type { LatencySummary } from '../../bench/lib/stats.js';
+import { median, type LatencySummary } from '../../bench/lib/stats.js';
 
 /** The issue's targets as `bench` judges them: each threshold on both sides, and only what a run measured. */
 
@@ -67,7 +67,7 @@ const chatRow = (
     ? {}
     : {
         sessionShare: {
-          median: [...sessionShareRuns].sort((a, b) => a - b)[Math.floor((sessionShareRuns.length - 1) / 2)]!,
+          median: median(sessionShareRuns),
           best: Math.min(...sessionShareRuns),
           worst: Math.max(...sessionShareRuns),
           runs: sessionShareRuns,
