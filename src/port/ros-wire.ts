@@ -11,9 +11,11 @@ import {
 
 /*
  * The port's messages as rclnodejs types them (type-only: nothing here loads rclnodejs), and the field
- * copies both ends of a service make: the bridge's adapter (src/adapters/rclnodejs/service-call.ts) as a client,
- * the reference nodes (src/robot/nodes/node-wire.ts) as servers. A copy takes only the fields the port
- * knows, so an interface that grew a field on the robot does not leak unchecked data into the service.
+ * copies every program here that runs rclnodejs makes: the bridge's adapter (src/adapters/rclnodejs/) as a
+ * client, subscriber and publisher, the reference nodes (src/robot/nodes/node-wire.ts) as servers. A copy
+ * takes only the fields the port knows, so an interface that grew a field on the robot does not leak
+ * unchecked data into the service; a uint8[] field becomes a plain Uint8Array, copied only when rclnodejs
+ * would otherwise send the wrong bytes.
  */
 
 export type WireServiceType<K extends RosServiceKey> = (typeof ROS_SERVICES)[K]['type'];
@@ -24,6 +26,31 @@ export type WireUtteranceAudio = MessageType<(typeof ROS_UTTERANCE_AUDIO_TOPIC)[
 export type WireTranscript = MessageType<(typeof ROS_TRANSCRIPT_TOPIC)['type']>;
 export type WireHeard = MessageType<(typeof ROS_HEARD_TOPIC)['type']>;
 export type WireSetBoolRequest = ServiceRequestMessage<'std_srvs/srv/SetBool'>;
+
+/**
+ * A uint8[] field as received, as a plain Uint8Array. rclnodejs delivers Uint8Array by default
+ * (enableTypedArray), number[] when a subscription or client asks for `serializationMode: 'plain'`;
+ * a Buffer (a Uint8Array subclass with different `slice` semantics) is re-viewed, not copied.
+ */
+export const bytesFromWire = (bytes: number[] | Uint8Array): Uint8Array => {
+  if (!(bytes instanceof Uint8Array)) return Uint8Array.from(bytes);
+  return Object.getPrototypeOf(bytes) === Uint8Array.prototype
+    ? bytes
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+};
+
+/**
+ * A Uint8Array rclnodejs will serialise correctly. Its generated array wrappers copy
+ * `typedArray.buffer` from offset 0 (rosidl_gen/templates/message-template.cjs, `freeze`), so a view
+ * into a larger buffer (a subarray, a pooled Buffer, a WebSocket frame slice) would send the wrong
+ * bytes. Such views are copied into an array that owns its whole buffer.
+ */
+export const bytesToWire = (bytes: Uint8Array): Uint8Array =>
+  bytes.byteOffset === 0 &&
+  bytes.byteLength === bytes.buffer.byteLength &&
+  bytes.buffer instanceof ArrayBuffer
+    ? bytes
+    : new Uint8Array(bytes);
 
 /** A tour, its arrays copied into plain arrays (rclnodejs may hand typed arrays or its own wrappers). */
 export const copyTour = (tour: TourMsg): TourMsg => ({

@@ -8,7 +8,7 @@ import {
   ROS_SERVICES,
   ROS_UTTERANCE_AUDIO_TOPIC,
 } from '../../src/port/ros-port.js';
-import { bytesFromWire } from '../../src/binding/wire-bytes.js';
+import { bytesFromWire } from '../../src/port/ros-wire.js';
 import { initRclnodejs } from '../../src/binding/ros-init.js';
 
 /**

@@ -32,8 +32,7 @@ import {
   type ServiceCallOptions,
   type ServiceClientLike,
 } from '../../src/adapters/rclnodejs/service-call.js';
-import { bytesFromWire, bytesToWire } from '../../src/binding/wire-bytes.js';
-import type { WireRequest, WireResponse } from '../../src/port/ros-wire.js';
+import { bytesFromWire, bytesToWire, type WireRequest, type WireResponse } from '../../src/port/ros-wire.js';
 import { playAudioFromWire } from '../../src/adapters/rclnodejs/play-audio-source.js';
 
 import { capturingLogger } from '../support/log-capture.js';

@@ -11,7 +11,7 @@ import { firstLine } from '../../binding/error-text.js';
 import { serverMatched } from './service-call.js';
 import { missingConverseClient, type CallTargets } from './call-targets.js';
 import type { RouterLink } from '../../zenoh/router-link.js';
-import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
+import { bytesFromWire, bytesToWire } from '../../port/ros-wire.js';
 
 /*
  * One Converse goal through an rclnodejs ActionClient (lib/action/client.js): sendGoal with a feedback

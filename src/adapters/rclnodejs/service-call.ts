@@ -10,8 +10,14 @@ import {
   type RosServiceKey,
 } from '../../port/ros-port.js';
 import { firstLine } from '../../binding/error-text.js';
-import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
-import { requestCopies, responseCopies, type WireRequest, type WireResponse } from '../../port/ros-wire.js';
+import {
+  bytesFromWire,
+  bytesToWire,
+  requestCopies,
+  responseCopies,
+  type WireRequest,
+  type WireResponse,
+} from '../../port/ros-wire.js';
 import type { RouterLink } from '../../zenoh/router-link.js';
 
 /*

@@ -5,7 +5,7 @@ import { ConverseOutcome, type ConverseResultMsg } from '../../port/ros-messages
 import { ROS_ACTIONS } from '../../port/ros-port.js';
 import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
-import { bytesToWire } from '../../binding/wire-bytes.js';
+import { bytesToWire } from '../../port/ros-wire.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
 import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';

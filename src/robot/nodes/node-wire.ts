@@ -16,7 +16,7 @@ import {
   type WireTranscript,
   type WireUtteranceAudio,
 } from '../../port/ros-wire.js';
-import { bytesFromWire, bytesToWire } from '../../binding/wire-bytes.js';
+import { bytesFromWire, bytesToWire } from '../../port/ros-wire.js';
 
 /*
  * The server side of the port's services, as the reference nodes serve them: what rclnodejs hands a

@@ -14,7 +14,7 @@ import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';
  *
  *   1. src/adapters/rclnodejs/play-audio-source.ts  the subscription (while a kiosk listens), its callback
  *                                                   converting the message (the simulation: sim-backend.ts)
- *   2. src/binding/wire-bytes.ts                    the audio as a plain Uint8Array, not copied
+ *   2. src/port/ros-wire.ts                         the audio as a plain Uint8Array, not copied
  *   3. buffer.ts                                    held within --play_audio_buffer_bytes, one a loop turn
  *   4. pairs.ts (here)                              one id and one encoding per message, for every session
  *   5. src/protocol/ws-frames.ts                    the metadata JSON and the 4-byte id + audio frame
