@@ -218,6 +218,7 @@ const main = async (): Promise<number> => {
     const needsPeers = (wantsHttp && wrk.available && args.only.has('get')) || args.only.has('chat');
     let peers: { bareUws: ServerProcess; nodeHttpWs: ServerProcess } | undefined;
     let noSession: ServerProcess | undefined;
+    let xstateFloor: ServerProcess | undefined;
     if (needsPeers) {
       // The peers answer the very bytes the bridge answers.
       const body = Buffer.from(
@@ -242,6 +243,7 @@ const main = async (): Promise<number> => {
             ? dirname(args.service)
             : join(ROOT, args.fromSource ? 'src' : 'dist/src');
         noSession = await start('bridge-no-session', ['--modules', modules]);
+        xstateFloor = await start('bridge-no-session', ['--modules', modules, '--session', 'xstate']);
       }
     }
 
@@ -264,7 +266,7 @@ const main = async (): Promise<number> => {
     }
     if (args.only.has('chat')) {
       chat ??= await startBridges();
-      scenarios.chat = { rows: await measureChat({ ...chat, noSession, ...peers! }, profile) };
+      scenarios.chat = { rows: await measureChat({ ...chat, noSession, xstateFloor, ...peers! }, profile) };
     }
     return finish(scenarios);
   } finally {

@@ -1,11 +1,12 @@
 /**
  * Chat round-trip load client, one process, forked by the harness. Each session sends one binary frame,
  * waits for the complete answer (a text frame, then a binary frame of the same size plus the server's
- * header) and sends the next: closed loop, one frame in flight per session.
+ * header) and sends the next: closed loop, one frame in flight per session. The sessions connect and warm
+ * up once, then run one measured slice per `go`, staying connected in between.
  */
 import WebSocket from 'ws';
 import type { ChatGo, ChatReady, ChatResult, ChatRunCommand } from './protocol.js';
-import { zeroMask } from './protocol.js';
+import { MAX_CHAT_SLICES, zeroMask } from './protocol.js';
 
 const reply = (message: ChatReady | ChatResult): Promise<void> =>
   new Promise((resolve) => {
@@ -89,7 +90,6 @@ const runSession = async (
 };
 
 const main = async (command: ChatRunCommand): Promise<void> => {
-  const errors: string[] = [];
   const sessions = await Promise.all(Array.from({ length: command.sessions }, () => connect(command)));
   const frame = Buffer.alloc(command.frameBytes, 0x5a);
   // Warm-up (JIT of server and client, socket buffers) before this process reports ready.
@@ -99,34 +99,45 @@ const main = async (command: ChatRunCommand): Promise<void> => {
       runSession(session, frame, command.warmupRoundTrips, warmupDeadline, undefined),
     ),
   );
-  const go = new Promise<void>((resolve) => {
-    process.on('message', (message: Partial<ChatGo>) => {
-      if (message.cmd === 'go') resolve();
-    });
+  // Slices come one at a time: each `go` is answered before the harness sends the next.
+  let pending: ((go: ChatGo) => void) | undefined;
+  process.on('message', (message: Partial<ChatGo>) => {
+    if (message.cmd === 'go' && typeof message.maxMs === 'number')
+      pending?.({ cmd: 'go', maxMs: message.maxMs });
   });
+  const nextGo = () =>
+    new Promise<ChatGo>((resolve) => {
+      pending = resolve;
+    });
+  let go = nextGo();
   await reply({ type: 'ready' });
-  await go;
 
-  const rtts: number[] = [];
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const deadline = started + command.maxMs;
-  const outcomes = await Promise.allSettled(
-    sessions.map((session) => runSession(session, frame, command.roundTrips, deadline, rtts)),
-  );
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  for (const outcome of outcomes) {
-    if (outcome.status === 'rejected') errors.push(String(outcome.reason));
+  // The harness kills this process when it has its slices.
+  for (let slice = 0; slice < MAX_CHAT_SLICES; slice += 1) {
+    const { maxMs } = await go;
+    go = nextGo();
+    const errors: string[] = [];
+    const rtts: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const deadline = started + maxMs;
+    const outcomes = await Promise.allSettled(
+      sessions.map((session) => runSession(session, frame, command.roundTrips, deadline, rtts)),
+    );
+    const wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') errors.push(String(outcome.reason));
+    }
+    await reply({
+      type: 'result',
+      rtts,
+      errors,
+      cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+      wallMs,
+    });
   }
   for (const session of sessions) session.socket.terminate();
-  await reply({
-    type: 'result',
-    rtts,
-    errors,
-    cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
-    wallMs,
-  });
   process.disconnect();
 };
 

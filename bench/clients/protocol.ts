@@ -12,15 +12,23 @@ export interface ChatRunCommand {
   /** The bridge greets each session with a `state` frame; the peers do not. */
   readonly expectGreeting: boolean;
   readonly warmupRoundTrips: number;
+  /** Measured round trips per session and slice at most. */
   readonly roundTrips: number;
+  /** The warm-up stops at this bound even when `warmupRoundTrips` were not all done. */
+  readonly maxMs: number;
+}
+
+/**
+ * One measured slice, sent to every client process at once so all sessions start together; a client
+ * answers each with a result and keeps its sessions open for the next (at most MAX_CHAT_SLICES).
+ */
+export interface ChatGo {
+  readonly cmd: 'go';
   /** Measuring stops at this bound even when `roundTrips` were not all done. */
   readonly maxMs: number;
 }
 
-/** Sent once every client process reported ready, so all sessions start together. */
-export interface ChatGo {
-  readonly cmd: 'go';
-}
+export const MAX_CHAT_SLICES = 100;
 
 export interface ChatReady {
   readonly type: 'ready';

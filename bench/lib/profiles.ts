@@ -22,8 +22,15 @@ export interface BenchProfile {
     readonly serverWarmupRoundTrips: (frameBytes: number) => number;
     /** Measured runs per server and configuration, servers interleaved; figures are their medians. */
     readonly repeats: number;
-    /** Measured round trips per session at most; `maxMs` bounds the run too. */
+    /**
+     * Each run is measured in this many slices on the same warm sessions, the servers taking turns slice
+     * by slice, so one run reads every server over the same stretch of the machine's time; a run's
+     * figures are its slices' round trips together.
+     */
+    readonly slices: number;
+    /** Measured round trips per session and slice at most. */
     readonly roundTrips: number;
+    /** A run's measuring time at most, shared by its slices; it bounds the warm-up too. */
     readonly maxMs: number;
     /** Client processes for the largest session count (1 session always uses 1). */
     readonly processes: number;
@@ -90,6 +97,7 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       sessions: [1, 32],
       serverWarmupRoundTrips: (bytes) => (bytes >= MiB ? 640 : 4_000),
       repeats: 3,
+      slices: 5,
       roundTrips: 100_000,
       maxMs: 2_500,
       processes: 2,
@@ -136,6 +144,7 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       sessions: [1, 32],
       serverWarmupRoundTrips: (bytes) => (bytes >= MiB ? 40 : 1_000),
       repeats: 2,
+      slices: 2,
       roundTrips: 100_000,
       maxMs: 800,
       processes: 2,
@@ -179,6 +188,7 @@ export const PROFILES: Readonly<Record<BenchProfile['mode'], BenchProfile>> = {
       sessions: [1, 4],
       serverWarmupRoundTrips: () => 2,
       repeats: 2,
+      slices: 2,
       roundTrips: 10,
       maxMs: 2_000,
       processes: 2,

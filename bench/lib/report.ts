@@ -166,7 +166,9 @@ export const renderReport = (results: BenchResults): string => {
         "Where a round trip's server CPU goes (µs per round trip, medians of the runs): bare uWS, the bridge less",
         'its session actor (bench/peers/bridge-no-session.ts: the same build, its /ws transport, call wrapper and',
         'simulation), the bridge. The session actor costs the difference of the last two, taken run by run (each',
-        "run's pair measured side by side); its median, then every run's.",
+        "run's pair measured side by side); its median, then every run's. `XState least chart`: the same peer with",
+        "XState's least chart for a turn in place of the plain function (bench/lib/least-chart.ts), read the same",
+        'way: what XState itself costs a round trip in this server.',
         '',
       );
       out.push(
@@ -180,6 +182,8 @@ export const renderReport = (results: BenchResults): string => {
             'bridge',
             '÷bare',
             'session actor',
+            'runs',
+            'XState least chart',
             'runs',
             'less session p50',
             'p99',
@@ -196,6 +200,8 @@ export const renderReport = (results: BenchResults): string => {
               row.sessionShare?.median ?? row.bridge.serverCpuUsPerRoundTrip - less.serverCpuUsPerRoundTrip,
             ),
             (row.sessionShare?.runs ?? []).map((share) => share.toFixed(1)).join(', '),
+            row.xstateShare === undefined ? '–' : signed(row.xstateShare.median),
+            (row.xstateShare?.runs ?? []).map((share) => share.toFixed(1)).join(', '),
             ms(less.p50),
             ms(less.p99),
           ]),

@@ -67,6 +67,10 @@ export interface ChatRow {
   readonly noSession?: ChatFigures;
   /** With `noSession`: what the session actor adds, repeat by repeat. */
   readonly sessionShare?: SessionShare;
+  /** The same peer with XState's least chart in place of the session actor (`--session xstate`). */
+  readonly xstateFloor?: ChatFigures;
+  /** With `xstateFloor`: what XState's least chart adds over the plain peer, repeat by repeat. */
+  readonly xstateShare?: SessionShare;
   /** bridge minus peer, p50 and p99 */
   readonly overhead: {
     readonly p50VsBareUws: number;

@@ -3,49 +3,71 @@ import { log } from './log.js';
 import type { ChatFigures, ChatRow, SessionShare } from './results.js';
 import { inOrder, type ServerName, type Servers } from './servers.js';
 import { median, ratio, round } from './stats.js';
-import { runChat, type ChatOutcome } from './ws-load.js';
+import { joinChatOutcomes, openChatLoad, type ChatLoad, type ChatOutcome } from './ws-load.js';
 
 /**
  * Scenario 3: chat round trips, closed loop, for each frame size and session count. Every server is
- * measured `repeats` times, the servers interleaved within each repeat, so a slow moment of the machine
- * falls on all of them; a figure is the median of its runs. The bridge's overhead is read against the bare
- * peers, and split by the bridge less its session actor (bench/peers/bridge-no-session.ts): the session
- * actor's share is the difference of the bridge and that peer in the same repeat, so each share is a pair
- * measured side by side.
+ * measured `repeats` times; a figure is the median of its runs. In a run every server's sessions connect
+ * and warm up, then are measured in `slices` slices, the servers taking turns slice by slice, so that one
+ * run reads every server over the same stretch of the machine's time and a slow moment falls on all of
+ * them; a run's figures are its slices' round trips and CPU together. The bridge's overhead is read
+ * against the bare peers, and split by the bridge less its session actor
+ * (bench/peers/bridge-no-session.ts): the session actor's share is the difference of the bridge and that
+ * peer in the same run, so each share is a pair measured side by side.
  *
- * Each run first warms the server up with `serverWarmupRoundTrips` round trips shared by its sessions: the
- * bridge's call graph (XState, RxJS) reaches its optimised code later than the peers' (docs/performance.md,
- * "Warm-up and history"), and a round trip's cost is read in the steady state.
+ * The warm-up is `serverWarmupRoundTrips` round trips shared by a run's sessions: the bridge's call graph
+ * (XState, RxJS) reaches its optimised code later than the peers' (docs/performance.md, "Warm-up and
+ * history"), and a round trip's cost is read in the steady state.
  */
 export const measureChat = async (servers: Servers, profile: BenchProfile): Promise<ChatRow[]> => {
   const rows: ChatRow[] = [];
-  for (const frameBytes of profile.chat.frameBytes) {
-    for (const sessions of profile.chat.sessions) {
+  const { chat } = profile;
+  for (const frameBytes of chat.frameBytes) {
+    for (const sessions of chat.sessions) {
       const runs: Record<ServerName, ChatOutcome[]> = {
         bridge: [],
         baseline: [],
         noSession: [],
+        xstateFloor: [],
         bareUws: [],
         nodeHttpWs: [],
       };
-      for (let repeat = 0; repeat < profile.chat.repeats; repeat += 1) {
-        for (const [name, server] of inOrder(servers)) {
-          const result = await runChat({
-            serverPid: server.pid,
-            url: server.wsUrl,
-            sessions,
-            frameBytes,
-            expectGreeting: server.kind === 'bridge' || server.kind === 'bridge-no-session',
-            warmupRoundTrips: Math.ceil(profile.chat.serverWarmupRoundTrips(frameBytes) / sessions),
-            roundTrips: profile.chat.roundTrips,
-            maxMs: profile.chat.maxMs,
-            processes: sessions === 1 ? 1 : profile.chat.processes,
-          });
-          if (result.errors.length > 0)
-            throw new Error(`chat on ${name}: ${result.errors.slice(0, 3).join('; ')}`);
+      for (let repeat = 0; repeat < chat.repeats; repeat += 1) {
+        const loads: [ServerName, ChatLoad][] = [];
+        const slices = new Map<ServerName, ChatOutcome[]>();
+        try {
+          for (const [name, server] of inOrder(servers)) {
+            loads.push([
+              name,
+              await openChatLoad({
+                serverPid: server.pid,
+                url: server.wsUrl,
+                sessions,
+                frameBytes,
+                expectGreeting: server.kind === 'bridge' || server.kind === 'bridge-no-session',
+                warmupRoundTrips: Math.ceil(chat.serverWarmupRoundTrips(frameBytes) / sessions),
+                roundTrips: chat.roundTrips,
+                maxMs: chat.maxMs,
+                processes: sessions === 1 ? 1 : chat.processes,
+              }),
+            ]);
+          }
+          for (let slice = 0; slice < chat.slices; slice += 1) {
+            for (const [name, load] of loads) {
+              const result = await load.measure(chat.maxMs / chat.slices);
+              if (result.errors.length > 0)
+                throw new Error(`chat on ${name}: ${result.errors.slice(0, 3).join('; ')}`);
+              slices.set(name, [...(slices.get(name) ?? []), result]);
+            }
+          }
+        } finally {
+          for (const [, load] of loads) load.close();
+        }
+        for (const [name, measured] of slices) {
+          const result = joinChatOutcomes(measured);
           runs[name].push(result);
           log(
-            `chat ${frameBytes} B × ${sessions} on ${name}, run ${repeat + 1}/${profile.chat.repeats}: p50 ${result.latency.p50.toFixed(3)} ms, p99 ${result.latency.p99.toFixed(3)} ms, ${result.serverCpuUsPerRoundTrip.toFixed(1)} µs CPU (${result.latency.samples} round trips)`,
+            `chat ${frameBytes} B × ${sessions} on ${name}, run ${repeat + 1}/${chat.repeats}: p50 ${result.latency.p50.toFixed(3)} ms, p99 ${result.latency.p99.toFixed(3)} ms, ${result.serverCpuUsPerRoundTrip.toFixed(1)} µs CPU (${result.latency.samples} round trips in ${measured.length} slices)`,
           );
         }
       }
@@ -64,6 +86,12 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
           : {
               noSession: chatFigures(runs.noSession),
               sessionShare: sessionShare(runs.bridge, runs.noSession),
+            }),
+        ...(servers.noSession === undefined || servers.xstateFloor === undefined
+          ? {}
+          : {
+              xstateFloor: chatFigures(runs.xstateFloor),
+              xstateShare: sessionShare(runs.xstateFloor, runs.noSession),
             }),
         overhead: {
           p50VsBareUws: round(bridge.p50 - bareUws.p50),
@@ -115,7 +143,7 @@ const chatFigures = (runs: readonly ChatOutcome[]): ChatFigures => {
   };
 };
 
-/** The session actor's share in each repeat: the bridge's CPU per round trip less its peer's, same repeat. */
+/** A chart's share in each repeat: its server's CPU per round trip less the plain peer's, same repeat. */
 const sessionShare = (bridge: readonly ChatOutcome[], less: readonly ChatOutcome[]): SessionShare => {
   const runs = bridge.map((run, index) =>
     round(run.serverCpuUsPerRoundTrip - (less[index]?.serverCpuUsPerRoundTrip ?? Number.NaN), 1),

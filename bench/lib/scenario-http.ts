@@ -67,6 +67,7 @@ export const measureGet = async (servers: Servers, profile: BenchProfile): Promi
       bridge: [],
       baseline: [],
       noSession: [],
+      xstateFloor: [],
       bareUws: [],
       nodeHttpWs: [],
     };

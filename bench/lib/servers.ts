@@ -9,9 +9,11 @@ export interface Servers {
   readonly baseline?: ServerProcess | undefined;
   /** The chat scenario's: the bridge less its session actor (bench/peers/bridge-no-session.ts). */
   readonly noSession?: ServerProcess | undefined;
+  /** The chat scenario's: the same peer with XState's least chart in place of the session actor. */
+  readonly xstateFloor?: ServerProcess | undefined;
 }
 
-export type ServerName = 'bridge' | 'baseline' | 'noSession' | 'bareUws' | 'nodeHttpWs';
+export type ServerName = 'bridge' | 'baseline' | 'noSession' | 'xstateFloor' | 'bareUws' | 'nodeHttpWs';
 
 /** Measuring order within a repeat: the two bridge builds side by side, then the peers. */
 export const inOrder = (servers: Servers): [ServerName, ServerProcess][] => [
@@ -20,6 +22,9 @@ export const inOrder = (servers: Servers): [ServerName, ServerProcess][] => [
   ...(servers.noSession === undefined
     ? []
     : [['noSession', servers.noSession] as [ServerName, ServerProcess]]),
+  ...(servers.xstateFloor === undefined
+    ? []
+    : [['xstateFloor', servers.xstateFloor] as [ServerName, ServerProcess]]),
   ['bareUws', servers.bareUws],
   ['nodeHttpWs', servers.nodeHttpWs],
 ];

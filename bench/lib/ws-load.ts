@@ -80,7 +80,39 @@ export interface ChatOutcome {
   readonly serverCpuPercent: number;
   /** The same, µs per measured round trip. */
   readonly serverCpuUsPerRoundTrip: number;
+  /** What the figures above are made of, so that runs can be put together (joinChatOutcomes). */
+  readonly measured: {
+    readonly rtts: readonly number[];
+    readonly serverCpuMs: number;
+    readonly measuredMs: number;
+    readonly wallMs: number;
+  };
 }
+
+/** The figures of one server's round trips and CPU over several measured runs, as one run's. */
+export const joinChatOutcomes = (outcomes: readonly ChatOutcome[]): ChatOutcome => {
+  const rtts = outcomes.flatMap((outcome) => outcome.measured.rtts);
+  const total = (read: (outcome: ChatOutcome) => number) =>
+    outcomes.reduce((sum, outcome) => sum + read(outcome), 0);
+  const serverCpuMs = total((outcome) => outcome.measured.serverCpuMs);
+  const measuredMs = total((outcome) => outcome.measured.measuredMs);
+  const wallMs = total((outcome) => outcome.measured.wallMs);
+  const clients = outcomes[0]?.clientCpuPercent.length ?? 0;
+  return {
+    serverCpuPercent: measuredMs > 0 ? (serverCpuMs / measuredMs) * 100 : 0,
+    serverCpuUsPerRoundTrip: rtts.length > 0 ? (serverCpuMs * 1000) / rtts.length : 0,
+    latency: summarize(rtts),
+    roundTripsPerS: wallMs > 0 ? (rtts.length / wallMs) * 1000 : 0,
+    // Each client process's share of a core over the runs, weighted by their lengths.
+    clientCpuPercent: Array.from({ length: clients }, (_, index) =>
+      wallMs > 0
+        ? total((outcome) => (outcome.clientCpuPercent[index] ?? 0) * outcome.measured.wallMs) / wallMs
+        : 0,
+    ),
+    errors: outcomes.flatMap((outcome) => outcome.errors),
+    measured: { rtts, serverCpuMs, measuredMs, wallMs },
+  };
+};
 
 /** What each client process is told, plus how many processes share the sessions and the server's pid. */
 export type ChatOptions = Omit<ChatRunCommand, 'cmd'> & {
@@ -88,10 +120,23 @@ export type ChatOptions = Omit<ChatRunCommand, 'cmd'> & {
   readonly serverPid: number;
 };
 
-/** Runs the chat round-trip load in `processes` client processes that start measuring together. */
-export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
+/** A chat load whose sessions stay connected and warm between its measured slices. */
+export interface ChatLoad {
+  /** One measured slice of at most `maxMs`, every client process starting together. */
+  measure(maxMs: number): Promise<ChatOutcome>;
+  close(): void;
+}
+
+/**
+ * Starts the chat round-trip load in `processes` client processes: their sessions connect and warm up
+ * (`warmupRoundTrips` each, within `maxMs`), then wait for each `measure`.
+ */
+export const openChatLoad = async (options: ChatOptions): Promise<ChatLoad> => {
   const shares = split(options.sessions, options.processes);
   const clients = shares.map(() => forkClient('chat-client.ts'));
+  const close = (): void => {
+    for (const client of clients) if (client.connected) client.kill();
+  };
   try {
     const ready = clients.map((client) => nextMessage(client, hasType<ChatReady>('ready'), 60_000, 'ready'));
     clients.forEach((client, index) => {
@@ -108,10 +153,15 @@ export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
       client.send(command);
     });
     await Promise.all(ready);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  const measure = async (maxMs: number): Promise<ChatOutcome> => {
     const results = clients.map((client) =>
-      nextMessage(client, hasType<ChatResult>('result'), options.maxMs + 60_000, 'result'),
+      nextMessage(client, hasType<ChatResult>('result'), maxMs + 60_000, 'result'),
     );
-    const go: ChatGo = { cmd: 'go' };
+    const go: ChatGo = { cmd: 'go', maxMs };
     const serverCpuBefore = readCpuMs(options.serverPid);
     const measuringSince = performance.now();
     for (const client of clients) client.send(go);
@@ -127,9 +177,19 @@ export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
       roundTripsPerS: wallMs > 0 ? (rtts.length / wallMs) * 1000 : 0,
       clientCpuPercent: outcomes.map((outcome) => outcome.cpuPercent),
       errors: outcomes.flatMap((outcome) => outcome.errors),
+      measured: { rtts, serverCpuMs, measuredMs, wallMs },
     };
+  };
+  return { measure, close };
+};
+
+/** Runs the chat round-trip load once: connect, warm up, one measured run of at most `maxMs`. */
+export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
+  const load = await openChatLoad(options);
+  try {
+    return await load.measure(options.maxMs);
   } finally {
-    for (const client of clients) if (client.connected) client.kill();
+    load.close();
   }
 };
 

@@ -10,13 +10,16 @@
  *
  *   node --import tsx bench/peers/bridge-no-session.ts --port N --body <base64> --modules <dir>
  *
- * `--modules`: the build's `dist/src` (or `src`, run through tsx, for the smoke test).
+ * `--modules`: the build's `dist/src` (or `src`, run through tsx, for the smoke test). `--session xstate`:
+ * each connection's turns go through XState's least chart (bench/lib/least-chart.ts) instead of the plain
+ * function, so the chat scenario reads XState's own cost beside the session actor's, in the same server.
  */
 import type { SessionActor } from '../../src/actors/session/session.js';
 import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import type { RosCallHandler, RosResponse } from '../../src/port/ros-port.js';
 import { BENCH_CALL_TIMEOUTS_MS, buildModules } from '../lib/build-modules.js';
+import { startLeastChart } from '../lib/least-chart.js';
 import { parsePeerArgs } from './args.js';
 
 const { port } = parsePeerArgs(process.argv.slice(2));
@@ -24,6 +27,9 @@ const modulesIndex = process.argv.indexOf('--modules');
 const modules = modulesIndex === -1 ? undefined : process.argv[modulesIndex + 1];
 if (modules === undefined) throw new Error('missing --modules');
 
+const sessionIndex = process.argv.indexOf('--session');
+const sessionKind = sessionIndex === -1 ? 'plain' : process.argv[sessionIndex + 1];
+if (sessionKind !== 'plain' && sessionKind !== 'xstate') throw new Error('--session: plain or xstate');
 const { load, loadFirst, loadMessageIds } = buildModules(modules);
 
 const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
@@ -47,6 +53,12 @@ const rosCalls = calls.createRosCalls({
 });
 const messageIds = ids.createMessageIdAllocator();
 
+/** The simulation answers every call: a failure is a broken peer, which must not pass for a slow one. */
+const callFailed = (error: Error): void => {
+  process.stderr.write(`bridge-no-session: a /chat call failed: ${error.message}\n`);
+  process.exit(1);
+};
+
 /** One connection's turns: what the session actor does for a `/chat` round trip, as plain calls. */
 class PlainSession {
   #turns = 0;
@@ -64,8 +76,24 @@ class PlainSession {
     );
   }
 
+  /** With `--session xstate`, the chart each turn goes through. */
+  readonly #chart =
+    sessionKind === 'xstate'
+      ? startLeastChart<RosResponse<'chat'>>({
+          call: (audio, answered) => {
+            rosCalls.call('chat', { audio }, { answered, failed: callFailed });
+          },
+          deliver: (turn, response) => {
+            this.answer(turn, response);
+          },
+        })
+      : undefined;
   send(event: SessionTransportEvent): void {
     if (event.type !== 'ws.binary') return;
+    if (this.#chart !== undefined) {
+      this.#chart.send({ type: 'request', audio: event.data });
+      return;
+    }
     this.#turns += 1;
     rosCalls.call('chat', { audio: event.data }, new TurnAnswer(this, this.#turns));
   }
@@ -87,9 +115,7 @@ class TurnAnswer implements RosCallHandler<'chat'> {
     this.session.answer(this.turn, response);
   }
   failed(error: Error): void {
-    // The simulation answers every call: a failure is a broken peer, which must not pass for a slow one.
-    process.stderr.write(`bridge-no-session: a /chat call failed: ${error.message}\n`);
-    process.exit(1);
+    callFailed(error);
   }
 }
 

@@ -82,7 +82,7 @@ describe('bench harness (--smoke)', () => {
     }
   });
 
-  it('times chat round trips on the bridge, the bridge less its session actor, and both peers', () => {
+  it("times chat round trips on the bridge, the bridge less its session actor, XState's least chart and both peers", () => {
     const rows = results.scenarios.chat?.rows ?? [];
     assert.equal(rows.length, 4);
     for (const row of rows) {
@@ -109,6 +109,19 @@ describe('bench harness (--smoke)', () => {
       });
       assert.equal(share.best, Math.min(...share.runs));
       assert.equal(share.worst, Math.max(...share.runs));
+      // XState's least chart beside it, on the same peer, read the same way.
+      assert.ok(
+        row.xstateFloor !== undefined && row.xstateShare !== undefined,
+        "XState's least chart is measured",
+      );
+      assert.deepEqual(row.xstateFloor.errors, []);
+      assert.ok(row.xstateFloor.samples >= row.sessions);
+      row.xstateShare.runs.forEach((run, index) => {
+        const paired =
+          row.xstateFloor!.runs![index]!.serverCpuUsPerRoundTrip -
+          row.noSession!.runs![index]!.serverCpuUsPerRoundTrip;
+        assert.ok(Math.abs(run - paired) <= 0.11, `XState run ${index}: ${run} against ${paired}`);
+      });
     }
   });
 
