@@ -183,16 +183,6 @@ export const openChatLoad = async (options: ChatOptions): Promise<ChatLoad> => {
   return { measure, close };
 };
 
-/** Runs the chat round-trip load once: connect, warm up, one measured run of at most `maxMs`. */
-export const runChat = async (options: ChatOptions): Promise<ChatOutcome> => {
-  const load = await openChatLoad(options);
-  try {
-    return await load.measure(options.maxMs);
-  } finally {
-    load.close();
-  }
-};
-
 export interface RoundResult {
   /** Sessions that got the complete pair, of those open. */
   readonly complete: number;
