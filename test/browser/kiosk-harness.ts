@@ -195,7 +195,7 @@ export const openSettings = async (page: Page): Promise<void> => {
 /**
  * Opens the kiosk page and waits until it is online with the microphone on; with `watchingAudio`, the
  * page's Web Audio calls are logged from before its own script runs (audio-log.ts). `beforeLoad` runs on
- * the new page before it loads, for a test's own watchers; `query` is the page address's (`?upload=whole`).
+ * the new page before it loads (and is awaited), for a test's own watchers and init scripts; `query` is the page address's (`?upload=whole`).
  */
 export const openKiosk = async (
   browser: Browser,
@@ -206,13 +206,14 @@ export const openKiosk = async (
     query = '',
   }: {
     readonly watchingAudio?: boolean;
-    readonly beforeLoad?: (page: Page) => void;
+    readonly beforeLoad?: (page: Page) => unknown;
     readonly query?: string;
   } = {},
 ): Promise<{ page: Page; problems: string[] }> => {
   const page = await browser.newPage();
   const problems = watchPage(page);
-  beforeLoad?.(page);
+  // Awaited: an init script must be installed before the page loads, or the page may load without it.
+  await beforeLoad?.(page);
   if (watchingAudio) await watchAudio(page);
   await page.goto(`${service.baseUrl}/${query}`);
   await page.locator('body[data-connection="online"][data-microphone="enabled"]').waitFor();

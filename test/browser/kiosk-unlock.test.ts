@@ -34,7 +34,7 @@ const AUDIO_NEEDS_A_GESTURE = `(() => {
 
 const openLockedKiosk = async (browser: Browser, service: KioskService) => {
   const opened = await openKiosk(browser, service, {
-    beforeLoad: (page) => void page.addInitScript(AUDIO_NEEDS_A_GESTURE),
+    beforeLoad: (page) => page.addInitScript(AUDIO_NEEDS_A_GESTURE),
   });
   await opened.page.locator('#unlock').waitFor({ state: 'visible' });
   return opened;
