@@ -1,7 +1,7 @@
 import type { BenchProfile } from './profiles.js';
 import { log } from './log.js';
 import type { ChatFigures, ChatRow, SessionShare } from './results.js';
-import { inOrder, type ServerName, type Servers } from './servers.js';
+import { inOrder, runsByServer, type ServerName, type Servers } from './servers.js';
 import { median, ratio, round } from './stats.js';
 import { joinChatOutcomes, openChatLoad, type ChatLoad, type ChatOutcome } from './ws-load.js';
 
@@ -24,14 +24,7 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
   const { chat } = profile;
   for (const frameBytes of chat.frameBytes) {
     for (const sessions of chat.sessions) {
-      const runs: Record<ServerName, ChatOutcome[]> = {
-        bridge: [],
-        baseline: [],
-        noSession: [],
-        xstateFloor: [],
-        bareUws: [],
-        nodeHttpWs: [],
-      };
+      const runs = runsByServer<ChatOutcome>();
       for (let repeat = 0; repeat < chat.repeats; repeat += 1) {
         const loads: [ServerName, ChatLoad][] = [];
         const slices = new Map<ServerName, ChatOutcome[]>();

@@ -3,7 +3,7 @@ import { log } from './log.js';
 import { measureCpu } from './machine.js';
 import type { ServerProcess } from './processes.js';
 import type { HttpFigures, HttpGetRow, HttpWriteFigures, HttpWriteRow } from './results.js';
-import { inOrder, type ServerName, type Servers } from './servers.js';
+import { inOrder, runsByServer, type Servers } from './servers.js';
 import { median, ratio, round } from './stats.js';
 import { runWrk, type WrkResult, type WrkRun } from './wrk.js';
 
@@ -63,14 +63,7 @@ export const measureGet = async (servers: Servers, profile: BenchProfile): Promi
   }
   const rows: HttpGetRow[] = [];
   for (const connections of profile.http.getConnections) {
-    const runs: Record<ServerName, Measured[]> = {
-      bridge: [],
-      baseline: [],
-      noSession: [],
-      xstateFloor: [],
-      bareUws: [],
-      nodeHttpWs: [],
-    };
+    const runs = runsByServer<Measured>();
     // Servers interleaved, so a disturbance of the machine hits all of them alike.
     for (let repeat = 0; repeat < profile.http.repeats; repeat += 1) {
       for (const [name, server] of order) {

@@ -15,6 +15,16 @@ export interface Servers {
 
 export type ServerName = 'bridge' | 'baseline' | 'noSession' | 'xstateFloor' | 'bareUws' | 'nodeHttpWs';
 
+/** An empty list of runs for every server a run can measure. */
+export const runsByServer = <Run>(): Record<ServerName, Run[]> => ({
+  bridge: [],
+  baseline: [],
+  noSession: [],
+  xstateFloor: [],
+  bareUws: [],
+  nodeHttpWs: [],
+});
+
 /** Measuring order within a repeat: the two bridge builds side by side, then the peers. */
 export const inOrder = (servers: Servers): [ServerName, ServerProcess][] => [
   ['bridge', servers.bridge],

@@ -98,19 +98,33 @@ export const joinChatOutcomes = (outcomes: readonly ChatOutcome[]): ChatOutcome 
   const measuredMs = total((outcome) => outcome.measured.measuredMs);
   const wallMs = total((outcome) => outcome.measured.wallMs);
   const clients = outcomes[0]?.clientCpuPercent.length ?? 0;
+  return chatOutcome(
+    { rtts, serverCpuMs, measuredMs, wallMs },
+    // Each client process's share of a core over the runs, weighted by their lengths.
+    Array.from({ length: clients }, (_, index) =>
+      wallMs > 0
+        ? total((outcome) => (outcome.clientCpuPercent[index] ?? 0) * outcome.measured.wallMs) / wallMs
+        : 0,
+    ),
+    outcomes.flatMap((outcome) => outcome.errors),
+  );
+};
+
+/** A run's figures from what was measured. */
+const chatOutcome = (
+  measured: ChatOutcome['measured'],
+  clientCpuPercent: number[],
+  errors: string[],
+): ChatOutcome => {
+  const { rtts, serverCpuMs, measuredMs, wallMs } = measured;
   return {
     serverCpuPercent: measuredMs > 0 ? (serverCpuMs / measuredMs) * 100 : 0,
     serverCpuUsPerRoundTrip: rtts.length > 0 ? (serverCpuMs * 1000) / rtts.length : 0,
     latency: summarize(rtts),
     roundTripsPerS: wallMs > 0 ? (rtts.length / wallMs) * 1000 : 0,
-    // Each client process's share of a core over the runs, weighted by their lengths.
-    clientCpuPercent: Array.from({ length: clients }, (_, index) =>
-      wallMs > 0
-        ? total((outcome) => (outcome.clientCpuPercent[index] ?? 0) * outcome.measured.wallMs) / wallMs
-        : 0,
-    ),
-    errors: outcomes.flatMap((outcome) => outcome.errors),
-    measured: { rtts, serverCpuMs, measuredMs, wallMs },
+    clientCpuPercent,
+    errors,
+    measured,
   };
 };
 
@@ -170,15 +184,11 @@ export const openChatLoad = async (options: ChatOptions): Promise<ChatLoad> => {
     const measuredMs = performance.now() - measuringSince;
     const rtts = outcomes.flatMap((outcome) => outcome.rtts);
     const wallMs = Math.max(...outcomes.map((outcome) => outcome.wallMs));
-    return {
-      serverCpuPercent: measuredMs > 0 ? (serverCpuMs / measuredMs) * 100 : 0,
-      serverCpuUsPerRoundTrip: rtts.length > 0 ? (serverCpuMs * 1000) / rtts.length : 0,
-      latency: summarize(rtts),
-      roundTripsPerS: wallMs > 0 ? (rtts.length / wallMs) * 1000 : 0,
-      clientCpuPercent: outcomes.map((outcome) => outcome.cpuPercent),
-      errors: outcomes.flatMap((outcome) => outcome.errors),
-      measured: { rtts, serverCpuMs, measuredMs, wallMs },
-    };
+    return chatOutcome(
+      { rtts, serverCpuMs, measuredMs, wallMs },
+      outcomes.map((outcome) => outcome.cpuPercent),
+      outcomes.flatMap((outcome) => outcome.errors),
+    );
   };
   return { measure, close };
 };
