@@ -102,7 +102,10 @@ const main = async (): Promise<number> => {
 
   const maxSessions =
     Math.max(2 * profile.memory.sessions, ...profile.fanout.sessions, ...profile.chat.sessions) + 100;
-  const nodeFlags = args.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`];
+  const nodeFlags = [
+    ...args.serviceNodeFlags,
+    ...(args.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`]),
+  ];
   const servers: ServerProcess[] = [];
   /** A fresh bridge process: this tree's build (or --service), or the --compare build as the baseline. */
   const startBridge = async (
@@ -294,6 +297,7 @@ const main = async (): Promise<number> => {
         cpuProf: args.cpuProfDir ?? null,
         compare: args.compare ?? null,
         serviceEnv: args.serviceEnv,
+        serviceNodeFlags: args.serviceNodeFlags,
       },
       scenarios,
     };

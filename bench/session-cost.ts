@@ -19,8 +19,8 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { Subject } from 'rxjs';
-import { assign, createActor, setup } from 'xstate';
 import { BENCH_CALL_TIMEOUTS_MS, buildModules } from './lib/build-modules.js';
+import { startLeastChart, type LeastChartShape } from './lib/least-chart.js';
 
 const argument = (name: string, fallback: string): string => {
   const index = process.argv.indexOf(name);
@@ -135,89 +135,36 @@ const plainSide = (): Side => {
 };
 
 /**
- * XState's own floor for a session: the least chart a turn needs, two states and two events (`request`
- * enters `calling`, whose entry starts the call; `answer` goes back to `idle`), each with an `assign`, and
- * the plain side's effects. What this side costs over the plain function is what XState v5 itself costs.
- * With `regions`, the same two states are one region of a parallel `open` whose other region (`upload`:
- * `none`, `streaming`) no turn enters, beside a final `closed`: XState builds every snapshot from all the
- * active states, so this shows what a region costs turns that never enter it (why the session's upload is a
- * chart of its own, src/actors/session/upload-machine.ts).
+ * XState's own floor for a session (bench/lib/least-chart.ts) with the plain side's effects: what this side
+ * costs over the plain function is what XState v5 itself costs; with `regions`, what a region no turn
+ * enters costs besides.
  */
-const floorSide = (shape: 'least' | 'regions'): Side => {
-  type FloorEvent =
-    | { type: 'request'; audio: Uint8Array }
-    | { type: 'answer'; response: AudioContent }
-    | { type: 'utterance_start' };
-  const floorSetup = setup({
-    types: { context: {} as { turns: number; audio: Uint8Array | undefined }, events: {} as FloorEvent },
-    actions: {
-      startCall: ({ context, self }) => {
-        if (context.audio === undefined) return;
+const floorSide = (shape: LeastChartShape): Side => {
+  const chart = startLeastChart<AudioContent>(
+    {
+      call: (data, answered) => {
         rosCalls.call(
           'chat',
-          { audio: context.audio },
+          { audio: data },
           {
-            answered: (response) => {
-              self.send({ type: 'answer', response });
-            },
+            answered,
             failed: (error) => {
               throw error;
             },
           },
         );
       },
-      deliver: ({ context, event }) => {
-        if (event.type !== 'answer') return;
-        sink(frames.encodeAudioPair(messageIds.next(), event.response, context.turns));
-        sink(frames.turnEndFrame(context.turns, 'answered'));
-      },
-      admit: assign(({ context, event }) => ({
-        turns: context.turns + 1,
-        audio: event.type === 'request' ? event.audio : undefined,
-      })),
-      settle: assign({ audio: undefined }),
-    },
-  });
-  const calls = {
-    initial: 'idle' as const,
-    states: {
-      idle: {
-        on: {
-          request: { target: 'calling' as const, actions: 'admit' as const },
-        },
-      },
-      calling: {
-        entry: 'startCall' as const,
-        on: { answer: { target: 'idle' as const, actions: ['deliver' as const, 'settle' as const] } },
+      deliver: (turn, response) => {
+        sink(frames.encodeAudioPair(messageIds.next(), response, turn));
+        sink(frames.turnEndFrame(turn, 'answered'));
       },
     },
-  };
-  const context = { turns: 0, audio: undefined };
-  const floorMachine =
-    shape === 'least'
-      ? floorSetup.createMachine({ context, ...calls })
-      : floorSetup.createMachine({
-          context,
-          initial: 'open',
-          states: {
-            open: {
-              type: 'parallel',
-              states: {
-                upload: {
-                  initial: 'none',
-                  states: { none: { on: { utterance_start: 'streaming' } }, streaming: {} },
-                },
-                calls,
-              },
-            },
-            closed: { type: 'final' },
-          },
-        });
-  const actor = createActor(floorMachine).start();
+    shape,
+  );
   return {
     name: shape === 'least' ? 'XState floor' : 'XState, 2 regions',
     utter: () => {
-      actor.send({ type: 'request', audio: audio.slice() });
+      chart.send({ type: 'request', audio: audio.slice() });
     },
   };
 };

@@ -86,15 +86,28 @@ export const readRssBytes = (pid: number): number => {
 
 const TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux architecture Node supports
 
-/** CPU time (user + system) a process has used so far, in milliseconds, from /proc/<pid>/stat. */
-export const readCpuMs = (pid: number): number => {
+/** CPU time a process has used so far, in milliseconds: in its own code (user) and in the kernel's. */
+export interface CpuTimesMs {
+  readonly userMs: number;
+  readonly systemMs: number;
+}
+
+/** CPU time a process has used so far, from /proc/<pid>/stat; NaN once it is gone. */
+export const readCpuTimesMs = (pid: number): CpuTimesMs => {
   const stat = readText(`/proc/${pid}/stat`);
-  if (stat === undefined) return Number.NaN;
+  if (stat === undefined) return { userMs: Number.NaN, systemMs: Number.NaN };
   // The command name (field 2) may contain spaces; fields are counted after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+  return {
+    userMs: (Number(fields[11]) * 1000) / TICKS_PER_SECOND,
+    systemMs: (Number(fields[12]) * 1000) / TICKS_PER_SECOND,
+  };
+};
+
+/** CPU time (user + system) a process has used so far, in milliseconds. */
+const readCpuMs = (pid: number): number => {
+  const { userMs, systemMs } = readCpuTimesMs(pid);
+  return userMs + systemMs;
 };
 
 /** Measures the share of one core a process used while `work` ran (100 = one full core). */

@@ -244,6 +244,11 @@ export interface BenchArgs {
    */
   readonly serviceEnv: Readonly<Record<string, string>>;
   /**
+   * Node.js flags given to the measured bridge only (`--node-flag FLAG`, repeatable), e.g. a V8 heap
+   * setting: with `--compare` naming the same build, its cost side by side.
+   */
+  readonly serviceNodeFlags: readonly string[];
+  /**
    * Put this run's scenarios into the existing results file (`--out`), replacing those scenarios there and
    * recording the run beside them, rather than writing a file of these scenarios alone.
    */
@@ -252,7 +257,7 @@ export interface BenchArgs {
 
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
-                      [--compare <file>] [--env NAME=VALUE]... [--merge]
+                      [--compare <file>] [--env NAME=VALUE]... [--node-flag FLAG]... [--merge]
   (default)       full run, about 14 minutes (17 with --compare; ttfs's streamed turns take 6 of them);
                   writes bench/results.json
   --quick         short run, about 2.5 minutes; writes bench/results-quick.json
@@ -265,6 +270,7 @@ export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>]
   --service FILE  measure this build of the service (its dist/src/server.js) instead of building this tree
   --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline
   --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)
+  --node-flag FLAG  give Node.js this flag (e.g. --initial-old-space-size=40) for the measured bridge only
   --merge         put the scenarios run into the existing results file (same mode), replacing those there,
                   the run recorded beside them and every target judged again`;
 
@@ -279,6 +285,7 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
   let service: string | undefined;
   let compare: string | undefined;
   const serviceEnv: Record<string, string> = {};
+  const serviceNodeFlags: string[] = [];
   let merge = false;
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
@@ -326,6 +333,14 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
           serviceEnv[setting[1] ?? ''] = setting[2] ?? '';
           break;
         }
+        case '--node-flag': {
+          const flag = value();
+          if (!/^--[a-z0-9][a-z0-9-]*(=\S+)?$/.test(flag)) {
+            return `--node-flag needs one Node.js or V8 flag, as --name or --name=value\n${USAGE}`;
+          }
+          serviceNodeFlags.push(flag);
+          break;
+        }
         case '--only': {
           const names = value().split(',');
           const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
@@ -363,6 +378,7 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
     service,
     compare,
     serviceEnv,
+    serviceNodeFlags,
     merge,
   };
 };

@@ -1,4 +1,5 @@
 import type { BenchResults, Skipped, TargetCheck, TtfsRow } from './results.js';
+import { median } from './stats.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -166,9 +167,10 @@ export const renderReport = (results: BenchResults): string => {
         "Where a round trip's server CPU goes (µs per round trip, medians of the runs): bare uWS, the bridge less",
         'its session actor (bench/peers/bridge-no-session.ts: the same build, its /ws transport, call wrapper and',
         'simulation), the bridge. The session actor costs the difference of the last two, taken run by run (each',
-        "run's pair measured side by side); its median, then every run's. `XState least chart`: the same peer with",
-        "XState's least chart for a turn in place of the plain function (bench/lib/least-chart.ts), read the same",
-        'way: what XState itself costs a round trip in this server.',
+        "run's pair measured side by side); its median, then every run's; `user`: the same in user time alone,",
+        "the server's own code without the kernel's. `XState least chart`: the same peer with XState's least chart",
+        'for a turn in place of the plain function (bench/lib/least-chart.ts), read the same way: what XState',
+        'itself costs a round trip in this server.',
         '',
       );
       out.push(
@@ -182,6 +184,8 @@ export const renderReport = (results: BenchResults): string => {
             'bridge',
             '÷bare',
             'session actor',
+            'runs',
+            'user',
             'runs',
             'XState least chart',
             'runs',
@@ -200,6 +204,8 @@ export const renderReport = (results: BenchResults): string => {
               row.sessionShare?.median ?? row.bridge.serverCpuUsPerRoundTrip - less.serverCpuUsPerRoundTrip,
             ),
             (row.sessionShare?.runs ?? []).map((share) => share.toFixed(1)).join(', '),
+            row.sessionShare?.userRuns === undefined ? '–' : signed(median(row.sessionShare.userRuns)),
+            (row.sessionShare?.userRuns ?? []).map((share) => share.toFixed(1)).join(', '),
             row.xstateShare === undefined ? '–' : signed(row.xstateShare.median),
             (row.xstateShare?.runs ?? []).map((share) => share.toFixed(1)).join(', '),
             ms(less.p50),
@@ -446,8 +452,9 @@ const renderComparison = (results: BenchResults): string => {
   }
   if (rows.length === 0) return '';
   const env = Object.entries((results.settings['serviceEnv'] ?? {}) as Record<string, string>);
-  const withEnv =
-    env.length === 0 ? '' : ` (this one with ${env.map(([name, value]) => `${name}=${value}`).join(' ')})`;
+  const flags = (results.settings['serviceNodeFlags'] ?? []) as readonly string[];
+  const settings = [...flags, ...env.map(([name, value]) => `${name}=${value}`)];
+  const withEnv = settings.length === 0 ? '' : ` (this one with ${settings.join(' ')})`;
   return [
     `Before → after: the --compare build (${String(results.settings['compare'])}) and this one${withEnv}, same run, interleaved`,
     '',

@@ -42,9 +42,16 @@ export interface ChatFigures extends LatencySummary {
   readonly serverCpuPercent: number;
   /** Server CPU time per round trip (µs). */
   readonly serverCpuUsPerRoundTrip: number;
+  /** Of it, user time: the server's own code, without the kernel's. Absent from runs before 2026-11-28 17:28. */
+  readonly serverUserUsPerRoundTrip?: number;
   readonly clientCpuPercent: readonly number[];
   /** Every measured run, in order. Absent from runs before 2026-11-28 (one run per server then). */
-  readonly runs?: readonly { p50: number; p99: number; serverCpuUsPerRoundTrip: number }[];
+  readonly runs?: readonly {
+    p50: number;
+    p99: number;
+    serverCpuUsPerRoundTrip: number;
+    serverUserUsPerRoundTrip?: number;
+  }[];
   readonly errors: readonly string[];
 }
 
@@ -54,6 +61,8 @@ export interface SessionShare {
   readonly best: number;
   readonly worst: number;
   readonly runs: readonly number[];
+  /** The same difference in user time alone, run by run (the kernel's time left out). */
+  readonly userRuns?: readonly number[];
 }
 
 export interface ChatRow {

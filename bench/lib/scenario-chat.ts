@@ -123,6 +123,10 @@ const chatFigures = (runs: readonly ChatOutcome[]): ChatFigures => {
       of((run) => run.serverCpuUsPerRoundTrip),
       1,
     ),
+    serverUserUsPerRoundTrip: round(
+      of((run) => run.serverUserUsPerRoundTrip),
+      1,
+    ),
     clientCpuPercent:
       runs[0]?.clientCpuPercent.map((_, index) =>
         round(median(runs.map((run) => run.clientCpuPercent[index] ?? Number.NaN)), 1),
@@ -131,6 +135,7 @@ const chatFigures = (runs: readonly ChatOutcome[]): ChatFigures => {
       p50: round(run.latency.p50),
       p99: round(run.latency.p99),
       serverCpuUsPerRoundTrip: round(run.serverCpuUsPerRoundTrip, 1),
+      serverUserUsPerRoundTrip: round(run.serverUserUsPerRoundTrip, 1),
     })),
     errors: runs.flatMap((run) => run.errors),
   };
@@ -138,8 +143,17 @@ const chatFigures = (runs: readonly ChatOutcome[]): ChatFigures => {
 
 /** A chart's share in each repeat: its server's CPU per round trip less the plain peer's, same repeat. */
 const sessionShare = (bridge: readonly ChatOutcome[], less: readonly ChatOutcome[]): SessionShare => {
-  const runs = bridge.map((run, index) =>
-    round(run.serverCpuUsPerRoundTrip - (less[index]?.serverCpuUsPerRoundTrip ?? Number.NaN), 1),
-  );
-  return { median: median(runs), best: Math.min(...runs), worst: Math.max(...runs), runs };
+  const difference = (read: (run: ChatOutcome) => number) =>
+    bridge.map((run, index) => {
+      const pair = less[index];
+      return round(read(run) - (pair === undefined ? Number.NaN : read(pair)), 1);
+    });
+  const runs = difference((run) => run.serverCpuUsPerRoundTrip);
+  return {
+    median: median(runs),
+    best: Math.min(...runs),
+    worst: Math.max(...runs),
+    runs,
+    userRuns: difference((run) => run.serverUserUsPerRoundTrip),
+  };
 };

@@ -8,7 +8,7 @@ import type {
   FanoutCommand,
   FanoutReply,
 } from '../clients/protocol.js';
-import { readCpuMs } from './machine.js';
+import { readCpuTimesMs } from './machine.js';
 import { ROOT, trackChild } from './processes.js';
 import { summarize, type LatencySummary } from './stats.js';
 
@@ -80,10 +80,16 @@ export interface ChatOutcome {
   readonly serverCpuPercent: number;
   /** The same, µs per measured round trip. */
   readonly serverCpuUsPerRoundTrip: number;
+  /**
+   * Of it, the server's own code (user time), µs per measured round trip; the rest is the kernel's (the
+   * socket writes and reads, page faults), which varies more from run to run on a shared VM.
+   */
+  readonly serverUserUsPerRoundTrip: number;
   /** What the figures above are made of, so that runs can be put together (joinChatOutcomes). */
   readonly measured: {
     readonly rtts: readonly number[];
     readonly serverCpuMs: number;
+    readonly serverUserCpuMs: number;
     readonly measuredMs: number;
     readonly wallMs: number;
   };
@@ -95,11 +101,12 @@ export const joinChatOutcomes = (outcomes: readonly ChatOutcome[]): ChatOutcome 
   const total = (read: (outcome: ChatOutcome) => number) =>
     outcomes.reduce((sum, outcome) => sum + read(outcome), 0);
   const serverCpuMs = total((outcome) => outcome.measured.serverCpuMs);
+  const serverUserCpuMs = total((outcome) => outcome.measured.serverUserCpuMs);
   const measuredMs = total((outcome) => outcome.measured.measuredMs);
   const wallMs = total((outcome) => outcome.measured.wallMs);
   const clients = outcomes[0]?.clientCpuPercent.length ?? 0;
   return chatOutcome(
-    { rtts, serverCpuMs, measuredMs, wallMs },
+    { rtts, serverCpuMs, serverUserCpuMs, measuredMs, wallMs },
     // Each client process's share of a core over the runs, weighted by their lengths.
     Array.from({ length: clients }, (_, index) =>
       wallMs > 0
@@ -116,10 +123,11 @@ const chatOutcome = (
   clientCpuPercent: number[],
   errors: string[],
 ): ChatOutcome => {
-  const { rtts, serverCpuMs, measuredMs, wallMs } = measured;
+  const { rtts, serverCpuMs, serverUserCpuMs, measuredMs, wallMs } = measured;
   return {
     serverCpuPercent: measuredMs > 0 ? (serverCpuMs / measuredMs) * 100 : 0,
     serverCpuUsPerRoundTrip: rtts.length > 0 ? (serverCpuMs * 1000) / rtts.length : 0,
+    serverUserUsPerRoundTrip: rtts.length > 0 ? (serverUserCpuMs * 1000) / rtts.length : 0,
     latency: summarize(rtts),
     roundTripsPerS: wallMs > 0 ? (rtts.length / wallMs) * 1000 : 0,
     clientCpuPercent,
@@ -176,16 +184,18 @@ export const openChatLoad = async (options: ChatOptions): Promise<ChatLoad> => {
       nextMessage(client, hasType<ChatResult>('result'), maxMs + 60_000, 'result'),
     );
     const go: ChatGo = { cmd: 'go', maxMs };
-    const serverCpuBefore = readCpuMs(options.serverPid);
+    const serverCpuBefore = readCpuTimesMs(options.serverPid);
     const measuringSince = performance.now();
     for (const client of clients) client.send(go);
     const outcomes = await Promise.all(results);
-    const serverCpuMs = readCpuMs(options.serverPid) - serverCpuBefore;
+    const serverCpuAfter = readCpuTimesMs(options.serverPid);
+    const serverUserCpuMs = serverCpuAfter.userMs - serverCpuBefore.userMs;
+    const serverCpuMs = serverUserCpuMs + serverCpuAfter.systemMs - serverCpuBefore.systemMs;
     const measuredMs = performance.now() - measuringSince;
     const rtts = outcomes.flatMap((outcome) => outcome.rtts);
     const wallMs = Math.max(...outcomes.map((outcome) => outcome.wallMs));
     return chatOutcome(
-      { rtts, serverCpuMs, measuredMs, wallMs },
+      { rtts, serverCpuMs, serverUserCpuMs, measuredMs, wallMs },
       outcomes.map((outcome) => outcome.cpuPercent),
       outcomes.flatMap((outcome) => outcome.errors),
     );

@@ -107,6 +107,16 @@ describe('bench harness (--smoke)', () => {
         // Each figure is rounded to 0.1 µs on its own.
         assert.ok(Math.abs(run - paired) <= 0.11, `run ${index}: ${run} against ${paired}`);
       });
+      // The same pairs in user time alone, each within its run's whole CPU figures.
+      const userRuns = share.userRuns ?? [];
+      assert.equal(userRuns.length, share.runs.length);
+      userRuns.forEach((run, index) => {
+        const bridgeRun = row.bridge.runs![index]!;
+        const lessRun = row.noSession!.runs![index]!;
+        assert.ok(bridgeRun.serverUserUsPerRoundTrip! <= bridgeRun.serverCpuUsPerRoundTrip + 0.05);
+        const paired = bridgeRun.serverUserUsPerRoundTrip! - lessRun.serverUserUsPerRoundTrip!;
+        assert.ok(Math.abs(run - paired) <= 0.11, `user, run ${index}: ${run} against ${paired}`);
+      });
       assert.equal(share.best, Math.min(...share.runs));
       assert.equal(share.worst, Math.max(...share.runs));
       // XState's least chart beside it, on the same peer, read the same way.

@@ -10,6 +10,7 @@ const slice = (
   serverCpuMs: number,
   wallMs: number,
   clientCpuPercent: number,
+  serverUserCpuMs = serverCpuMs / 2,
 ): ChatOutcome => ({
   latency: summarize(rtts),
   roundTripsPerS: (rtts.length / wallMs) * 1000,
@@ -17,7 +18,8 @@ const slice = (
   errors: [],
   serverCpuPercent: (serverCpuMs / wallMs) * 100,
   serverCpuUsPerRoundTrip: (serverCpuMs * 1000) / rtts.length,
-  measured: { rtts, serverCpuMs, measuredMs: wallMs, wallMs },
+  serverUserUsPerRoundTrip: (serverUserCpuMs * 1000) / rtts.length,
+  measured: { rtts, serverCpuMs, serverUserCpuMs, measuredMs: wallMs, wallMs },
 });
 
 describe('joinChatOutcomes', () => {
@@ -42,6 +44,28 @@ describe('joinChatOutcomes', () => {
     assert.equal(joined.roundTripsPerS, 1000);
     assert.deepEqual(joined.clientCpuPercent, [55]);
     assert.equal(joined.latency.samples, 400);
+  });
+
+  it('takes user CPU per round trip the same way, apart from the kernel’s', () => {
+    // User time 8 ms of 10 and 12 ms of 60: 50 µs a round trip over the 400.
+    const joined = joinChatOutcomes([
+      slice(
+        Array.from({ length: 100 }, () => 1),
+        10,
+        100,
+        40,
+        8,
+      ),
+      slice(
+        Array.from({ length: 300 }, () => 2),
+        60,
+        300,
+        60,
+        12,
+      ),
+    ]);
+    assert.equal(joined.serverUserUsPerRoundTrip, 50);
+    assert.equal(joined.serverCpuUsPerRoundTrip, 175);
   });
 
   it('reads percentiles over the round trips of every slice', () => {

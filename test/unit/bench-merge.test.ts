@@ -113,6 +113,19 @@ describe('bench --merge', () => {
     assert.throws(() => mergeResults(base, run('2026-11-27T23:37:00Z', {})), /measured no scenario/);
   });
 
+  it('gives Node.js flags to the measured bridge only when asked, one flag an option', () => {
+    const plain = parseBenchArgs(['--only', 'chat'], {});
+    const flagged = parseBenchArgs(
+      ['--only', 'chat', '--node-flag', '--initial-old-space-size=40', '--node-flag', '--expose-gc'],
+      {},
+    );
+    assert.ok(typeof plain !== 'string' && typeof flagged !== 'string');
+    assert.deepEqual(plain.serviceNodeFlags, []);
+    assert.deepEqual(flagged.serviceNodeFlags, ['--initial-old-space-size=40', '--expose-gc']);
+    const refused = parseBenchArgs(['--node-flag', '--a --b'], {});
+    assert.ok(typeof refused === 'string' && refused.startsWith('--node-flag needs one'));
+  });
+
   it('is off unless asked for', () => {
     const plain = parseBenchArgs(['--only', 'ttfs'], {});
     const merging = parseBenchArgs(['--only', 'ttfs', '--merge'], {});
