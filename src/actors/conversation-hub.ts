@@ -18,7 +18,7 @@ import type { PlayAudioMsg } from '../port/ros-messages.js';
 import { playAudioStream } from '../streams/play-audio/pairs.js';
 import { speechUplink, type SpeechUplink } from '../streams/speech-uplink.js';
 import {
-  byteBudget,
+  sharedByteBudget,
   createConversationGauges,
   readGauges,
   type ConversationGaugeValues,
@@ -100,6 +100,8 @@ export interface ConversationHub {
   openSession(
     send: (frame: OutboundFrame) => void,
     hooks?: Pick<SessionInput, 'onCallAbandoned' | 'batch' | 'bufferedBytes'>,
+    /** Whose share of the audio budget the session's audio takes: its client's address, as the transport keys it. */
+    addressKey?: string,
   ): SessionActor | undefined;
   /** Closes every session with 1001 and releases the hub's subscriptions. Idempotent. */
   close(): void;
@@ -148,9 +150,14 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     ...(options.onSlowKioskDropped === undefined ? {} : { onPlayAudioDropped: options.onSlowKioskDropped }),
     limits,
     gauges,
-    // One budget over the hub's gauge: the limit holds for all sessions together.
-    audioBudget: byteBudget(gauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
   };
+  // One budget over the hub's gauge: the limit holds for all sessions together, and each client address
+  // may hold its share of it; every session gets its address's view.
+  const audioBudget = sharedByteBudget(
+    gauges.queuedAudioBytes,
+    limits.maxQueuedAudioBytes,
+    limits.maxQueuedAudioBytesPerAddress,
+  );
 
   const sessions = new Set<SessionActor>();
   let closed = false;
@@ -161,7 +168,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     gauges,
     speech,
     readGauges: () => readGauges(gauges, options.calls),
-    openSession: (send, hooks = {}) => {
+    openSession: (send, hooks = {}, addressKey = '') => {
       if (closed) {
         send(closeFrame(CLOSE_CODES.goingAway));
         return undefined;
@@ -175,7 +182,13 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
       // snapshot.
       sessionsOpened += 1;
       const utterancePrefix = `${instanceId}-${sessionsOpened}`;
-      const session = startSessionActor(Object.assign({}, sessionDeps, hooks, { send, utterancePrefix }));
+      const session = startSessionActor(
+        Object.assign({}, sessionDeps, hooks, {
+          send,
+          utterancePrefix,
+          audioBudget: audioBudget.budgetFor(addressKey),
+        }),
+      );
       if (session.getSnapshot().status !== 'active') return session;
       sessions.add(session);
       const forget = (): void => {

@@ -8,7 +8,11 @@ import {
   registerLiveGauges,
   type BridgeMetrics,
 } from '../metrics/bridge-metrics.js';
-import type { ConversationLimits } from '../protocol/ws-protocol.js';
+import {
+  defaultAudioBytesPerAddress,
+  defaultMaxUtteranceMs,
+  type ConversationLimits,
+} from '../protocol/ws-protocol.js';
 import { SIM_SCHEMAS, simRoutes } from '../transport/routes/sim-routes.js';
 import type { SimControl } from '../port/sim-control.js';
 import { createRosCalls, type RosCalls } from '../port/ros-calls.js';
@@ -81,6 +85,14 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxPartBytes: options.max_part_bytes,
   maxStreamLeadMs: options.max_stream_lead_ms,
   utteranceStallMs: options.utterance_stall_ms,
+  maxStreamLagMs: options.max_stream_lag_ms,
+  // 0: derived from the limits it follows.
+  maxUtteranceMs:
+    options.max_utterance_ms ||
+    defaultMaxUtteranceMs(options.max_audio_frame_bytes, options.max_stream_lag_ms),
+  maxQueuedAudioBytesPerAddress:
+    options.queued_audio_bytes_per_address ||
+    defaultAudioBytesPerAddress(options.queued_audio_bytes, options.max_audio_frame_bytes),
 });
 
 /** What the HTTP route table is made of: the parts of the running service its routes read. */

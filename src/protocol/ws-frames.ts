@@ -77,7 +77,8 @@ export const errorMessage = (
 /** Why a frame was answered with `busy`. */
 export type BusyCause =
   | { readonly kind: 'queue'; readonly maxWaitingCalls: number }
-  | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number };
+  | { readonly kind: 'audio'; readonly maxQueuedAudioBytes: number }
+  | { readonly kind: 'address'; readonly maxAudioBytesPerAddress: number };
 
 /**
  * The `message` of a `busy` error. The session (src/actors/session/session-outbox.ts) and the documented
@@ -86,7 +87,9 @@ export type BusyCause =
 export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>
   cause.kind === 'queue'
     ? `1 call running and ${cause.maxWaitingCalls} waiting; ${service} dropped`
-    : `audio queued by all sessions would exceed ${cause.maxQueuedAudioBytes} bytes; ${service} dropped`;
+    : cause.kind === 'audio'
+      ? `audio queued by all sessions would exceed ${cause.maxQueuedAudioBytes} bytes; ${service} dropped`
+      : `audio queued by the sessions of this address would exceed its share of ${cause.maxAudioBytesPerAddress} bytes; ${service} dropped`;
 
 /** An error frame; `turn` when it is about a kiosk utterance. */
 export const errorFrame = (code: ErrorCode, message?: string, turn?: Turn): TextFrame =>

@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   DEFAULT_MAX_PART_BYTES,
   ERROR_CODE_NAMES,
+  PCM_BYTES_PER_SECOND,
   type ErrorCode,
 } from './ws-wire.js';
 
@@ -64,7 +65,7 @@ export const TURN_OUTCOMES = {
   cancelled:
     "The kiosk's `cancel` command stopped the turn (it ran), dropped it (it waited) or abandoned its streamed utterance (still open).",
   abandoned:
-    'The streamed utterance was abandoned before it ended: an error about it (`part_out_of_order`, `part_too_large`, `utterance_too_large`, `utterance_too_fast`, `utterance_incomplete`, `utterance_stalled`) came just before.',
+    'The streamed utterance was abandoned before it ended: an error about it (`part_out_of_order`, `part_too_large`, `utterance_too_large`, `utterance_too_fast`, `utterance_incomplete`, `utterance_stalled`, `part_odd_length`, `utterance_too_long`, `utterance_too_slow`, `microphone_disabled`) came just before.',
 } as const satisfies Record<string, string>;
 export type TurnOutcome = keyof typeof TURN_OUTCOMES;
 export const TURN_OUTCOME_NAMES = Object.keys(TURN_OUTCOMES) as [TurnOutcome, ...TurnOutcome[]];
@@ -147,6 +148,18 @@ export const ERROR_CODES = {
     description:
       'No part and no `utterance_end` came for utteranceStallMs while the utterance was open; it was abandoned.',
   },
+  part_odd_length: {
+    description:
+      "A part's audio is an odd number of bytes, so not whole 16-bit samples; the utterance was abandoned.",
+  },
+  utterance_too_long: {
+    description:
+      'The streamed utterance stayed open longer than maxUtteranceMs (by default the audio maxBinaryFrameBytes holds at real time, plus maxStreamLagMs); it was abandoned.',
+  },
+  utterance_too_slow: {
+    description:
+      'The streamed audio fell further behind real time than maxStreamLagMs (parts carrying too little audio for the time that passed); the utterance was abandoned.',
+  },
   heard_invalid: {
     description:
       'A `heard` report names a turn or message this session was not lately answered with (only the latest answered turn and the running one are kept); it was ignored.',
@@ -216,9 +229,35 @@ export interface ConversationLimits {
   readonly maxPartBytes: number;
   /** How far a streamed utterance's audio may run ahead of the time since its start. */
   readonly maxStreamLeadMs: number;
-  /** Longest wait for the next part (or the end) of an open utterance before it is abandoned. */
+  /** Longest wait for the next part carrying audio (or the end) of an open utterance before it is abandoned. */
   readonly utteranceStallMs: number;
+  /** How far a streamed utterance's audio may fall behind the time since its start. */
+  readonly maxStreamLagMs: number;
+  /** Longest time an utterance may stay open, whatever it sends. */
+  readonly maxUtteranceMs: number;
+  /** Audio bytes the sessions of one client address may hold of maxQueuedAudioBytes. */
+  readonly maxQueuedAudioBytesPerAddress: number;
 }
+
+/** Shares of the process-wide audio budget: the default share of one address is 1/AUDIO_BUDGET_SHARES of it. */
+export const AUDIO_BUDGET_SHARES = 16;
+
+/**
+ * The default wall-clock limit of a streamed utterance: the audio a whole frame may hold, spoken at real
+ * time, plus the lag a stream may fall behind by.
+ */
+export const defaultMaxUtteranceMs = (maxBinaryFrameBytes: number, maxStreamLagMs: number): number =>
+  Math.ceil((maxBinaryFrameBytes * 1000) / PCM_BYTES_PER_SECOND) + maxStreamLagMs;
+
+/** The default share of one address: 1/AUDIO_BUDGET_SHARES of the budget, but never less than one whole frame. */
+export const defaultAudioBytesPerAddress = (
+  maxQueuedAudioBytes: number,
+  maxBinaryFrameBytes: number,
+): number =>
+  Math.min(
+    maxQueuedAudioBytes,
+    Math.max(Math.floor(maxQueuedAudioBytes / AUDIO_BUDGET_SHARES), maxBinaryFrameBytes),
+  );
 
 /** The service's default limits: its command line's flags default to the same values (cli-options.test.ts). */
 export const DEFAULT_LIMITS: ConversationLimits = {
@@ -237,6 +276,12 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxPartBytes: DEFAULT_MAX_PART_BYTES,
   maxStreamLeadMs: 2_000,
   utteranceStallMs: 5_000,
+  maxStreamLagMs: 5_000,
+  maxUtteranceMs: defaultMaxUtteranceMs(DEFAULT_MAX_AUDIO_FRAME_BYTES, 5_000),
+  maxQueuedAudioBytesPerAddress: defaultAudioBytesPerAddress(
+    256 * 1024 * 1024,
+    DEFAULT_MAX_AUDIO_FRAME_BYTES,
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------------------

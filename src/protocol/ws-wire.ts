@@ -67,6 +67,9 @@ export const ERROR_CODE_NAMES = [
   'utterance_too_fast',
   'utterance_incomplete',
   'utterance_stalled',
+  'part_odd_length',
+  'utterance_too_long',
+  'utterance_too_slow',
   'heard_invalid',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODE_NAMES)[number];

@@ -29,5 +29,11 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   maxStreamLeadMs:
     "How far a streamed utterance's audio (its bytes at 32,000 a second) may run ahead of the time since its `utterance_start`, in milliseconds; beyond, it is abandoned with `utterance_too_fast`.",
   utteranceStallMs:
-    'Longest wait, in milliseconds, for the next part or the `utterance_end` of an open utterance; then it is abandoned with `utterance_stalled`.',
+    'Longest wait, in milliseconds, for the next part carrying audio or the `utterance_end` of an open utterance (an empty part does not count); then it is abandoned with `utterance_stalled`.',
+  maxStreamLagMs:
+    "How far a streamed utterance's audio may fall behind the time since its `utterance_start`, in milliseconds; beyond, it is abandoned with `utterance_too_slow`.",
+  maxUtteranceMs:
+    'Longest time a streamed utterance may stay open, in milliseconds, whatever it sends; then it is abandoned with `utterance_too_long`. By default the audio maxBinaryFrameBytes holds at real time plus maxStreamLagMs.',
+  maxQueuedAudioBytesPerAddress:
+    "Audio bytes the sessions of one client address may hold of maxQueuedAudioBytes; past it a frame or part is answered with `busy`. By default a sixteenth of maxQueuedAudioBytes, at least maxBinaryFrameBytes: more than one session's whole queue, and no fewer than 16 addresses can fill the budget.",
 };

@@ -297,6 +297,124 @@ describe('session streaming', () => {
     actor.stop();
   });
 
+  it('disabling the microphone abandons the open utterance at once: ABANDONED, the error, nothing after it heard', () => {
+    const { port, actor, command, part, texts, microphone } = openSession();
+    // Turn 1 ended before the switch: still answered, as a whole frame that came before it is.
+    command({ service: 'utterance_start' });
+    part(1, 0, pcm(320));
+    command({ service: 'utterance_end', turn: 1, parts: 1 });
+    command({ service: 'utterance_start' });
+    part(2, 0, pcm(320));
+    microphone.state.next(false);
+    const afterMute = port.utteranceAudio.length;
+    part(2, 1, pcm(320));
+    command({ service: 'utterance_end', turn: 2, parts: 2 });
+    assert.equal(port.utteranceAudio.length, afterMute, 'nothing after the switch reaches the robot');
+    assert.deepEqual(published(port).slice(2), [
+      { id: 'bridge-7-2', sequence: 0, event: UtteranceEvent.PART, bytes: 320 },
+      { id: 'bridge-7-2', sequence: 1, event: UtteranceEvent.ABANDONED, bytes: 0 },
+    ]);
+    assert.deepEqual(
+      texts().map((message) => [
+        message['type'],
+        message['code'] ?? message['outcome'] ?? message['enabled'],
+        message['turn'],
+      ]),
+      [
+        ['microphone', false, undefined],
+        ['error', 'microphone_disabled', 2],
+        ['turn_end', 'abandoned', 2],
+        ['error', 'part_invalid', undefined],
+        ['error', 'part_invalid', undefined],
+      ],
+    );
+    assert.equal(port.calls.length, 1, 'only turn 1 calls /chat');
+    port.callAt(0).respond({ emotion: 'happy', text: 'Hi.', audio: audioOf(9) });
+    assert.deepEqual(texts().at(-1), { type: 'turn_end', turn: 1, outcome: 'answered' });
+    actor.stop();
+  });
+
+  it('empty parts do not keep an utterance open: the stall wait runs on through them', async () => {
+    const { port, actor, command, part, texts } = openSession({ utteranceStallMs: 60 });
+    command({ service: 'utterance_start' });
+    part(1, 0, pcm(320));
+    for (let sequence = 1; sequence <= 8; sequence += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (texts().length > 0) break;
+      part(1, sequence, new Uint8Array(0));
+    }
+    assert.deepEqual(
+      texts().map((message) => [message['type'], message['code'] ?? message['outcome']]),
+      [
+        ['error', 'utterance_stalled'],
+        ['turn_end', 'abandoned'],
+      ],
+    );
+    assert.equal(port.utteranceAudio.at(-1)?.event, UtteranceEvent.ABANDONED);
+    actor.stop();
+  });
+
+  it('a stream that falls behind real time by maxStreamLagMs is abandoned, though parts keep coming', async () => {
+    const { port, actor, command, part, texts } = openSession({
+      utteranceStallMs: 10_000,
+      maxStreamLagMs: 100,
+    });
+    command({ service: 'utterance_start' });
+    // 2 bytes (1/16 ms of audio) every 20 ms: each part moves the stall wait on, none keeps up with the clock.
+    for (let sequence = 0; sequence < 40 && texts().length === 0; sequence += 1) {
+      part(1, sequence, pcm(2));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(
+      texts().map((message) => [message['type'], message['code'] ?? message['outcome']]),
+      [
+        ['error', 'utterance_too_slow'],
+        ['turn_end', 'abandoned'],
+      ],
+    );
+    assert.equal(port.utteranceAudio.at(-1)?.event, UtteranceEvent.ABANDONED);
+    actor.stop();
+  });
+
+  it('an utterance open past maxUtteranceMs is abandoned, however well it streams', async () => {
+    const { port, actor, command, part, texts } = openSession({ maxUtteranceMs: 150 });
+    command({ service: 'utterance_start' });
+    // 20 ms of audio every 20 ms: in step with the clock, never stalled.
+    for (let sequence = 0; sequence < 50 && texts().length === 0; sequence += 1) {
+      part(1, sequence, pcm(640));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(
+      texts().map((message) => [message['type'], message['code'] ?? message['outcome']]),
+      [
+        ['error', 'utterance_too_long'],
+        ['turn_end', 'abandoned'],
+      ],
+    );
+    assert.equal(port.utteranceAudio.at(-1)?.event, UtteranceEvent.ABANDONED);
+    actor.stop();
+  });
+
+  it('a part of an odd number of audio bytes abandons the utterance; a frame shorter than a header is named by its size', () => {
+    const { port, actor, command, part, texts } = openSession();
+    command({ service: 'utterance_start' });
+    actor.send({ type: 'ws.binary', data: audioOf(1, 2, 3) });
+    part(1, 0, pcm(320));
+    part(1, 1, pcm(321));
+    assert.deepEqual(
+      texts().map((message) => [message['type'], message['code'] ?? message['outcome'], message['turn']]),
+      [
+        ['error', 'part_invalid', undefined],
+        ['error', 'part_odd_length', 1],
+        ['turn_end', 'abandoned', 1],
+      ],
+    );
+    assert.match(String(texts()[0]?.['message']), /^binary frame of 3 bytes is shorter than the part header/);
+    assert.match(String(texts()[1]?.['message']), /321 bytes/);
+    assert.equal(port.utteranceAudio.at(-1)?.event, UtteranceEvent.ABANDONED);
+    actor.stop();
+  });
+
   it('a start while the microphone is disabled is refused like a whole frame', () => {
     const { port, actor, command, texts } = openSession({}, false);
     command({ service: 'utterance_start' });

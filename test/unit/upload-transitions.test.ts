@@ -13,8 +13,9 @@ import { fuzzRuns } from '../support/fuzz-runs.js';
  * session, in session-streaming.test.ts and the streaming end-to-end tests.
  */
 
+// The lag allowed is wide: the parts below come 10 s after the opening with a few bytes of audio.
 const input: UploadInput = {
-  limits: { ...DEFAULT_LIMITS, maxPartBytes: 100, maxBinaryFrameBytes: 250 },
+  limits: { ...DEFAULT_LIMITS, maxPartBytes: 100, maxBinaryFrameBytes: 250, maxStreamLagMs: 60_000 },
   audioBudgetBytes: 1_000,
 };
 const actionTypes = (actions: readonly { type: string }[]) => actions.map((action) => action.type);
@@ -49,7 +50,7 @@ describe('upload transitions (pure)', () => {
     assert.deepEqual(actionTypes(initial), []);
     const [streaming, opened] = transition(uploadMachine, none, open);
     assert.equal(streaming.value, 'streaming');
-    assert.deepEqual(streaming.context.open, { turn: 4, parts: 0, bytes: 0, openedAt: 0 });
+    assert.deepEqual(streaming.context.open, { turn: 4, parts: 0, bytes: 0, openedAt: 0, lastAudioAt: 0 });
     assert.deepEqual(
       actionTypes(opened).filter((type) => !type.startsWith('xstate.')),
       ['openUtterance'],
@@ -60,7 +61,13 @@ describe('upload transitions (pure)', () => {
       actionTypes(sent).filter((type) => !type.startsWith('xstate.')),
       ['sendPart'],
     );
-    assert.deepEqual(one.context.open, { turn: 4, parts: 1, bytes: 10, openedAt: 0 });
+    assert.deepEqual(one.context.open, {
+      turn: 4,
+      parts: 1,
+      bytes: 10,
+      openedAt: 0,
+      lastAudioAt: 10_000,
+    });
     const [ended, endActions] = transition(uploadMachine, one, end(1));
     assert.equal(ended.value, 'none');
     assert.equal(ended.context.open, undefined);

@@ -208,6 +208,10 @@ export const sessionSetup = setup({
     openUpload: ({ context, event, self }) => {
       if (event.type === 'utterance_start') resourcesOf(self).openUpload(context.turns, event.at);
     },
+    /** The microphone was disabled: the upload abandons its open utterance, if one is open. */
+    muteUpload: ({ event, self }) => {
+      if (event.type === 'microphone.changed' && !event.enabled) resourcesOf(self).muteUpload();
+    },
     reportHeard: ({ event, self }) => {
       if (event.type === 'heard') resourcesOf(self).reportHeard(event);
     },

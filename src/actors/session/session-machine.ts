@@ -185,6 +185,8 @@ export const sessionMachine = sessionSetup.createMachine({
               type: 'deliver',
               params: ({ event }) => textFrame({ type: 'microphone', enabled: event.enabled }),
             },
+            // Disabled: the open utterance is abandoned at once (after the kiosk is told why).
+            'muteUpload',
           ],
         },
         'ws.buffered': [

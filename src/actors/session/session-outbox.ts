@@ -148,13 +148,15 @@ export interface Refusal {
 export function busyRefusal(
   context: SessionContext,
   request: ConversationRequest,
-  cause: 'queue' | 'audio',
+  cause: 'queue' | 'audio' | 'address',
 ): Refusal {
   const message = busyMessage(
     request.service,
     cause === 'queue'
       ? { kind: 'queue', maxWaitingCalls: context.limits.maxWaitingCalls }
-      : { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes },
+      : cause === 'audio'
+        ? { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes }
+        : { kind: 'address', maxAudioBytesPerAddress: context.limits.maxQueuedAudioBytesPerAddress },
   );
   const turn = request.service === 'chat' ? request.turn : undefined;
   if (turn !== undefined && context.busyTold) return { frame: undefined, turn };

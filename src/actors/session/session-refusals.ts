@@ -37,7 +37,11 @@ export const refusals = {
   busy:
     (cause: 'queue' | 'audio') =>
     ({ context, event }: { context: SessionContext; event: SessionEvent }): Refusal =>
-      busyRefusal(context, requestOf(event, context.turns), cause),
+      busyRefusal(
+        context,
+        requestOf(event, context.turns),
+        cause === 'audio' && event.type === 'utterance' && event.overShare === true ? 'address' : cause,
+      ),
   tooShort: ({ context, event }: { context: SessionContext; event: SessionEvent }): Refusal =>
     turnRefusal(
       context.turns,

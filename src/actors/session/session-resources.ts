@@ -12,7 +12,7 @@ import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
-import { trackSubscription, type ByteBudget } from '../conversation-gauges.js';
+import { trackSubscription, type BudgetShortfall, type ByteBudget } from '../conversation-gauges.js';
 import { Outbox, sendOutcome, type Refusal } from './session-outbox.js';
 import {
   type CallOutcome,
@@ -97,14 +97,17 @@ export class SessionResources {
     input.gauges.liveSessions.increment();
   }
 
-  /** Whether `bytes` of audio fit in the process-wide budget now (the fact an `utterance` carries). */
-  audioFits(bytes: number): boolean {
-    return this.#budget.fits(bytes);
+  /**
+   * Why `bytes` of audio would not fit in the budget now (the address's share, or the process-wide limit);
+   * undefined when they fit (the fact an `utterance` carries).
+   */
+  audioShortfall(bytes: number): BudgetShortfall | undefined {
+    return this.#budget.shortfall(bytes);
   }
 
-  /** Whether a streamed part of `bytes` fits: it is held only for `/chat`; the Converse goal names it. */
-  partFits(bytes: number): boolean {
-    return this.#chatInterface === 'action' || this.#budget.fits(bytes);
+  /** The same for a streamed part of `bytes`: it is held only for `/chat`; the Converse goal names it. */
+  partShortfall(bytes: number): BudgetShortfall | undefined {
+    return this.#chatInterface === 'action' ? undefined : this.#budget.shortfall(bytes);
   }
 
   /** Turn `turn`'s name on the graph: the Converse goal's and the streamed utterance's `utterance_id`. */
@@ -115,6 +118,11 @@ export class SessionResources {
   /** The session admitted an `utterance_start` as turn `turn`: the upload opens it. */
   openUpload(turn: Turn, at: number): void {
     this.#tellUpload({ type: 'upload.open', turn, at });
+  }
+
+  /** The microphone was disabled: the upload abandons the utterance open now, if any. */
+  muteUpload(): void {
+    this.#tellUpload({ type: 'upload.muted' });
   }
 
   /**

@@ -107,8 +107,16 @@ export type CallOutcome =
  * event alone.
  */
 export type SessionEvent =
-  /** A kiosk's utterance (a binary frame); `fits`: its audio fits in the process-wide budget now. */
-  | { readonly type: 'utterance'; readonly audio: Uint8Array; readonly fits: boolean }
+  /**
+   * A kiosk's utterance (a binary frame); `fits`: its audio fits in the budget now; `overShare`: it does
+   * not because the sessions of its address hold their share.
+   */
+  | {
+      readonly type: 'utterance';
+      readonly audio: Uint8Array;
+      readonly fits: boolean;
+      readonly overShare?: boolean;
+    }
   /**
    * `utterance_start`: a streamed utterance opens; `at` is the session clock's time (ms); `openTurn`, the
    * utterance the upload has open now, if any (one at a time).
@@ -166,12 +174,16 @@ export interface SessionContext extends SessionMachineInput {
   readonly busyTold: boolean;
 }
 
-/** The streamed utterance open now: its turn, parts and bytes so far, and when it opened (ms). */
+/**
+ * The streamed utterance open now: its turn, parts and bytes so far, when it opened and when its last part
+ * carrying audio came (ms; its opening until one has).
+ */
 export interface OpenUtterance {
   readonly turn: Turn;
   readonly parts: number;
   readonly bytes: number;
   readonly openedAt: number;
+  readonly lastAudioAt: number;
 }
 
 /**
@@ -192,6 +204,8 @@ export type UploadEvent =
       readonly audio: Uint8Array;
       readonly at: number;
       readonly fits: boolean;
+      /** It does not fit because the sessions of its address hold their share of the budget. */
+      readonly overShare?: boolean;
     }
   /** `queueFull`: the session's queue has no room for the turn now. */
   | {
@@ -200,7 +214,9 @@ export type UploadEvent =
       readonly parts: number;
       readonly queueFull: boolean;
     }
-  | { readonly type: 'cancel' };
+  | { readonly type: 'cancel' }
+  /** The microphone was disabled: the open utterance is abandoned at once (told by the session). */
+  | { readonly type: 'upload.muted' };
 
 /** What the upload chart starts from; its context adds the open utterance. Plain data, as the session's. */
 export interface UploadInput {

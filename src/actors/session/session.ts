@@ -60,15 +60,23 @@ const readTransportEvent = (
 ): ReadEvent => {
   if (event.type === 'ws.binary') {
     const { data } = event;
-    if (!session.streams)
-      return { type: 'utterance', audio: data, fits: resources.audioFits(data.byteLength) };
-    const audio = data.subarray(Math.min(PART_HEADER_BYTES, data.byteLength));
+    if (!session.streams) {
+      const short = resources.audioShortfall(data.byteLength);
+      return short === undefined
+        ? { type: 'utterance', audio: data, fits: true }
+        : { type: 'utterance', audio: data, fits: false, overShare: short === 'share' };
+    }
+    // A frame shorter than the header is no part: its bytes are kept whole, for the error to name.
+    const header = readPartHeader(data);
+    const audio = header === undefined ? data : data.subarray(PART_HEADER_BYTES);
+    const short = resources.partShortfall(audio.byteLength);
     return {
       type: 'part',
-      header: readPartHeader(data),
+      header,
       audio,
       at: performance.now(),
-      fits: resources.partFits(audio.byteLength),
+      fits: short === undefined,
+      overShare: short === 'share',
     };
   }
   if (event.type !== 'ws.text') return event;
@@ -108,7 +116,9 @@ export const startSessionActor = (
       actor.send(event);
     },
     upload: (event) => {
-      uploadActor().send(event);
+      // A mute abandons what is open: an upload that never started has nothing to abandon.
+      if (event.type === 'upload.muted') upload?.actor.send(event);
+      else uploadActor().send(event);
     },
   });
   const { limits } = input;

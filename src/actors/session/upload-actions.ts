@@ -20,10 +20,32 @@ type PartVerdict =
   | 'invalid'
   | 'outOfOrder'
   | 'partTooLarge'
+  | 'oddLength'
   | 'utteranceTooLarge'
   | 'tooFast'
+  | 'tooSlow'
   | 'overBudget'
   | 'admitted';
+
+/** The time `bytes` of the kiosk's PCM take to speak, in ms. */
+export const spokenMs = (bytes: number): number => (bytes * 1000) / PCM_BYTES_PER_SECOND;
+
+/**
+ * How long after its last part carrying audio the open utterance falls behind real time by more than
+ * maxStreamLagMs, with no more audio (0: it already has).
+ */
+const behindInMs = (context: UploadContext): number => {
+  const { open, limits } = context;
+  if (open === undefined) return 0;
+  return Math.max(0, open.openedAt + spokenMs(open.bytes) + limits.maxStreamLagMs - open.lastAudioAt);
+};
+
+/** How long after its last part carrying audio the open utterance reaches maxUtteranceMs. */
+const tooLongInMs = (context: UploadContext): number => {
+  const { open, limits } = context;
+  if (open === undefined) return 0;
+  return Math.max(0, open.openedAt + limits.maxUtteranceMs - open.lastAudioAt);
+};
 
 export const partVerdict = (context: UploadContext, event: UploadEvent): PartVerdict | undefined => {
   if (event.type !== 'part') return undefined;
@@ -33,10 +55,14 @@ export const partVerdict = (context: UploadContext, event: UploadEvent): PartVer
   if (header.sequence !== open.parts) return 'outOfOrder';
   const bytes = event.audio.byteLength;
   if (bytes > limits.maxPartBytes) return 'partTooLarge';
+  // 16-bit PCM: a part of an odd number of bytes splits a sample.
+  if (bytes % 2 !== 0) return 'oddLength';
   if (open.bytes + bytes > limits.maxBinaryFrameBytes) return 'utteranceTooLarge';
-  // Speech comes at the speed it is spoken: audio far ahead of the time since the start is no live voice.
-  const spokenMs = ((open.bytes + bytes) * 1000) / PCM_BYTES_PER_SECOND;
-  if (spokenMs - (event.at - open.openedAt) > limits.maxStreamLeadMs) return 'tooFast';
+  // Speech comes at the speed it is spoken: audio far ahead of the time since the start is no live voice,
+  // and a stream far behind it holds its place without speaking.
+  const aheadMs = spokenMs(open.bytes + bytes) - (event.at - open.openedAt);
+  if (aheadMs > limits.maxStreamLeadMs) return 'tooFast';
+  if (-aheadMs > limits.maxStreamLagMs) return 'tooSlow';
   if (!event.fits) return 'overBudget';
   return 'admitted';
 };
@@ -61,9 +87,14 @@ export const uploadSetup = setup({
   },
   delays: {
     utteranceStall: ({ context }) => context.limits.utteranceStallMs,
+    utteranceBehind: ({ context }) => behindInMs(context),
+    utteranceTooLong: ({ context }) => tooLongInMs(context),
   },
   guards: {
     partIs: ({ context, event }, verdict: PartVerdict) => partVerdict(context, event) === verdict,
+    /** An admitted part with audio: only audio moves the waits on (an empty part keeps nothing open). */
+    partAdmittedWithAudio: ({ context, event }) =>
+      event.type === 'part' && event.audio.byteLength > 0 && partVerdict(context, event) === 'admitted',
     endIs: ({ context, event }, verdict: EndVerdict) => endVerdict(context, event) === verdict,
   },
   actions: {
@@ -71,7 +102,7 @@ export const uploadSetup = setup({
     setOpen: assign({
       open: ({ context, event }) =>
         event.type === 'upload.open'
-          ? { turn: event.turn, parts: 0, bytes: 0, openedAt: event.at }
+          ? { turn: event.turn, parts: 0, bytes: 0, openedAt: event.at, lastAudioAt: event.at }
           : context.open,
     }),
     countPart: assign({
@@ -82,6 +113,7 @@ export const uploadSetup = setup({
               ...context.open,
               parts: context.open.parts + 1,
               bytes: context.open.bytes + event.audio.byteLength,
+              lastAudioAt: event.audio.byteLength > 0 ? event.at : context.open.lastAudioAt,
             },
     }),
     clearOpen: assign({ open: undefined }),

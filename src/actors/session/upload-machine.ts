@@ -5,10 +5,12 @@ import { endRefusals, partRefusals } from './upload-refusals.js';
  * A session's streamed utterance, as its own chart beside the session's (session.ts runs both):
  *
  *   none ──upload.open (the session admitted an utterance_start as turn N)──▶ streaming
- *   streaming ──part──▶ streaming (the part goes to the robot at once; the stall wait restarts)
+ *   streaming ──part──▶ streaming (the part goes to the robot at once; a part with audio restarts the
+ *             waits, an empty one does not)
  *   streaming ──utterance_end──▶ none (the robot hears the end, the session queues the turn)
- *   streaming ──cancel, a bad part or end, or no part for utteranceStallMs──▶ none (the utterance
- *             abandoned, the robot told; a cancel's turn is told to the session before its cancel)
+ *   streaming ──cancel, the microphone disabled, a bad part or end, no audio for utteranceStallMs, the
+ *             audio behind real time by maxStreamLagMs, or open for maxUtteranceMs──▶ none (the
+ *             utterance abandoned, the robot told; a cancel's turn is told to the session before its cancel)
  *
  * A chart of its own, not a region of the session's: XState builds every snapshot from all the active
  * states, so as a parallel region it would cost every turn sent as one frame, which never enters it, most
@@ -31,10 +33,20 @@ export const uploadMachine = uploadSetup.createMachine({
     },
     /** An utterance is open: each part in order goes to the robot as it comes; the end queues its turn. */
     streaming: {
+      // Each wait is counted from the last part carrying audio (the state entered anew), the wall-clock
+      // limit's from the opening.
       after: {
         utteranceStall: {
           target: 'none',
           actions: [{ type: 'abandonUtterance', params: partRefusals.stalled }, 'clearOpen'],
+        },
+        utteranceBehind: {
+          target: 'none',
+          actions: [{ type: 'abandonUtterance', params: partRefusals.behind }, 'clearOpen'],
+        },
+        utteranceTooLong: {
+          target: 'none',
+          actions: [{ type: 'abandonUtterance', params: partRefusals.tooLong }, 'clearOpen'],
         },
       },
       on: {
@@ -44,9 +56,14 @@ export const uploadMachine = uploadSetup.createMachine({
             actions: { type: 'deliver', params: partRefusals.invalid },
           },
           {
-            guard: { type: 'partIs', params: 'admitted' },
+            guard: 'partAdmittedWithAudio',
             target: 'streaming',
             reenter: true,
+            actions: ['sendPart', 'countPart'],
+          },
+          // An empty part goes to the robot too, but keeps the waits running: silence holds nothing open.
+          {
+            guard: { type: 'partIs', params: 'admitted' },
             actions: ['sendPart', 'countPart'],
           },
           // Any other verdict abandons the utterance, its error naming why.
@@ -73,6 +90,11 @@ export const uploadMachine = uploadSetup.createMachine({
         cancel: {
           target: 'none',
           actions: [{ type: 'abandonUtterance', params: undefined }, 'tellCancelled', 'clearOpen'],
+        },
+        // Mute means mute: nothing that comes after the switch is heard or answered.
+        'upload.muted': {
+          target: 'none',
+          actions: [{ type: 'abandonUtterance', params: partRefusals.muted }, 'clearOpen'],
         },
       },
     },

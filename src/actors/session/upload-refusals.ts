@@ -34,6 +34,16 @@ const partProblem = (context: UploadContext, event: UploadEvent): { code: ErrorC
         code: 'part_too_large',
         message: `part of ${bytes} bytes is larger than the limit of ${limits.maxPartBytes}`,
       };
+    case 'oddLength':
+      return {
+        code: 'part_odd_length',
+        message: `part of ${bytes} bytes of audio is not whole 16-bit samples (an odd number of bytes)`,
+      };
+    case 'tooSlow':
+      return {
+        code: 'utterance_too_slow',
+        message: `audio fell more than ${limits.maxStreamLagMs} ms behind real time`,
+      };
     case 'utteranceTooLarge':
       return {
         code: 'utterance_too_large',
@@ -47,7 +57,12 @@ const partProblem = (context: UploadContext, event: UploadEvent): { code: ErrorC
     case 'overBudget':
       return {
         code: 'busy',
-        message: busyMessage('chat', { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes }),
+        message: busyMessage(
+          'chat',
+          event.overShare === true
+            ? { kind: 'address', maxAudioBytesPerAddress: limits.maxQueuedAudioBytesPerAddress }
+            : { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes },
+        ),
       };
     default:
       return { code: 'part_invalid', message: 'the part names no open utterance' };
@@ -76,7 +91,25 @@ export const partRefusals = {
     uploadError(
       context,
       'utterance_stalled',
-      `no part or end came for ${context.limits.utteranceStallMs} ms`,
+      `no part with audio and no end came for ${context.limits.utteranceStallMs} ms`,
+    ),
+  behind: ({ context }: ChartArgs): Refusal =>
+    uploadError(
+      context,
+      'utterance_too_slow',
+      `audio fell more than ${context.limits.maxStreamLagMs} ms behind real time`,
+    ),
+  tooLong: ({ context }: ChartArgs): Refusal =>
+    uploadError(
+      context,
+      'utterance_too_long',
+      `utterance open for more than ${context.limits.maxUtteranceMs} ms`,
+    ),
+  muted: ({ context }: ChartArgs): Refusal =>
+    uploadError(
+      context,
+      'microphone_disabled',
+      `the microphone was disabled; utterance ${context.open?.turn ?? 0} was abandoned after ${context.open?.parts ?? 0} parts`,
     ),
 };
 

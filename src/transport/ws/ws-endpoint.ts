@@ -199,13 +199,18 @@ const openSession = (
     if (socket.open) ws.cork(writes);
     else writes();
   };
-  socket.session = hub.openSession(send, {
-    batch,
-    bufferedBytes: () => (socket.open ? ws.getBufferedAmount() : 0),
-    onCallAbandoned: (service) => {
-      slog.info({ service }, `session ended before the /${service} answer; a late answer will be dropped`);
+  socket.session = hub.openSession(
+    send,
+    {
+      batch,
+      bufferedBytes: () => (socket.open ? ws.getBufferedAmount() : 0),
+      onCallAbandoned: (service) => {
+        slog.info({ service }, `session ended before the /${service} answer; a late answer will be dropped`);
+      },
     },
-  });
+    // The audio budget's share is per address, keyed as the sessions per address are.
+    socket.address,
+  );
   if (socket.session !== undefined) slog.info('session opened');
   else {
     metrics?.wsSessionsRefused.child('max_sessions').inc();
