@@ -117,7 +117,7 @@ describe('the simulation’s recogniser: abandonment, bad order, time-outs', () 
     assert.equal(second.message(), 'utterance u was already answered by an earlier goal');
   });
 
-  it('a cancelled goal hears nothing; its utterance waits for another goal, then goes stale', () => {
+  it('a cancelled goal hears nothing; its utterance is dropped at once, not left to go stale', () => {
     const { sim, at, scheduler } = simOnVirtualTime({
       recognitionRt: 0.3,
       recogniserLimits: { staleMs: 5000 },
@@ -128,17 +128,14 @@ describe('the simulation’s recogniser: abandonment, bad order, time-outs', () 
       sim.publishUtteranceAudio(end('u', 1));
       const ticket = sim.converse(streamedGoal('u'), goal.handler);
       ticket.cancel();
-    });
-    at(1000, () => {
-      assert.equal(sim.recognitionStats().utterances, 1, 'recognised, awaiting a goal');
-      assert.equal(sim.recognitionStats().waitingGoals, 0);
+      const stats = sim.recognitionStats();
+      assert.equal(stats.utterances, 0, 'its goal gone, nobody will claim it');
+      assert.equal(stats.bytesHeld, 0);
+      assert.equal(stats.dropped.abandoned, 1);
     });
     scheduler.flush();
     assert.deepEqual(goal.heard, []);
-    // Recognised at 300, nothing after: dropped 5 s on.
-    assert.equal(scheduler.now(), 5300);
-    assert.equal(sim.recognitionStats().dropped.stale, 1);
-    assert.equal(sim.recognitionStats().utterances, 0);
+    assert.equal(sim.recognitionStats().dropped.stale, 0);
   });
 });
 
@@ -168,21 +165,28 @@ describe('the simulation’s recogniser: bounded', () => {
     );
   });
 
-  it('holds at most maxUtterances: recognised ones nobody claimed make way, else the new one is dropped', () => {
+  it('holds at most maxUtterances: recognised ones nobody claimed make way, then the one holding the most, else the new one is dropped', () => {
     const { sim, at, scheduler } = simOnVirtualTime({ recogniserLimits: { maxUtterances: 2 } });
-    const goal = goalRecorder(() => scheduler.now());
+    const goals = [0, 1, 2, 3].map(() => goalRecorder(() => scheduler.now()));
     at(0, () => {
-      // "done" is recognised and unclaimed (a /chat turn's streamed audio), "open" is still spoken.
+      // "done" is recognised and unclaimed (a /chat turn's streamed audio), "long" is still spoken.
       sim.publishUtteranceAudio(part('done', 0, pcm(100)));
       sim.publishUtteranceAudio(end('done', 1));
-      sim.publishUtteranceAudio(part('open', 0, pcm(100)));
+      sim.publishUtteranceAudio(part('long', 0, pcm(400)));
+      sim.converse(streamedGoal('long'), goals[0]!.handler);
     });
     at(10, () => {
       sim.publishUtteranceAudio(part('new', 0, pcm(100)));
       assert.equal(sim.recognitionStats().evicted, 1);
+      // "long" has its goal waiting: it keeps its place; "new" holds the most of the rest.
+      sim.publishUtteranceAudio(part('short', 0, pcm(50)));
+      assert.equal(sim.recognitionStats().dropped.fair_share, 1, '"new" gave way');
+      sim.converse(streamedGoal('new'), goals[1]!.handler);
+      sim.converse(streamedGoal('short'), goals[2]!.handler);
+      // Both held have their goals waiting: nothing gives way, the newcomer is dropped.
       sim.publishUtteranceAudio(part('refused', 0, pcm(100)));
       sim.publishUtteranceAudio(part('refused', 1, pcm(100)));
-      sim.converse(streamedGoal('refused'), goal.handler);
+      sim.converse(streamedGoal('refused'), goals[3]!.handler);
     });
     at(20, () => {
       const stats = sim.recognitionStats();
@@ -192,12 +196,36 @@ describe('the simulation’s recogniser: bounded', () => {
       assert.equal(stats.ignoredEvents, 1, 'the refused utterance’s second part');
     });
     scheduler.flush();
-    // Left open, the two go stale in the end.
-    assert.equal(sim.recognitionStats().dropped.stale, 2);
+    assert.match(
+      goals[1]!.message(),
+      /utterance new held the most of the simulated recogniser's 2 utterances/,
+    );
     assert.equal(
-      goal.message(),
+      goals[3]!.message(),
       'the simulated recogniser holds at most 2 utterances; utterance refused dropped',
     );
+  });
+
+  it('a part past maxBytes takes the room of the utterance being received that holds the most, never of a smaller one', () => {
+    const { sim, at, scheduler } = simOnVirtualTime({ recogniserLimits: { maxBytes: 20_000 } });
+    at(0, () => {
+      // A long utterance holds most of the room; a short one comes after it.
+      for (let sequence = 0; sequence < 5; sequence += 1) {
+        sim.publishUtteranceAudio(part('long', sequence, pcm(100)));
+      }
+      sim.publishUtteranceAudio(part('short', 0, pcm(100)));
+      assert.equal(sim.recognitionStats().bytesHeld, 16_000 + 3_200);
+      sim.publishUtteranceAudio(part('short', 1, pcm(100)));
+      const stats = sim.recognitionStats();
+      assert.equal(stats.dropped.fair_share, 1, '"long" gave way');
+      assert.equal(stats.bytesHeld, 6_400, 'the short one, whole');
+      // The short one is now the largest: a bigger newcomer's part does not take its room.
+      sim.publishUtteranceAudio(part('big', 0, pcm(450)));
+      sim.publishUtteranceAudio(part('big', 1, pcm(200)));
+      assert.equal(sim.recognitionStats().dropped.limit, 1, '"big" dropped, not "short"');
+      assert.equal(sim.recognitionStats().bytesHeld, 6_400);
+    });
+    scheduler.flush();
   });
 
   it('holds at most maxBytes: a part beyond drops its utterance, after evicting what nobody claimed', () => {

@@ -5,7 +5,8 @@ import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 import { RecentOutcomes } from '../speech/recent-outcomes.js';
 import { FinalWaits, type FinalListener, type Waiter } from './final-waits.js';
 import type { RecogniserLimits } from './sim-recogniser-limits.js';
-import type { DropReason, RecognitionStats } from './sim-recognition-stats.js';
+import { noDrops, type DropReason, type RecognitionStats } from './sim-recognition-stats.js';
+import { largestReceiving, newUtterance, type Utterance } from './sim-utterance.js';
 
 /**
  * The simulated robot's streaming recogniser: it takes the `/utterance/audio` events of each utterance,
@@ -16,21 +17,6 @@ import type { DropReason, RecognitionStats } from './sim-recognition-stats.js';
  *
  * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
-
-interface Utterance {
-  readonly id: string;
-  readonly parts: Uint8Array[];
-  bytes: number;
-  /** Parts recognised so far; the next one to work on is parts[recognised]. */
-  recognised: number;
-  heardSeconds: number;
-  ended: boolean;
-  final: boolean;
-  /** The part being worked on (or the final being published). */
-  working: StandInTimer | undefined;
-  lastActivityAt: number;
-  readonly waiters: Set<Waiter>;
-}
 
 /** Recently dropped or answered utterances kept to answer a late goal with the reason. */
 const RECENT_OUTCOMES = 64;
@@ -49,13 +35,7 @@ export class SimRecogniser {
     evicted: 0,
     ignoredEvents: 0,
   };
-  readonly #dropped: Record<DropReason, number> = {
-    abandoned: 0,
-    out_of_order: 0,
-    incomplete: 0,
-    limit: 0,
-    stale: 0,
-  };
+  readonly #dropped: Record<DropReason, number> = noDrops();
 
   constructor(
     readonly rt: number,
@@ -94,7 +74,7 @@ export class SimRecogniser {
    */
   awaitFinal(id: string, listener: FinalListener): StandInTimer {
     const waiter: Waiter = { id, listener, timer: undefined };
-    const cancel = this.#waits.cancelOf(waiter);
+    const cancel = this.#cancelOf(waiter);
     if (this.#closed) return cancel;
     if (id.length > this.limits.maxIdChars) {
       this.#waits.tellInvalid(
@@ -128,6 +108,19 @@ export class SimRecogniser {
     }
     this.#waits.awaitUnheard(waiter);
     return cancel;
+  }
+
+  /** A goal's cancel: its wait dropped, and its utterance once no goal waits (freed now, not when stale). */
+  #cancelOf(waiter: Waiter): StandInTimer {
+    const dropWait = this.#waits.cancelOf(waiter);
+    return {
+      cancel: () => {
+        dropWait.cancel();
+        const utterance = this.#utterances.get(waiter.id);
+        if (utterance === undefined || utterance.waiters.size > 0) return;
+        this.#drop(utterance, 'abandoned', `the goal for utterance ${waiter.id} was cancelled; dropped`);
+      },
+    };
   }
 
   stats(): RecognitionStats {
@@ -256,24 +249,16 @@ export class SimRecogniser {
   #open(id: string): Utterance | undefined {
     while (this.#utterances.size >= this.limits.maxUtterances && this.#evictOne(undefined));
     if (this.#utterances.size >= this.limits.maxUtterances) {
+      this.#giveWay(0, undefined, `${this.limits.maxUtterances} utterances`);
+    }
+    if (this.#utterances.size >= this.limits.maxUtterances) {
       const text = `the simulated recogniser holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
       this.#dropped.limit += 1;
       this.#recent.remember(id, text);
       this.#waits.failPending(id, text);
       return undefined;
     }
-    const utterance: Utterance = {
-      id,
-      parts: [],
-      bytes: 0,
-      recognised: 0,
-      heardSeconds: 0,
-      ended: false,
-      final: false,
-      working: undefined,
-      lastActivityAt: this.clock.now(),
-      waiters: new Set(),
-    };
+    const utterance = newUtterance(id, this.clock.now());
     this.#recent.forget(id);
     this.#utterances.set(id, utterance);
     const waiting = this.#waits.takePending(id);
@@ -282,10 +267,25 @@ export class SimRecogniser {
     return utterance;
   }
 
-  /** Evicts recognised, unclaimed utterances (oldest first) until `bytes` more fit; whether they do. */
+  /**
+   * Makes room for `bytes` more of `keep`: recognised, unclaimed utterances go first (oldest first), then
+   * the one being received that holds the most, while it holds more than `keep` would: a fair share per
+   * utterance, so a few long ones cannot hold the room against the others. Whether they fit.
+   */
   #makeRoom(bytes: number, keep: Utterance): boolean {
-    while (this.#bytes + bytes > this.limits.maxBytes && this.#evictOne(keep));
-    return this.#bytes + bytes <= this.limits.maxBytes;
+    const over = () => this.#bytes + bytes > this.limits.maxBytes;
+    while (over() && this.#evictOne(keep));
+    while (over() && this.#giveWay(keep.bytes + bytes, keep, `${this.limits.maxBytes} bytes`));
+    return !over();
+  }
+
+  /** The utterance being received that holds the most gives way, if it holds more than `than` bytes. */
+  #giveWay(than: number, keep: Utterance | undefined, limit: string): boolean {
+    const largest = largestReceiving(this.#utterances.values(), keep);
+    if (largest === undefined || largest.bytes <= than) return false;
+    const text = `utterance ${largest.id} held the most of the simulated recogniser's ${limit} when newer speech needed room; dropped`;
+    this.#drop(largest, 'fair_share', text);
+    return true;
   }
 
   /** Drops the oldest utterance recognised and awaiting a goal (not `keep`); false when there is none. */

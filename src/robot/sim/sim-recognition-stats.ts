@@ -1,5 +1,8 @@
-/** Why an utterance left the simulated recogniser without being answered. */
-export type DropReason = 'abandoned' | 'out_of_order' | 'incomplete' | 'limit' | 'stale';
+/**
+ * Why an utterance left the simulated recogniser without being answered (`abandoned`: the bridge said so,
+ * or its goal was cancelled; `fair_share`: it held the most when newer speech needed room).
+ */
+export type DropReason = 'abandoned' | 'out_of_order' | 'incomplete' | 'limit' | 'fair_share' | 'stale';
 
 /** The simulated recogniser's gauges and counters. */
 export interface RecognitionStats {
@@ -23,3 +26,13 @@ export interface RecognitionStats {
   /** Goals answered INVALID: the utterance was dropped, unknown, or its END did not come in time. */
   readonly invalidGoals: number;
 }
+
+/** No utterance dropped yet, for any reason. */
+export const noDrops = (): Record<DropReason, number> => ({
+  abandoned: 0,
+  out_of_order: 0,
+  incomplete: 0,
+  limit: 0,
+  fair_share: 0,
+  stale: 0,
+});
