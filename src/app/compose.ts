@@ -86,12 +86,11 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxStreamLeadMs: options.max_stream_lead_ms,
   utteranceStallMs: options.utterance_stall_ms,
   maxStreamLagMs: options.max_stream_lag_ms,
-  // 0: derived from the limits it follows.
-  maxUtteranceMs:
-    options.max_utterance_ms ||
-    defaultMaxUtteranceMs(options.max_audio_frame_bytes, options.max_stream_lag_ms),
+  // The whole frame's audio at real time, plus the lag a stream may fall behind by.
+  maxUtteranceMs: defaultMaxUtteranceMs(options.max_audio_frame_bytes, options.max_stream_lag_ms),
+  // 0: derived from the budget it shares.
   maxQueuedAudioBytesPerAddress:
-    options.queued_audio_bytes_per_address ||
+    options.audio_bytes_per_address ||
     defaultAudioBytesPerAddress(options.queued_audio_bytes, options.max_audio_frame_bytes),
 });
 

@@ -176,12 +176,6 @@ export const OPTION_SPECS = {
     'How far the audio of a streamed utterance may fall behind the time since it opened, in milliseconds; beyond, the utterance is abandoned with "utterance_too_slow"',
     integer(100, 600_000),
   ),
-  max_utterance_ms: option(
-    'max_utterance_ms',
-    '0',
-    'Longest time a streamed utterance may stay open, in milliseconds, whatever it sends; then it is abandoned with "utterance_too_long". 0: the audio --max_audio_frame_bytes holds at real time plus --max_stream_lag_ms (70536 ms by default)',
-    integer(0, 3_600_000),
-  ),
   ws_sessions_per_address: option(
     'ws_sessions_per_address',
     '16',
@@ -194,8 +188,8 @@ export const OPTION_SPECS = {
     'Process-wide cap of kiosk audio bytes held by the /chat calls of all sessions, running or waiting; an audio frame past it gets "busy". Must be at least --max_audio_frame_bytes',
     integer(1, 64 * 1024 * MIB),
   ),
-  queued_audio_bytes_per_address: option(
-    'queued_audio_bytes_per_address',
+  audio_bytes_per_address: option(
+    'audio_bytes_per_address',
     '0',
     'Kiosk audio bytes the sessions of one client address may hold of --queued_audio_bytes; an audio frame or part past it gets "busy". 0: a sixteenth of --queued_audio_bytes, at least --max_audio_frame_bytes (16 MiB by default). Behind a front end that gives every kiosk its address this is per kiosk; raise it when kiosks share one',
     integer(0, 64 * 1024 * MIB),
@@ -341,17 +335,13 @@ const validate = (
 
 /** Options valid one by one that contradict each other: each rule names both flags, or passes. */
 const OPTION_RELATIONS: readonly ((options: Options) => string | undefined)[] = [
-  (options) =>
-    options.queued_audio_bytes < options.max_audio_frame_bytes
-      ? `--queued_audio_bytes (${options.queued_audio_bytes}) must be at least --max_audio_frame_bytes ` +
-        `(${options.max_audio_frame_bytes}): frames of the largest allowed size would always be refused as busy`
-      : undefined,
-  (options) =>
-    options.queued_audio_bytes_per_address > 0 &&
-    options.queued_audio_bytes_per_address < options.max_audio_frame_bytes
-      ? `--queued_audio_bytes_per_address (${options.queued_audio_bytes_per_address}) must be 0 or at least ` +
-        `--max_audio_frame_bytes (${options.max_audio_frame_bytes}): frames of the largest allowed size would always be refused as busy`
-      : undefined,
+  ...(['queued_audio_bytes', 'audio_bytes_per_address'] as const).map(
+    (flag) => (options: Options) =>
+      options[flag] > 0 && options[flag] < options.max_audio_frame_bytes
+        ? `--${flag} (${options[flag]}) must be at least --max_audio_frame_bytes ` +
+          `(${options.max_audio_frame_bytes}): frames of the largest allowed size would always be refused as busy`
+        : undefined,
+  ),
   (options) =>
     options.min_audio_frame_bytes > options.max_audio_frame_bytes
       ? `--min_audio_frame_bytes (${options.min_audio_frame_bytes}) must be at most --max_audio_frame_bytes ` +

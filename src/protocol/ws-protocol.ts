@@ -1,14 +1,6 @@
 import * as v from 'valibot';
 import type { JsonShape } from './json-shape.js';
-import {
-  COMMAND,
-  COMMAND_SERVICES,
-  DEFAULT_MAX_AUDIO_FRAME_BYTES,
-  DEFAULT_MAX_PART_BYTES,
-  ERROR_CODE_NAMES,
-  PCM_BYTES_PER_SECOND,
-  type ErrorCode,
-} from './ws-wire.js';
+import { COMMAND, COMMAND_SERVICES, ERROR_CODE_NAMES, type ErrorCode } from './ws-wire.js';
 
 /**
  * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
@@ -210,79 +202,14 @@ export const CLOSE_CODES = {
   { readonly code: number; readonly reason: string; readonly description: string }
 >;
 
-/** Tunable limits of the conversation endpoint. */
-export interface ConversationLimits {
-  readonly maxTextFrameBytes: number;
-  readonly maxBinaryFrameBytes: number;
-  readonly minBinaryFrameBytes: number;
-  readonly maxWaitingCalls: number;
-  readonly chatTimeoutMs: number;
-  readonly clearHistoryTimeoutMs: number;
-  readonly maxSessions: number;
-  /** 0: no limit. */
-  readonly maxSessionsPerAddress: number;
-  readonly maxSendBufferBytes: number;
-  readonly maxQueuedAudioBytes: number;
-  readonly maxInboundFramesPerSecond: number;
-  readonly maxInboundBytesPerSecond: number;
-  /** Largest audio of one part of a streamed utterance. */
-  readonly maxPartBytes: number;
-  /** How far a streamed utterance's audio may run ahead of the time since its start. */
-  readonly maxStreamLeadMs: number;
-  /** Longest wait for the next part carrying audio (or the end) of an open utterance before it is abandoned. */
-  readonly utteranceStallMs: number;
-  /** How far a streamed utterance's audio may fall behind the time since its start. */
-  readonly maxStreamLagMs: number;
-  /** Longest time an utterance may stay open, whatever it sends. */
-  readonly maxUtteranceMs: number;
-  /** Audio bytes the sessions of one client address may hold of maxQueuedAudioBytes. */
-  readonly maxQueuedAudioBytesPerAddress: number;
-}
-
-/** Shares of the process-wide audio budget: the default share of one address is 1/AUDIO_BUDGET_SHARES of it. */
-export const AUDIO_BUDGET_SHARES = 16;
-
-/**
- * The default wall-clock limit of a streamed utterance: the audio a whole frame may hold, spoken at real
- * time, plus the lag a stream may fall behind by.
- */
-export const defaultMaxUtteranceMs = (maxBinaryFrameBytes: number, maxStreamLagMs: number): number =>
-  Math.ceil((maxBinaryFrameBytes * 1000) / PCM_BYTES_PER_SECOND) + maxStreamLagMs;
-
-/** The default share of one address: 1/AUDIO_BUDGET_SHARES of the budget, but never less than one whole frame. */
-export const defaultAudioBytesPerAddress = (
-  maxQueuedAudioBytes: number,
-  maxBinaryFrameBytes: number,
-): number =>
-  Math.min(
-    maxQueuedAudioBytes,
-    Math.max(Math.floor(maxQueuedAudioBytes / AUDIO_BUDGET_SHARES), maxBinaryFrameBytes),
-  );
-
-/** The service's default limits: its command line's flags default to the same values (cli-options.test.ts). */
-export const DEFAULT_LIMITS: ConversationLimits = {
-  maxTextFrameBytes: 64 * 1024,
-  maxBinaryFrameBytes: DEFAULT_MAX_AUDIO_FRAME_BYTES,
-  minBinaryFrameBytes: 1,
-  maxWaitingCalls: 4,
-  chatTimeoutMs: 60_000,
-  clearHistoryTimeoutMs: 5_000,
-  maxSessions: 1_000,
-  maxSessionsPerAddress: 16,
-  maxSendBufferBytes: 16 * 1024 * 1024,
-  maxQueuedAudioBytes: 256 * 1024 * 1024,
-  maxInboundFramesPerSecond: 20,
-  maxInboundBytesPerSecond: 1024 * 1024,
-  maxPartBytes: DEFAULT_MAX_PART_BYTES,
-  maxStreamLeadMs: 2_000,
-  utteranceStallMs: 5_000,
-  maxStreamLagMs: 5_000,
-  maxUtteranceMs: defaultMaxUtteranceMs(DEFAULT_MAX_AUDIO_FRAME_BYTES, 5_000),
-  maxQueuedAudioBytesPerAddress: defaultAudioBytesPerAddress(
-    256 * 1024 * 1024,
-    DEFAULT_MAX_AUDIO_FRAME_BYTES,
-  ),
-};
+// The limits (ConversationLimits, DEFAULT_LIMITS) live in ws-limits.ts.
+export {
+  AUDIO_BUDGET_SHARES,
+  DEFAULT_LIMITS,
+  defaultAudioBytesPerAddress,
+  defaultMaxUtteranceMs,
+  type ConversationLimits,
+} from './ws-limits.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Client → server

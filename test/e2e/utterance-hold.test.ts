@@ -6,6 +6,7 @@ import { CHAT_INTERFACES } from '../../src/protocol/ws-protocol.js';
 import { encodePartFrame } from '../../src/protocol/ws-wire.js';
 import { createSimBackend, type SimBackendOptions } from '../../src/robot/sim/sim-backend.js';
 import { sendJson } from '../support/http.js';
+import { metric } from '../support/metric.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { KioskClient, type ReceivedFrame } from '../support/ws-client.js';
 
@@ -111,6 +112,12 @@ for (const chatInterface of CHAT_INTERFACES) {
           kind: 'text',
           json: { type: 'turn_end', turn: 1, outcome: 'answered' },
         });
+        // Counted by reason.
+        assert.equal(
+          await metric(service.baseUrl, 'tour_bridge_ws_refused_frames_total{reason="microphone_disabled"} '),
+          1,
+        );
+        assert.equal(await metric(service.baseUrl, 'tour_bridge_ws_turns_total{outcome="abandoned"} '), 1);
       } finally {
         streaming.close();
         whole.close();
@@ -131,7 +138,8 @@ for (const chatInterface of CHAT_INTERFACES) {
         { recogniserLimits: { maxBytes: BUDGET_BYTES } },
       );
       const attackers: KioskClient[] = [];
-      let attacking = true;
+      const stopAttack = new AbortController();
+      const stopped = (): boolean => stopAttack.signal.aborted;
       const attacks: Promise<void>[] = [];
       try {
         for (let index = 0; index < 100; index += 1) {
@@ -146,14 +154,14 @@ for (const chatInterface of CHAT_INTERFACES) {
         const hold = async (attacker: KioskClient): Promise<void> => {
           await attacker.frameCount(1, 10_000);
           let turn = 0;
-          for (let round = 0; round < 40 && attacking; round += 1) {
+          for (let round = 0; round < 40 && !stopped(); round += 1) {
             turn += 1;
             const opened = turn;
             attacker.sendJson({ service: 'utterance_start' });
             attacker.socket.send(encodePartFrame(opened, 0, new Uint8Array(ATTACK_BYTES).fill(1)));
-            for (let sequence = 1; sequence < 40 && attacking; sequence += 1) {
+            for (let sequence = 1; sequence < 40; sequence += 1) {
               await sleep(2_000);
-              if (turnEnd(attacker.frames, opened) !== undefined) break;
+              if (stopped() || turnEnd(attacker.frames, opened) !== undefined) break;
               attacker.socket.send(encodePartFrame(opened, sequence, new Uint8Array(0)));
             }
           }
@@ -187,7 +195,7 @@ for (const chatInterface of CHAT_INTERFACES) {
           )}`,
         );
       } finally {
-        attacking = false;
+        stopAttack.abort();
         for (const attacker of attackers) attacker.close();
         await Promise.allSettled(attacks);
         await service.stop();

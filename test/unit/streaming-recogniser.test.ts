@@ -232,17 +232,27 @@ describe('the streaming recogniser stand-in', () => {
     });
   });
 
-  it('holds at most its limit of utterances: one more evicts the oldest, whose claim hears why', async () => {
+  it('holds at most its limit of utterances: one more evicts what nobody claims, the largest first; a claim hears why', async () => {
     const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, utterances: 2 });
     recogniser.take(part('u1', 0, pcm(10)));
     const first = recogniser.claim('u1', 10_000);
     recogniser.take(part('u2', 0, pcm(10)));
+    // u1 is claimed: u2, unclaimed, makes way, though u1 is older.
     recogniser.take(part('u3', 0, pcm(10)));
     assert.deepEqual(recogniser.held, { utterances: 2, bytes: 640 });
-    assert.deepEqual(await settled(first.outcome), {
+    assert.deepEqual(await settled(recogniser.claim('u2', 10_000).outcome), {
       kind: 'failed',
-      reason: 'utterance u1 was evicted: more than 2 utterances held at once',
+      reason: 'utterance u2 was evicted: more than 2 utterances held at once',
     });
+    assert.equal(await settled(first.outcome), 'pending', 'u1 still waits for its END');
+    recogniser.take(end('u1', 1));
+    const answered = await settled(first.outcome);
+    assert.equal(answered !== 'pending' && answered.kind, 'recognised');
+    // Of two unclaimed, the one holding the most makes way for the newcomer, however new it is.
+    recogniser.take(part('long', 0, pcm(100)));
+    assert.deepEqual(recogniser.held, { utterances: 2, bytes: 3_520 });
+    recogniser.take(part('short', 0, pcm(10)));
+    assert.deepEqual(recogniser.held, { utterances: 2, bytes: 640 }, 'u3 and short held; long evicted');
     recogniser.take(end('u3', 1));
     const third = await settled(recogniser.claim('u3', 10_000).outcome);
     assert.equal(third !== 'pending' && third.kind, 'recognised');

@@ -97,10 +97,7 @@ export class SessionResources {
     input.gauges.liveSessions.increment();
   }
 
-  /**
-   * Why `bytes` of audio would not fit in the budget now (the address's share, or the process-wide limit);
-   * undefined when they fit (the fact an `utterance` carries).
-   */
+  /** Why `bytes` of audio would not fit in the budget now (share or limit): the fact an `utterance` carries. */
   audioShortfall(bytes: number): BudgetShortfall | undefined {
     return this.#budget.shortfall(bytes);
   }
@@ -120,7 +117,7 @@ export class SessionResources {
     this.#tellUpload({ type: 'upload.open', turn, at });
   }
 
-  /** The microphone was disabled: the upload abandons the utterance open now, if any. */
+  /** The microphone was disabled: the upload abandons its open utterance. */
   muteUpload(): void {
     this.#tellUpload({ type: 'upload.muted' });
   }

@@ -14,8 +14,8 @@ import { RecentOutcomes } from '../speech/recent-outcomes.js';
 
 /**
  * Bounds of what the recogniser holds. `utterances`: open, finished but not yet claimed, or awaited by a
- * goal, together; one more evicts the oldest (a bridge that died never ends its utterances, and one on
- * `--chat_interface service` never claims them). `utteranceBytes`: the audio of one utterance, twice the
+ * goal, together; one more evicts one (`evictable`: a bridge that died never ends its utterances, and one
+ * on `--chat_interface service` never claims them). `utteranceBytes`: the audio of one utterance, twice the
  * bridge's default limit of a whole one (2 MiB, about a minute), so 64 MiB at most in all.
  * `idChars`: an utterance id's length (a bridge's are tens of characters). `remembered`: ids of
  * utterances it let go, so that a late event is ignored and a late claim told why.
@@ -204,15 +204,31 @@ export const createStreamingRecogniser = ({
     finishIfDone(utterance);
   };
 
+  /**
+   * Which utterance makes room for a new one: the oldest that failed or was recognised with no goal to claim
+   * it, else the one being received unclaimed that holds the most audio (a fair share per utterance: a few
+   * long ones cannot keep the newer out), else the oldest.
+   */
+  const evictable = (): Utterance | undefined => {
+    let largest: Utterance | undefined;
+    for (const utterance of utterances.values()) {
+      if (utterance.waiter !== undefined) continue;
+      if (utterance.failure !== undefined || utterance.recognised) return utterance;
+      if (largest === undefined || utterance.bytes > largest.bytes) largest = utterance;
+    }
+    return largest ?? utterances.values().next().value;
+  };
+
   const open = (id: string): Utterance => {
     const existing = utterances.get(id);
     if (existing !== undefined) return existing;
-    // Each pass lets the oldest go, so this ends once there is room.
-    for (const oldest of utterances.values()) {
-      if (utterances.size < limits.utterances) break;
-      const why = `utterance ${oldest.id} was evicted: more than ${limits.utterances} utterances held at once`;
-      logger.warn({ utteranceId: oldest.id }, why);
-      release(oldest, why);
+    // Each pass lets one go, so this ends once there is room.
+    while (utterances.size >= limits.utterances) {
+      const evicted = evictable();
+      if (evicted === undefined) break;
+      const why = `utterance ${evicted.id} was evicted: more than ${limits.utterances} utterances held at once`;
+      logger.warn({ utteranceId: evicted.id }, why);
+      release(evicted, why);
     }
     const utterance: Utterance = {
       id,
