@@ -47,6 +47,15 @@ const BY_CODE: Readonly<Partial<Record<ErrorCode, FailureLine>>> = {
   utterance_incomplete: LOST_WORDS,
   part_out_of_order: LOST_WORDS,
   part_too_large: LOST_WORDS,
+  part_odd_length: LOST_WORDS,
+  utterance_too_slow: {
+    text: 'Sorry, your words stopped reaching me halfway. Please say that again.',
+    emotion: 'sad',
+  },
+  utterance_too_long: {
+    text: 'Sorry, that was more than I can take in at once. Please ask me in fewer words.',
+    emotion: 'surprised',
+  },
   utterance_open: {
     text: 'Sorry, I was still listening to you and missed that. Please say it again.',
     emotion: 'surprised',
