@@ -101,38 +101,65 @@ export interface SharedByteBudget {
   heldBy(key: string): number;
 }
 
-export const sharedByteBudget = (gauge: Gauge, limit: number, share: number): SharedByteBudget => {
-  const heldByKey = new Map<string, number>();
-  const heldBy = (key: string): number => heldByKey.get(key) ?? 0;
-  const shortfall = (key: string, bytes: number): BudgetShortfall | undefined => {
+/** What a shared budget's holders share: the gauge, the limits, and what each key holds. */
+interface SharedHolding {
+  readonly gauge: Gauge;
+  readonly limit: number;
+  readonly share: number;
+  readonly heldByKey: Map<string, number>;
+}
+
+/** One key's view of a shared budget: methods on the prototype, so a session's view is two fields. */
+class KeyBudget implements ByteBudget {
+  constructor(
+    readonly holding: SharedHolding,
+    readonly key: string,
+  ) {}
+
+  get limit(): number {
+    return this.holding.limit;
+  }
+
+  get share(): number {
+    return this.holding.share;
+  }
+
+  fits(bytes: number): boolean {
+    return this.shortfall(bytes) === undefined;
+  }
+
+  shortfall(bytes: number): BudgetShortfall | undefined {
+    const { gauge, limit, share, heldByKey } = this.holding;
     if (gauge.value + bytes > limit) return 'limit';
-    if (bytes > 0 && heldBy(key) + bytes > share) return 'share';
+    if (bytes > 0 && (heldByKey.get(this.key) ?? 0) + bytes > share) return 'share';
     return undefined;
-  };
+  }
+
+  take(bytes: number): (() => void) | undefined {
+    if (this.shortfall(bytes) !== undefined) return undefined;
+    const { gauge, heldByKey } = this.holding;
+    const { key } = this;
+    gauge.increment(bytes);
+    heldByKey.set(key, (heldByKey.get(key) ?? 0) + bytes);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      gauge.decrement(bytes);
+      const left = (heldByKey.get(key) ?? 0) - bytes;
+      if (left <= 0) heldByKey.delete(key);
+      else heldByKey.set(key, left);
+    };
+  }
+}
+
+export const sharedByteBudget = (gauge: Gauge, limit: number, share: number): SharedByteBudget => {
+  const holding: SharedHolding = { gauge, limit, share, heldByKey: new Map() };
   return {
     limit,
     share,
-    heldBy,
-    budgetFor: (key) => ({
-      limit,
-      share,
-      fits: (bytes) => shortfall(key, bytes) === undefined,
-      shortfall: (bytes) => shortfall(key, bytes),
-      take: (bytes) => {
-        if (shortfall(key, bytes) !== undefined) return undefined;
-        gauge.increment(bytes);
-        heldByKey.set(key, heldBy(key) + bytes);
-        let held = true;
-        return () => {
-          if (!held) return;
-          held = false;
-          gauge.decrement(bytes);
-          const left = heldBy(key) - bytes;
-          if (left <= 0) heldByKey.delete(key);
-          else heldByKey.set(key, left);
-        };
-      },
-    }),
+    heldBy: (key) => holding.heldByKey.get(key) ?? 0,
+    budgetFor: (key) => new KeyBudget(holding, key),
   };
 };
 
