@@ -79,7 +79,7 @@ export const partRefusals = {
     return errorFrame(
       'part_invalid',
       header === undefined
-        ? `binary frame of ${event.audio.byteLength} bytes is shorter than the part header; ${open}`
+        ? `binary frame of ${event.audio.byteLength} byte${event.audio.byteLength === 1 ? '' : 's'} is shorter than the part header; ${open}`
         : `part names utterance ${header.turn}; ${open}`,
     );
   },
