@@ -347,7 +347,7 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     const withoutBody = this.installed.method === 'HEAD';
     // endWithoutBody(length, close) does not count as a response in this uWebSockets.js build (see answerAtOnce).
     if ((withoutBody || reply.status === 304) && closeConnection) this.#watchAbort();
-    writeReply(this.res, this.requestId, answered, withoutBody, closeConnection);
+    writeReply(this.res, this.requestId, answered, withoutBody, closeConnection, router.settings.deliveries);
     this.installed.count(reply.status);
     if (reply.status >= 500 && !this.#rosFailure) {
       router.settings.log.warn(this.#line(reply.status), 'request failed');

@@ -146,8 +146,9 @@ export const installRoutes = (
           headers: { allow },
         });
       const misframed = reply.status === 405 ? framingRefusal(req) : undefined;
-      if (misframed === undefined) answerAtOnce(res, requestIdOf(req), method, reply, reply.status !== 405);
-      else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
+      if (misframed === undefined) {
+        answerAtOnce(res, requestIdOf(req), method, reply, reply.status !== 405, settings.deliveries);
+      } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD', settings.deliveries);
       settings.requests.child(method, template, String((misframed ?? reply).status)).inc();
     });
   }
@@ -162,8 +163,9 @@ export const installRoutes = (
         method,
         problemReply('not-found', `nothing at ${echoed(req.getUrl())}`),
         false,
+        settings.deliveries,
       );
-    } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
+    } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD', settings.deliveries);
     settings.requests.child(method, 'unmatched', String((misframed ?? { status: 404 }).status)).inc();
   });
   return router;
