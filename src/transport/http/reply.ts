@@ -46,6 +46,7 @@ export const PROBLEM_TYPES = {
   'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'not-implemented': { status: 501, title: 'Not implemented' },
   'ros-call-failed': { status: 502, title: 'ROS service failed' },
+  'tour-store-full': { status: 507, title: 'Tour store full' },
   'ros-unavailable': { status: 503, title: 'ROS service unavailable' },
   'not-ready': { status: 503, title: 'Not ready' },
   'shutting-down': { status: 503, title: 'Shutting down' },
@@ -112,6 +113,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   502: 'Bad Gateway',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
+  507: 'Insufficient Storage',
 };
 
 const STATUS_LINES = new Map(

@@ -133,6 +133,8 @@ const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
       return problemReply('validation-failed', detail);
     case TourOutcome.ERROR:
       return problemReply('ros-call-failed', detail);
+    case TourOutcome.FULL:
+      return problemReply('tour-store-full', detail);
     default:
       return problemReply(
         'ros-call-failed',
@@ -203,6 +205,7 @@ const ROS_OUTCOMES = {
   404: 'The tour service answered outcome NOT_FOUND',
   409: 'The tour service answered outcome ALREADY_EXISTS',
   422: 'The tour service answered outcome INVALID, or the body fails the schema (`errors` names each field)',
+  507: 'The tour store is full (outcome FULL: it holds its most tours or bytes); delete a tour first',
 };
 const ROS_FAILURES = {
   502: 'The ROS service failed without a known outcome (outcome ERROR, or an unknown one)',
