@@ -214,11 +214,9 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     this.#watchAbort();
     if (early !== undefined) {
       if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
-        // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
-        this.#body = readRequestBody(this.res, 0, (result) => {
-          if (result.kind === 'too-large') this.answer(early, !result.drained);
-          else if (result.kind === 'complete') this.answer(early);
-        });
+        // Answered at once, before the body: uWebSockets.js reads the declared body to its end and throws
+        // it away, so a client still sending reads the answer, and the connection stays usable.
+        this.answer(early);
         return;
       }
       // The body was not read: close the connection so its bytes are not taken for the next request.
