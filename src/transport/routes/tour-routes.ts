@@ -12,14 +12,10 @@ import {
   type Tour,
 } from '../../protocol/tour-schema.js';
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
-import {
-  TourOutcome,
-  type TourMsg,
-  type TourOutcomeFields,
-  type TourStepMsg,
-} from '../../port/ros-messages.js';
+import { type TourMsg, type TourOutcomeFields, type TourStepMsg } from '../../port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
+import { outcomeProblem } from './tour-outcome-problem.js';
 import {
   rosCall,
   type AnyRoute,
@@ -113,34 +109,6 @@ export const createTourRepresentations = (): TourRepresentations => {
     }
     return representation;
   };
-};
-
-/** The problem a tour service's outcome stands for; undefined for OK with success true. */
-const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
-  if (response.outcome === TourOutcome.OK && response.success) return undefined;
-  const detail = response.message || 'no message from the tour service';
-  switch (response.outcome) {
-    case TourOutcome.OK:
-      return problemReply(
-        'ros-call-failed',
-        `the tour service reported outcome ok with success false: ${detail}`,
-      );
-    case TourOutcome.NOT_FOUND:
-      return problemReply('tour-not-found', detail);
-    case TourOutcome.ALREADY_EXISTS:
-      return problemReply('tour-exists', detail);
-    case TourOutcome.INVALID:
-      return problemReply('validation-failed', detail);
-    case TourOutcome.ERROR:
-      return problemReply('ros-call-failed', detail);
-    case TourOutcome.FULL:
-      return problemReply('tour-store-full', detail);
-    default:
-      return problemReply(
-        'ros-call-failed',
-        `the tour service answered an unknown outcome ${response.outcome}: ${detail}`,
-      );
-  }
 };
 
 const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
