@@ -28,6 +28,10 @@ export interface BridgeMetrics {
   add(family: ScrapedFamily): void;
   /** HTTP requests answered, by method, route (the route table's path template) and status. */
   readonly httpRequests: CounterFamily;
+  /** HTTP answers that ended before their client took them, by reason (send_timeout, connection_closed). */
+  readonly httpAnswersUnsent: CounterFamily;
+  /** HTTP answers waiting now for their client to take the rest; the transport keeps `value`. */
+  readonly httpAnswersWaiting: { value: number };
   readonly wsFrames: CounterFamily;
   readonly wsBytes: CounterFamily;
   /** Client frames not carried out, by the error code the session was told (busy, microphone_disabled, …). */
@@ -116,6 +120,15 @@ export const createBridgeMetrics = (): BridgeMetrics => {
     return family;
   };
   // The order of the text: the process's metrics, then the bridge's in the order they are added here.
+  const httpAnswersWaiting = { value: 0 };
+  add(
+    new ReadFamily(
+      `${PREFIX}http_answers_waiting`,
+      'HTTP answers waiting now for their client to take the rest (at most one per connection)',
+      'gauge',
+      () => [{ value: httpAnswersWaiting.value }],
+    ),
+  );
   return {
     registry: () => {
       if (registry === undefined) {
@@ -132,6 +145,12 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       'HTTP requests answered, by method, route (path template) and status (499: client went away)',
       ['method', 'route', 'status'],
     ),
+    httpAnswersUnsent: counter(
+      'http_answers_unsent_total',
+      'HTTP answers whose connection closed before the client took them all, by reason (send_timeout: the client took none of it for 8 s, and was closed; connection_closed: the client left, or sent another request first, which closes the connection: one answer owed per connection)',
+      ['reason'],
+    ),
+    httpAnswersWaiting,
     wsFrames: counter(
       'ws_frames_total',
       'WebSocket frames, by direction (in: from kiosks) and kind (text, binary)',

@@ -13,6 +13,8 @@ export const TourOutcome = {
   ALREADY_EXISTS: 2,
   INVALID: 3,
   ERROR: 4,
+  /** The store holds all it may (its most tours, or its most bytes): nothing is added until one is deleted. */
+  FULL: 5,
 } as const;
 export type TourOutcomeCode = (typeof TourOutcome)[keyof typeof TourOutcome];
 

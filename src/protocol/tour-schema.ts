@@ -69,13 +69,58 @@ export const TourNameSchema = identifier('tour_name', TOUR_LIMITS.nameMaxChars);
 // `/tour/.` as `/tour/`, so a tour called that could be listed but never opened, changed or deleted.
 const DOT_SEGMENTS: readonly string[] = ['.', '..'];
 
-/** A new tour's name: it must show (newIdentifier) and a URL must be able to name it. */
+// Characters that change how a name shows or reads without showing themselves: the bidirectional
+// controls (U+202E turns "tour.exe" around), zero-width spaces and joiners of words, the soft hyphen, the
+// byte order mark. A name holding one looks like another name. (Zero-width (non-)joiners, which some
+// scripts and emoji need, are kept.)
+const INVISIBLE_FORMATTING =
+  /[\u00AD\u061C\u180E\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
+// White space (in JavaScript's \s: the byte order mark and the ideographic space too) at either end.
+const OUTER_WHITE_SPACE = /^\s+|\s+$/gu;
+// The Halfwidth and Fullwidth Forms block: "Ａ" for "A", "ｶ" for "カ" (NFKC folds them; other
+// compatibility characters, such as the Dutch "Ĳ", are letters of their own and stay).
+const WIDTH_FORMS = /[\uFF01-\uFFEE]/gu;
+const foldWidth = (text: string): string =>
+  text.search(WIDTH_FORMS) < 0 ? text : text.replace(WIDTH_FORMS, (char) => char.normalize('NFKC'));
+
+/**
+ * The one form tour names are compared in (docs/api.md, "Tour names"): invisible formatting characters
+ * removed, white space at either end trimmed, fullwidth and halfwidth forms folded, then Unicode NFC (a
+ * composed and a decomposed "é" are one). A new tour's name must already be in it, so the name a client
+ * sends is the name it gets; a new name whose form equals a stored tour's is refused as that tour's.
+ */
+export const tourNameKey = (name: string): string =>
+  foldWidth(name.replace(INVISIBLE_FORMATTING, '').replace(OUTER_WHITE_SPACE, '')).normalize('NFC');
+
+/**
+ * A new tour's name: it must show (newIdentifier), a URL must be able to name it, and it must not look
+ * like another name: it must be in the form names are compared in (tourNameKey), each rule with its own
+ * message.
+ */
 const NewTourNameSchema = v.pipe(
   newIdentifier('tour_name', TOUR_LIMITS.nameMaxChars),
   v.metadata({ not: { enum: DOT_SEGMENTS } }),
   v.check(
     (text) => !DOT_SEGMENTS.includes(text),
     'tour_name must not be "." or ".." (no URL can name such a tour; browsers read /tour/.. as /)',
+  ),
+  v.check(
+    (text) => text.search(INVISIBLE_FORMATTING) < 0,
+    'tour_name must not contain invisible formatting characters (a bidirectional control such as U+202E, a zero-width space, a soft hyphen, a byte order mark): the name would look like another',
+  ),
+  v.check(
+    (text) => text.search(OUTER_WHITE_SPACE) < 0,
+    'tour_name must not begin or end with white space: the name would look like the one without it',
+  ),
+  v.check(
+    (text) => text.search(WIDTH_FORMS) < 0,
+    (issue) =>
+      `tour_name must not use fullwidth or halfwidth forms: write ${JSON.stringify(foldWidth(issue.input))}, which it looks like`,
+  ),
+  v.check(
+    (text) => text === text.normalize('NFC'),
+    (issue) =>
+      `tour_name must be in Unicode normal form NFC (a decomposed "é" looks like the composed one): send ${JSON.stringify(issue.input.normalize('NFC'))}`,
   ),
 );
 

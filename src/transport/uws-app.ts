@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import type { BridgeMetrics } from '../metrics/bridge-metrics.js';
 import type { RosCalls } from '../port/ros-calls.js';
 import type { AccessPolicy } from './http/access-policy.js';
+import type { AnswerDeliveries } from './http/answer-delivery.js';
 import { problemReply } from './http/reply.js';
 import type { AnyRoute } from './http/route.js';
 import { installRoutes } from './http/router.js';
@@ -65,12 +66,19 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
     policy: settings.policy,
     metrics: settings.metrics,
   });
+  const deliveries: AnswerDeliveries = {
+    waiting: settings.metrics.httpAnswersWaiting,
+    count: (reason) => {
+      settings.metrics.httpAnswersUnsent.child(reason).inc();
+    },
+  };
   const http = installRoutes(app, settings.routes, {
     maxBodyBytes: settings.maxBodyBytes,
     log,
     policy: settings.policy,
     calls: settings.calls,
     requests: settings.metrics.httpRequests,
+    deliveries,
     refusal: () => (stopBegun ? SHUTTING_DOWN : undefined),
   });
 

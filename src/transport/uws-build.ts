@@ -213,6 +213,15 @@ export const headProblem: (req: UwsApi.HttpRequest) => HeadProblem | undefined =
  */
 export const headCheckedHere = choice.ok && choice.build.line === 'node20';
 
+/**
+ * The request's method as the client sent it (method names are case-sensitive: `get` is not GET). The
+ * official line gives it as is; the Node.js 20 build lowercases it in both getters, and its parser closes
+ * every request whose method is not a known upper-case one, so there the upper-cased name is what was sent.
+ */
+export const methodAsSent: (req: UwsApi.HttpRequest) => string = headCheckedHere
+  ? (req) => req.getMethod().toUpperCase()
+  : (req) => req.getCaseSensitiveMethod();
+
 /** The chosen build, or why none could be: server.ts refuses to start with it before anything listens. */
 export const uwsChoice: UwsChoice = choice;
 

@@ -160,6 +160,24 @@ describe(`limits of the uWebSockets.js build serving here (${line})`, () => {
     }
   });
 
+  it('a target of `*` or without a leading slash, or a header line without a colon: the Node.js 20 build never answers and closes at its idle time-out; the official line answers 505, 505 and 400 and closes at once', async () => {
+    const withinMs = line === 'node20' ? SILENT_CLOSE_WITHIN_MS : 2_000;
+    const requests = {
+      'target *': 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      'target tour': 'GET tour HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      'header .;': 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n.;\r\n\r\n',
+    };
+    const outcomes = await Promise.all(
+      Object.values(requests).map((request) => exchange(port, request, withinMs)),
+    );
+    const expected = line === 'node20' ? ['none', 'none', 'none'] : [505, 505, 400];
+    for (const [index, what] of Object.keys(requests).entries()) {
+      const outcome = outcomes[index];
+      assert.deepEqual([outcome?.closed, outcome?.answer], ['closed', expected[index]], what);
+      if (line === 'node20') assert.ok((outcome?.ms ?? 0) > 5_000, `${what} closed after ${outcome?.ms} ms`);
+    }
+  });
+
   it('reads a client frame without the mask bit as a masked one, and never hands it to the service', async () => {
     const client = await WireWsClient.connect(running.wsUrl);
     try {

@@ -22,6 +22,10 @@ export interface RawConnection {
   next(options?: { head?: boolean; timeoutMs?: number }): Promise<RawResponse | 'closed'>;
   /** Resolves when the server closes the connection, or with `open` after `timeoutMs`. */
   closedWithin(timeoutMs: number): Promise<'closed' | 'open'>;
+  /** Stops reading from the socket: what the server sends stays in the kernel's buffers (a client that never reads). */
+  pause(): void;
+  /** Reads again (after `pause`). */
+  resume(): void;
   /** Bytes the server has sent on this connection so far. */
   received(): number;
   /** Everything the server has sent on this connection so far (latin1), read or not. */
@@ -115,6 +119,12 @@ export const openRawConnection = async (port: number): Promise<RawConnection> =>
         if (!(await waitForData(deadline))) return 'open';
       }
       return 'closed';
+    },
+    pause: () => {
+      socket.pause();
+    },
+    resume: () => {
+      socket.resume();
     },
     received: () => received,
     text: () => everything,

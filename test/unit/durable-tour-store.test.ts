@@ -169,7 +169,7 @@ describe('the durable tour store', () => {
     await create(store, 'one');
     await create(store, 'two');
     const third = await create(store, 'three');
-    assert.equal(third.outcome, TourOutcome.ERROR);
+    assert.equal(third.outcome, TourOutcome.FULL);
     assert.match(third.message, /maximum of 2 tours; delete one first/);
     assert.equal(
       (await store.handle('tour_update', { tour: tourToMsg(tour('two', 'x')) })).outcome,
@@ -182,7 +182,7 @@ describe('the durable tour store', () => {
     const big = await limited.handle('tour_create', {
       tour: tourToMsg({ tour_name: 'big', map_name: 'm', steps: [{ description: 'x'.repeat(500) }] }),
     });
-    assert.equal(big.outcome, TourOutcome.ERROR);
+    assert.equal(big.outcome, TourOutcome.FULL);
     assert.match(big.message, /exceed its limit of 400 bytes/);
   });
 

@@ -26,7 +26,7 @@ describe('the simulation holds at most as many tours as the reference store', ()
         assert.equal((await createIn(sim, `t${index}`)).outcome, TourOutcome.OK);
       }
       const beyond = await createIn(sim, 'one-too-many');
-      assert.equal(beyond.outcome, TourOutcome.ERROR);
+      assert.equal(beyond.outcome, TourOutcome.FULL);
       assert.equal(beyond.success, false);
       assert.match(beyond.message, new RegExp(`maximum of ${TOUR_STORE_LIMITS.maxTours} tours`));
       assert.equal((await callOnce(sim, 'tour_list', {})).tour_names.length, TOUR_STORE_LIMITS.maxTours);
@@ -52,7 +52,7 @@ describe('the simulation holds at most as many tours as the reference store', ()
         const request = { tour: tourToMsg(tour(name)) };
         assert.deepEqual(await createIn(sim, name), await store.handle('tour_create', request), name);
       }
-      assert.equal((await createIn(sim, 'c')).outcome, TourOutcome.ERROR);
+      assert.equal((await createIn(sim, 'c')).outcome, TourOutcome.FULL);
     } finally {
       await store.close();
       await sim.close();
@@ -60,14 +60,14 @@ describe('the simulation holds at most as many tours as the reference store', ()
     }
   });
 
-  it('answers HTTP 502 past the limit, as the reference store behind the ros backend does', async () => {
+  it('answers HTTP 507 past the limit, as the reference store behind the ros backend does', async () => {
     const running = await startSimService({ initialTours: [], maxTours: 2 });
     try {
       for (const name of ['a', 'b']) {
         assert.equal((await sendJson(running.baseUrl, 'POST', '/tour', tour(name))).status, 201);
       }
       const full = await sendJson(running.baseUrl, 'POST', '/tour', tour('c'));
-      assert.match(String(assertProblem(full, 502, 'ros-call-failed')['detail']), /maximum of 2 tours/);
+      assert.match(String(assertProblem(full, 507, 'tour-store-full')['detail']), /maximum of 2 tours/);
     } finally {
       await running.stop();
     }

@@ -24,8 +24,18 @@ const validName = fc
       !/\p{Cc}/u.test(name) &&
       /[^\s\p{Cc}\p{Cf}]/u.test(name),
   );
-// A new tour's name also has to be one a URL can hold: not a dot segment.
-const validTourName = validName.filter((name) => name !== '.' && name !== '..');
+// A new tour's name also has to be one a URL can hold (not a dot segment), and must not look like another
+// name: in NFC, no white space at either end, no invisible formatting character, no fullwidth form.
+const validTourName = validName.filter(
+  (name) =>
+    name !== '.' &&
+    name !== '..' &&
+    name === name.normalize('NFC') &&
+    !/^\s|\s$/u.test(name) &&
+    !/[\u00AD\u061C\u180E\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\uFF01-\uFFEE]/u.test(
+      name,
+    ),
+);
 const optionalText = fc.option(fc.string({ maxLength: 40 }), { nil: null });
 // Plain prototypes, as JSON.parse gives: deepEqual compares prototypes too.
 const plain = { noNullPrototype: true } as const;

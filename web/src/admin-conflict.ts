@@ -57,7 +57,13 @@ export const explainNameTaken = (
   heading: `A tour named “${name}” already exists`,
   problem: {
     ...problem,
-    detail: renamedFrom === undefined ? '' : `“${renamedFrom}” keeps its name.`,
+    detail: [
+      // The stored tour's name looks like this one but is written otherwise: the detail names it.
+      /another Unicode form/.test(problem.detail) ? problem.detail : '',
+      renamedFrom === undefined ? '' : `“${renamedFrom}” keeps its name.`,
+    ]
+      .filter((line) => line !== '')
+      .join(' '),
     errors: [],
   },
 });

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { TourOutcome, type TourOutcomeFields } from '../../port/ros-messages.js';
+import { TourOutcome, type TourOutcomeCode, type TourOutcomeFields } from '../../port/ros-messages.js';
 import type { RosRequest, RosResponse } from '../../port/ros-port.js';
 import { emptyTourMsg } from '../../mapping/tour-message.js';
 import {
@@ -80,8 +80,12 @@ const errorText = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n', 1)[0] ?? 'unknown error';
 
 /** An answer with outcome ERROR, shaped for the service. */
-const failure = <K extends TourServiceKey>(service: K, message: string): RosResponse<K> => {
-  const outcome: TourOutcomeFields = { success: false, outcome: TourOutcome.ERROR, message };
+const failure = <K extends TourServiceKey>(
+  service: K,
+  message: string,
+  code: TourOutcomeCode = TourOutcome.ERROR,
+): RosResponse<K> => {
+  const outcome: TourOutcomeFields = { success: false, outcome: code, message };
   switch (service) {
     case 'tour_list':
       return { ...outcome, tour_names: [] };
@@ -93,7 +97,7 @@ const failure = <K extends TourServiceKey>(service: K, message: string): RosResp
 };
 
 /**
- * The refusal of a change that would take the store past `maxTours` (outcome ERROR), or undefined. The
+ * The refusal of a change that would take the store past `maxTours` (outcome FULL), or undefined. The
  * simulation answers the same beyond the same limit.
  */
 export const refusalBeyondMaxTours = <K extends TourServiceKey>(
@@ -103,7 +107,11 @@ export const refusalBeyondMaxTours = <K extends TourServiceKey>(
   maxTours: number,
 ): RosResponse<K> | undefined =>
   next.size > maxTours && next.size > state.size
-    ? failure(service, `the tour store holds its maximum of ${maxTours} tours; delete one first`)
+    ? failure(
+        service,
+        `the tour store holds its maximum of ${maxTours} tours; delete one first`,
+        TourOutcome.FULL,
+      )
     : undefined;
 
 const readState = async (
@@ -173,7 +181,11 @@ export const openDurableTourStore = async (
     if (refused !== undefined) return refused;
     const encoded = Buffer.from(encodeSnapshot(next), 'utf8');
     if (encoded.byteLength > maxFileBytes) {
-      return failure(service, `the tour store would exceed its limit of ${maxFileBytes} bytes`);
+      return failure(
+        service,
+        `the tour store would exceed its limit of ${maxFileBytes} bytes; delete or shorten a tour first`,
+        TourOutcome.FULL,
+      );
     }
     try {
       await writeFileAtomically(file, encoded, options.write ?? {});

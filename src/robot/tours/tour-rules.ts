@@ -14,7 +14,7 @@ import {
 import type { RosRequest, RosResponse } from '../../port/ros-port.js';
 import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../mapping/tour-message.js';
 import { issuePath } from '../../protocol/json-issues.js';
-import { NewTourSchema, TourSchema, type Tour } from '../../protocol/tour-schema.js';
+import { NewTourSchema, TourSchema, tourNameKey, type Tour } from '../../protocol/tour-schema.js';
 
 /**
  * The rules of the tour store, shared by the simulated backend and the reference ROS node: one
@@ -133,6 +133,19 @@ export const decideTourCreate = (
       response: outcome(TourOutcome.ALREADY_EXISTS, `a tour named "${tour.tour_name}" already exists`),
       events: [],
     };
+  }
+  // A tour stored before the names' rules (or by another node) may hold the same name in another form.
+  const key = tourNameKey(tour.tour_name);
+  for (const name of state.keys()) {
+    if (tourNameKey(name) === key) {
+      return {
+        response: outcome(
+          TourOutcome.ALREADY_EXISTS,
+          `a tour named ${JSON.stringify(name)} already exists: the same name in another Unicode form`,
+        ),
+        events: [],
+      };
+    }
   }
   return {
     response: outcome(TourOutcome.OK, `created "${tour.tour_name}"`),

@@ -214,11 +214,9 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     this.#watchAbort();
     if (early !== undefined) {
       if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
-        // Read the declared body to its end (discarding it) before the 413, so the client gets the answer.
-        this.#body = readRequestBody(this.res, 0, (result) => {
-          if (result.kind === 'too-large') this.answer(early, !result.drained);
-          else if (result.kind === 'complete') this.answer(early);
-        });
+        // Answered at once, before the body: uWebSockets.js reads the declared body to its end and throws
+        // it away, so a client still sending reads the answer, and the connection stays usable.
+        this.answer(early);
         return;
       }
       // The body was not read: close the connection so its bytes are not taken for the next request.
@@ -347,7 +345,7 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     const withoutBody = this.installed.method === 'HEAD';
     // endWithoutBody(length, close) does not count as a response in this uWebSockets.js build (see answerAtOnce).
     if ((withoutBody || reply.status === 304) && closeConnection) this.#watchAbort();
-    writeReply(this.res, this.requestId, answered, withoutBody, closeConnection);
+    writeReply(this.res, this.requestId, answered, withoutBody, closeConnection, router.settings.deliveries);
     this.installed.count(reply.status);
     if (reply.status >= 500 && !this.#rosFailure) {
       router.settings.log.warn(this.#line(reply.status), 'request failed');

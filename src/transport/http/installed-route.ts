@@ -243,7 +243,13 @@ export class InstalledRoute implements ExchangeRoute {
   handle(res: HttpResponse, req: HttpRequest): void {
     const misframed = framingRefusal(req);
     if (misframed !== undefined) {
-      refuseMisframed(res, requestIdOf(req), misframed, this.method === 'HEAD');
+      refuseMisframed(
+        res,
+        requestIdOf(req),
+        misframed,
+        this.method === 'HEAD',
+        this.router.settings.deliveries,
+      );
       this.count(misframed.status);
       return;
     }

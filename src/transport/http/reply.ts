@@ -1,4 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js';
+import { finishWhenDrained, type AnswerDeliveries } from './answer-delivery.js';
 
 /** What a route answers; the transport writes it. */
 export interface HttpReply {
@@ -45,6 +46,7 @@ export const PROBLEM_TYPES = {
   'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'not-implemented': { status: 501, title: 'Not implemented' },
   'ros-call-failed': { status: 502, title: 'ROS service failed' },
+  'tour-store-full': { status: 507, title: 'Tour store full' },
   'ros-unavailable': { status: 503, title: 'ROS service unavailable' },
   'not-ready': { status: 503, title: 'Not ready' },
   'shutting-down': { status: 503, title: 'Shutting down' },
@@ -111,6 +113,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   502: 'Bad Gateway',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
+  507: 'Insufficient Storage',
 };
 
 const STATUS_LINES = new Map(
@@ -129,14 +132,20 @@ export const withHeaders = (reply: HttpReply, headers: Readonly<Record<string, s
 const byteLength = (body: string | Uint8Array | undefined): number =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
-/** Writes a reply. Corked: it may run long after the handler returned. */
+/**
+ * Writes a reply. Corked: it may run long after the handler returned. A body the connection does not take
+ * at once is written on as the client reads (answer-delivery.ts): one answer owed per connection.
+ */
 export const writeReply = (
   res: HttpResponse,
   requestId: string,
   reply: HttpReply,
   withoutBody: boolean,
   closeConnection: boolean,
+  deliveries: AnswerDeliveries,
 ): void => {
+  let rest: Uint8Array | undefined;
+  let totalSize = 0;
   res.cork(() => {
     // uWebSockets.js writes `200 OK` itself when no status is written.
     if (reply.status !== 200) res.writeStatus(statusLine(reply.status));
@@ -159,10 +168,17 @@ export const writeReply = (
         res.writeHeader('content-length', String(length));
         res.endWithoutBody();
       }
+    } else if (closeConnection) {
+      res.end(reply.body ?? '', true);
     } else {
-      res.end(reply.body ?? '', closeConnection);
+      const body = reply.body ?? '';
+      totalSize = byteLength(body);
+      const [, done] = res.tryEnd(body, totalSize);
+      // Not all taken: the client is not reading. The bytes are kept (a string's made once, here).
+      if (!done) rest = typeof body === 'string' ? Buffer.from(body) : body;
     }
   });
+  if (rest !== undefined) finishWhenDrained(res, rest, totalSize, deliveries);
 };
 
 /**
@@ -179,13 +195,14 @@ export const refuseMisframed = (
   requestId: string,
   reply: HttpReply,
   withoutBody: boolean,
+  deliveries: AnswerDeliveries,
 ): void => {
   let aborted = false;
   res.onAborted(() => {
     aborted = true;
   });
   setImmediate(() => {
-    if (!aborted) writeReply(res, requestId, reply, withoutBody, true);
+    if (!aborted) writeReply(res, requestId, reply, withoutBody, true, deliveries);
   });
 };
 
@@ -200,7 +217,8 @@ export const answerAtOnce = (
   method: string,
   reply: HttpReply,
   closeConnection: boolean,
+  deliveries: AnswerDeliveries,
 ): void => {
   res.onAborted(() => undefined);
-  writeReply(res, requestId, reply, method === 'HEAD', closeConnection);
+  writeReply(res, requestId, reply, method === 'HEAD', closeConnection, deliveries);
 };

@@ -3,6 +3,7 @@ import type { Logger } from '../../log/logger.js';
 import type { CounterFamily } from '../../metrics/plain-metrics.js';
 import type { RosCalls } from '../../port/ros-calls.js';
 import type { AccessPolicy } from './access-policy.js';
+import type { AnswerDeliveries } from './answer-delivery.js';
 import type { HttpReply } from './reply.js';
 import type { AnyRoute, HttpMethod } from './route.js';
 import type { SerialByKey } from './serial-by-key.js';
@@ -21,6 +22,8 @@ export interface RouterSettings {
   readonly calls: Pick<RosCalls, 'call'>;
   /** Counts answers by method, path template and status (`tour_bridge_http_requests_total`). */
   readonly requests: CounterFamily;
+  /** The answers written on as their clients read (answer-delivery.ts): one per connection at most. */
+  readonly deliveries: AnswerDeliveries;
   /**
    * Asked before a route runs: a reply here is written at once and the connection closed, and the route
    * never runs (used while the service stops, so keep-alive connections start no new work).

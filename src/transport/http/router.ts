@@ -5,6 +5,7 @@ import type { Exchange } from './exchange.js';
 import { framingRefusal, InstalledRoute, requestIdOf } from './installed-route.js';
 import { answerAtOnce, problemReply, refuseMisframed, type HttpReply } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
+import { methodAsSent } from '../uws-build.js';
 import type { RouterSettings, RouterState } from './router-state.js';
 import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
 
@@ -33,6 +34,23 @@ export interface InstalledRoutes {
 export const ECHO_MAX_CHARS = 200;
 const echoed = (text: string): string =>
   text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}…`;
+
+/**
+ * The methods counted under their own name; any other a client sends is counted as `other`, so made-up
+ * method names cannot each add a series to /metrics (the official line lets any token through).
+ */
+const COUNTED_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'OPTIONS',
+  'PATCH',
+  'CONNECT',
+  'TRACE',
+]);
+const methodLabel = (method: string): string => (COUNTED_METHODS.has(method) ? method : 'other');
 
 class Router implements InstalledRoutes, RouterState {
   inFlight = 0;
@@ -139,21 +157,24 @@ export const installRoutes = (
     // Every method the pattern lacks (uWebSockets.js prefers a method's own handler): 405 with Allow.
     const template = pathTemplate(pattern);
     app.any(pattern, (res, req) => {
-      const method = req.getMethod().toUpperCase();
+      const method = methodAsSent(req);
       const reply =
         settings.refusal() ??
-        problemReply('method-not-allowed', `${method} is not allowed on ${pattern}; allowed: ${allow}`, {
-          headers: { allow },
-        });
+        problemReply(
+          'method-not-allowed',
+          `${echoed(method)} is not allowed on ${pattern}; allowed: ${allow} (method names are case-sensitive)`,
+          { headers: { allow } },
+        );
       const misframed = reply.status === 405 ? framingRefusal(req) : undefined;
-      if (misframed === undefined) answerAtOnce(res, requestIdOf(req), method, reply, reply.status !== 405);
-      else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
-      settings.requests.child(method, template, String((misframed ?? reply).status)).inc();
+      if (misframed === undefined) {
+        answerAtOnce(res, requestIdOf(req), method, reply, reply.status !== 405, settings.deliveries);
+      } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD', settings.deliveries);
+      settings.requests.child(methodLabel(method), template, String((misframed ?? reply).status)).inc();
     });
   }
 
   app.any('/*', (res, req) => {
-    const method = req.getMethod().toUpperCase();
+    const method = methodAsSent(req);
     const misframed = framingRefusal(req);
     if (misframed === undefined) {
       answerAtOnce(
@@ -162,9 +183,12 @@ export const installRoutes = (
         method,
         problemReply('not-found', `nothing at ${echoed(req.getUrl())}`),
         false,
+        settings.deliveries,
       );
-    } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD');
-    settings.requests.child(method, 'unmatched', String((misframed ?? { status: 404 }).status)).inc();
+    } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD', settings.deliveries);
+    settings.requests
+      .child(methodLabel(method), 'unmatched', String((misframed ?? { status: 404 }).status))
+      .inc();
   });
   return router;
 };

@@ -12,14 +12,10 @@ import {
   type Tour,
 } from '../../protocol/tour-schema.js';
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
-import {
-  TourOutcome,
-  type TourMsg,
-  type TourOutcomeFields,
-  type TourStepMsg,
-} from '../../port/ros-messages.js';
+import { type TourMsg, type TourOutcomeFields, type TourStepMsg } from '../../port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
+import { outcomeProblem } from './tour-outcome-problem.js';
 import {
   rosCall,
   type AnyRoute,
@@ -115,32 +111,6 @@ export const createTourRepresentations = (): TourRepresentations => {
   };
 };
 
-/** The problem a tour service's outcome stands for; undefined for OK with success true. */
-const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
-  if (response.outcome === TourOutcome.OK && response.success) return undefined;
-  const detail = response.message || 'no message from the tour service';
-  switch (response.outcome) {
-    case TourOutcome.OK:
-      return problemReply(
-        'ros-call-failed',
-        `the tour service reported outcome ok with success false: ${detail}`,
-      );
-    case TourOutcome.NOT_FOUND:
-      return problemReply('tour-not-found', detail);
-    case TourOutcome.ALREADY_EXISTS:
-      return problemReply('tour-exists', detail);
-    case TourOutcome.INVALID:
-      return problemReply('validation-failed', detail);
-    case TourOutcome.ERROR:
-      return problemReply('ros-call-failed', detail);
-    default:
-      return problemReply(
-        'ros-call-failed',
-        `the tour service answered an unknown outcome ${response.outcome}: ${detail}`,
-      );
-  }
-};
-
 const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
   outcomeProblem(response) ?? jsonReply(200, response.tour_names);
 const tourReply =
@@ -203,6 +173,7 @@ const ROS_OUTCOMES = {
   404: 'The tour service answered outcome NOT_FOUND',
   409: 'The tour service answered outcome ALREADY_EXISTS',
   422: 'The tour service answered outcome INVALID, or the body fails the schema (`errors` names each field)',
+  507: 'The tour store is full (outcome FULL: it holds its most tours or bytes); delete a tour first',
 };
 const ROS_FAILURES = {
   502: 'The ROS service failed without a known outcome (outcome ERROR, or an unknown one)',
