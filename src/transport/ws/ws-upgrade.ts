@@ -11,13 +11,14 @@ import { checkWebSocketAccess, webSocketRefusal, type AccessPolicy } from '../ht
 import { statusLine, type HttpReply } from '../http/reply.js';
 import { HEAD_REFUSALS } from '../http/installed-route.js';
 import { headProblem, requestQuery } from '../uws-build.js';
+import { addressKey } from './address-key.js';
 import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 export interface SessionSocket {
   readonly sessionId: string;
-  /** The client's address, as sessions are counted per address. */
+  /** The client's address key (address-key.ts: IPv6 by /64), as sessions are counted per address. */
   readonly address: string;
   /** The socket holds one of its address's places (it was not refused for its address). */
   countedForAddress: boolean;
@@ -79,7 +80,7 @@ export const upgradeHandler = ({ policy, log, inboundRates }: UpgradeSettings) =
     }
     const socket: SessionSocket = {
       sessionId: randomUUID(),
-      address: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      address: addressKey(Buffer.from(res.getRemoteAddressAsText()).toString()),
       countedForAddress: false,
       open: false,
       session: undefined,
