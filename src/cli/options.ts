@@ -140,6 +140,18 @@ export const OPTION_SPECS = {
     'Per-session cap of bytes waiting to be sent to a slow kiosk (backpressure policy in docs/protocol.md)',
     integer(64 * KIB, 1024 * MIB),
   ),
+  outbound_buffer_bytes: option(
+    'outbound_buffer_bytes',
+    String(256 * MIB),
+    'Bytes that may wait to be sent to all kiosks together; past it the kiosks furthest behind lose their oldest /play_audio',
+    integer(1 * MIB, 16 * 1024 * MIB),
+  ),
+  send_timeout_seconds: option(
+    'send_timeout_seconds',
+    '60',
+    'A /ws client that reads nothing (answers no ping) for this long is closed with 1008; 0: never',
+    integer(0, 3600),
+  ),
   ws_frames_per_second: option(
     'ws_frames_per_second',
     '20',

@@ -162,8 +162,12 @@ export const CLOSE_CODES = {
   sendBufferExceeded: {
     code: 1008,
     reason: 'send buffer limit exceeded',
-    description:
-      'The client reads too slowly: the outbound buffer of its session exceeded maxSendBufferBytes.',
+    description: 'The client reads too slowly: more than maxSendBufferBytes waited for it.',
+  },
+  sendTimedOut: {
+    code: 1008,
+    reason: 'send timeout',
+    description: 'The client answered no ping for sendTimeoutMs.',
   },
   inboundRateExceeded: {
     code: 1008,
@@ -209,6 +213,8 @@ export interface ConversationLimits {
   /** 0: no limit. */
   readonly maxSessionsPerAddress: number;
   readonly maxSendBufferBytes: number;
+  readonly maxOutboundBytes: number;
+  readonly sendTimeoutMs: number;
   readonly maxQueuedAudioBytes: number;
   readonly maxInboundFramesPerSecond: number;
   readonly maxInboundBytesPerSecond: number;
@@ -231,6 +237,8 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxSessions: 1_000,
   maxSessionsPerAddress: 16,
   maxSendBufferBytes: 16 * 1024 * 1024,
+  maxOutboundBytes: 256 * 1024 * 1024,
+  sendTimeoutMs: 60_000,
   maxQueuedAudioBytes: 256 * 1024 * 1024,
   maxInboundFramesPerSecond: 20,
   maxInboundBytesPerSecond: 1024 * 1024,
@@ -244,7 +252,6 @@ export const DEFAULT_LIMITS: ConversationLimits = {
 
 export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
 export type MessageId = v.InferOutput<typeof MessageIdSchema>;
-
 export const TurnSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TURN));
 export type Turn = v.InferOutput<typeof TurnSchema>;
 

@@ -28,6 +28,8 @@ export interface SessionSocket {
   endedBySession: boolean;
   /** What the client may still send before it is closed for flooding. */
   readonly budget: InboundBudget;
+  /** The send time-out's ping still unanswered, when it was sent (send-timeout.ts). */
+  pingedAt: number | undefined;
 }
 
 export interface UpgradeSettings {
@@ -86,6 +88,7 @@ export const upgradeHandler = ({ policy, log, inboundRates }: UpgradeSettings) =
       session: undefined,
       endedBySession: false,
       budget: new InboundBudget(inboundRates, performance.now()),
+      pingedAt: undefined,
     };
     res.upgrade(
       socket,
