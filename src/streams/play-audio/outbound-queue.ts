@@ -114,7 +114,7 @@ export class KioskQueue {
     const index = this.#waiting.findIndex((item) => item.playAudio);
     if (index === -1) return false;
     const [item] = this.#waiting.splice(index, 1);
-    if (item !== undefined) this.#account(-item.bytes);
+    if (item !== undefined) this.#taken(item);
     this.#drop(1, reason);
     if (this.#waiting.length === 0) this.scheduler.forget(this);
     return true;
@@ -134,7 +134,7 @@ export class KioskQueue {
     while (!this.#failed && written < maxBytes && this.#fits(this.#waiting[0])) {
       const item = this.#waiting.shift();
       if (item === undefined) break;
-      this.#account(-item.bytes);
+      this.#taken(item);
       if (item.playAudio && this.#untold > 0) {
         const count = this.#untold;
         this.#untold = 0;
@@ -160,7 +160,7 @@ export class KioskQueue {
   }
 
   clear(): void {
-    this.#account(-this.#bytes);
+    for (const item of this.#waiting) this.#taken(item);
     this.#waiting.length = 0;
     this.#failed = true;
     this.scheduler.forget(this);
@@ -173,13 +173,15 @@ export class KioskQueue {
 
   #push(item: Waiting): void {
     this.#waiting.push(item);
-    this.#account(item.bytes);
+    this.#bytes += item.bytes;
+    this.scheduler.hold(item.frame, item.bytes, item.playAudio);
     this.scheduler.wake(this);
   }
 
-  #account(delta: number): void {
-    this.#bytes += delta;
-    this.scheduler.account(delta);
+  /** `item` left the queue (written, dropped or cleared). */
+  #taken(item: Waiting): void {
+    this.#bytes -= item.bytes;
+    this.scheduler.release(item.frame, item.bytes, item.playAudio);
   }
 
   #drop(count: number, reason: PlayAudioDropReason): void {
@@ -211,6 +213,8 @@ export interface WriteSchedulerOptions {
 export class WriteScheduler {
   readonly #ready = new Set<KioskQueue>();
   readonly #holding = new Set<KioskQueue>();
+  /** Each waiting `/play_audio` pair, with the number of queues holding it. */
+  readonly #shared = new Map<OutboundFrame, number>();
   #bytes = 0;
   #scheduled = false;
   readonly #schedule: (task: () => void) => void;
@@ -221,13 +225,34 @@ export class WriteScheduler {
     this.#turnBytes = options.turnBytes ?? TURN_WRITE_BYTES;
   }
 
-  /** Bytes waiting in all queues. */
+  /** Bytes waiting in all queues, each shared pair once. */
   get bytes(): number {
     return this.#bytes;
   }
 
-  account(delta: number): void {
-    this.#bytes += delta;
+  /**
+   * A frame waits in a queue. A `/play_audio` pair is shared by every kiosk it waits for and counts once,
+   * while any queue holds it: the ceiling bounds memory, not references.
+   */
+  hold(frame: OutboundFrame, bytes: number, shared: boolean): void {
+    if (shared) {
+      const holders = this.#shared.get(frame) ?? 0;
+      this.#shared.set(frame, holders + 1);
+      if (holders > 0) return;
+    }
+    this.#bytes += bytes;
+  }
+
+  release(frame: OutboundFrame, bytes: number, shared: boolean): void {
+    if (shared) {
+      const holders = this.#shared.get(frame) ?? 0;
+      if (holders > 1) {
+        this.#shared.set(frame, holders - 1);
+        return;
+      }
+      this.#shared.delete(frame);
+    }
+    this.#bytes -= bytes;
   }
 
   wake(queue: KioskQueue): void {
