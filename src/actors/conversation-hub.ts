@@ -16,6 +16,7 @@ import type { RosCalls } from '../port/ros-calls.js';
 import type { RosPort } from '../port/ros-port.js';
 import type { PlayAudioMsg } from '../port/ros-messages.js';
 import { playAudioStream } from '../streams/play-audio/pairs.js';
+import { WriteScheduler, type PlayAudioDropReason } from '../streams/play-audio/outbound-queue.js';
 import { speechUplink, type SpeechUplink } from '../streams/speech-uplink.js';
 import {
   sharedByteBudget,
@@ -77,8 +78,8 @@ export interface ConversationHubOptions {
   readonly microphoneEnabled?: boolean;
   /** Keeps each microphone change before it is answered (`--state_dir`); without it nothing is kept. */
   readonly keepMicrophone?: KeepMicrophoneState;
-  /** A slow kiosk's backlog dropped `count` `/play_audio` messages (oldest first). */
-  readonly onSlowKioskDropped?: (count: number) => void;
+  /** `count` `/play_audio` messages dropped for a kiosk (oldest first): past its cap, or the process's. */
+  readonly onSlowKioskDropped?: (count: number, reason: PlayAudioDropReason) => void;
   /** Each /play_audio message, once for all sessions, as it is encoded for them. */
   readonly onPlayAudioPair?: () => void;
   /** Runs the buffer's delivery turns (default setImmediate). */
@@ -148,6 +149,8 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
     }),
     microphone: microphoneView(microphone),
     ...(options.onSlowKioskDropped === undefined ? {} : { onPlayAudioDropped: options.onSlowKioskDropped }),
+    // What waits for the kiosks, for all of them together: written over loop turns, within one ceiling.
+    outboundScheduler: new WriteScheduler({ totalCapBytes: limits.maxOutboundBytes }),
     limits,
     gauges,
   };

@@ -78,6 +78,8 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   clearHistoryTimeoutMs: options.ros_timeout_ms,
   maxSessions: options.max_sessions,
   maxSendBufferBytes: options.send_buffer_bytes,
+  maxOutboundBytes: options.outbound_buffer_bytes,
+  sendTimeoutMs: options.send_timeout_seconds * 1000,
   maxQueuedAudioBytes: options.queued_audio_bytes,
   maxInboundFramesPerSecond: options.ws_frames_per_second,
   maxSessionsPerAddress: options.ws_sessions_per_address,
@@ -186,7 +188,10 @@ export const startBridge = async ({
     keepMicrophone: microphoneLog.keep,
     playAudioBufferBytes: options.play_audio_buffer_bytes,
     onPlayAudioDropped: losses.bufferFull,
-    onSlowKioskDropped: losses.slowKiosk,
+    onSlowKioskDropped: (count, reason) => {
+      if (reason === 'outbound_full') losses.outboundFull(count);
+      else losses.slowKiosk(count);
+    },
     onPlayAudioPair: quietGc.traffic,
     calls,
     chatInterface: options.chat_interface,

@@ -13,6 +13,8 @@ export interface PlayAudioLosses {
   readonly bufferFull: (message: PlayAudioMsg) => void;
   /** `count` messages dropped for kiosks slower than the burst (oldest first). */
   readonly slowKiosk: (count: number) => void;
+  /** `count` messages dropped past `--outbound_buffer_bytes`, for the kiosks furthest behind (oldest first). */
+  readonly outboundFull: (count: number) => void;
   /** `count` messages the middleware reported lost before the bridge took them (MESSAGE_LOST). */
   readonly middlewareLost: (count: number) => void;
   /** Logs what is still unreported and stops the reporters' timers. */
@@ -34,6 +36,7 @@ export const createPlayAudioLosses = ({
 }: PlayAudioLossesOptions): PlayAudioLosses => {
   const bufferFullCount = metrics.playAudioDropped.child('buffer_full');
   const slowKioskCount = metrics.playAudioDropped.child('slow_kiosk');
+  const outboundFullCount = metrics.playAudioDropped.child('outbound_full');
   const middlewareLostCount = metrics.playAudioDropped.child('middleware_lost');
   const bufferFullLines = createLossReporter({
     log,
@@ -44,6 +47,12 @@ export const createPlayAudioLosses = ({
     log,
     message: '/play_audio messages dropped for kiosks slower than the burst (oldest first)',
     fields: { sendBufferBytes },
+    withBytes: false,
+  });
+  const outboundFullLines = createLossReporter({
+    log,
+    message:
+      '/play_audio messages dropped: more waited for all kiosks than --outbound_buffer_bytes (furthest behind, oldest first)',
     withBytes: false,
   });
   const middlewareLostLines = createLossReporter({
@@ -60,6 +69,10 @@ export const createPlayAudioLosses = ({
       slowKioskCount.inc(count);
       slowKioskLines.lostMany(count);
     },
+    outboundFull: (count) => {
+      outboundFullCount.inc(count);
+      outboundFullLines.lostMany(count);
+    },
     middlewareLost: (count) => {
       middlewareLostCount.inc(count);
       middlewareLostLines.lostMany(count);
@@ -67,6 +80,7 @@ export const createPlayAudioLosses = ({
     close: () => {
       bufferFullLines.close();
       slowKioskLines.close();
+      outboundFullLines.close();
       middlewareLostLines.close();
     },
   };

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { LOG_LEVELS } from '../log/logger.js';
 import { CHAT_INTERFACES } from '../protocol/ws-protocol.js';
+import { decimal, integer, oneOf, option, type OptionSpec } from './option-schemas.js';
 
 /**
  * Every start-up option: its flag, environment variable, default and validation in one table, so
@@ -14,45 +15,6 @@ export const BACKENDS = ['ros', 'sim'] as const;
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
-
-const integer = (min: number, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d+$/, `must be a whole number from ${min} to ${max}`),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be a whole number from ${min} to ${max}`),
-    v.maxValue(max, `must be a whole number from ${min} to ${max}`),
-  );
-
-/** A decimal such as 0.3 (no sign, no exponent), checked against its range. */
-const decimal = (min: number, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d{1,6}(\.\d{1,6})?$/, `must be a number from ${min} to ${max}, such as 0.3`),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be a number from ${min} to ${max}, such as 0.3`),
-    v.maxValue(max, `must be a number from ${min} to ${max}, such as 0.3`),
-  );
-
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  v.picklist(values, `must be one of ${values.join(', ')}`);
-
-interface OptionSpec {
-  readonly flag: string;
-  readonly env: string;
-  readonly defaultValue: string;
-  readonly help: string;
-  readonly schema: v.GenericSchema<string, unknown>;
-}
-
-const option = <S extends v.GenericSchema<string, unknown>>(
-  flag: string,
-  defaultValue: string,
-  help: string,
-  schema: S,
-) => ({ flag, env: `TOUR_BRIDGE_${flag.toUpperCase()}`, defaultValue, help, schema }) as const;
 
 export const OPTION_SPECS = {
   host: option(
@@ -139,6 +101,18 @@ export const OPTION_SPECS = {
     String(16 * MIB),
     'Per-session cap of bytes waiting to be sent to a slow kiosk (backpressure policy in docs/protocol.md)',
     integer(64 * KIB, 1024 * MIB),
+  ),
+  outbound_buffer_bytes: option(
+    'outbound_buffer_bytes',
+    String(256 * MIB),
+    'Bytes that may wait to be sent to all kiosks together; past it the kiosks furthest behind lose their oldest /play_audio',
+    integer(1 * MIB, 16 * 1024 * MIB),
+  ),
+  send_timeout_seconds: option(
+    'send_timeout_seconds',
+    '60',
+    'A /ws client that reads nothing (answers no ping) for this long is closed with 1008; 0: never',
+    integer(0, 3600),
   ),
   ws_frames_per_second: option(
     'ws_frames_per_second',

@@ -38,6 +38,8 @@ export interface BridgeMetrics {
   readonly wsRefusedFrames: CounterFamily;
   readonly wsSessionsClosed: CounterFamily;
   readonly wsSessionsRefused: CounterFamily;
+  /** Sessions the endpoint closed on its own, by reason (send_timeout). */
+  readonly wsSessionsCut: CounterFamily;
   readonly wsTurns: CounterFamily;
   readonly rosStreamRestarts: CounterFamily;
   /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
@@ -170,6 +172,11 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       'WebSocket sessions ended, by close code (1008 slow reader, 1009 frame too large, 1013 too many, …)',
       ['code'],
     ),
+    wsSessionsCut: counter(
+      'ws_sessions_cut_total',
+      'WebSocket sessions the endpoint closed itself, by reason (send_timeout: the client answered no ping for --send_timeout_seconds, whatever it sent)',
+      ['reason'],
+    ),
     wsSessionsRefused: counter(
       'ws_sessions_refused_total',
       'WebSocket sessions closed with 1013 as they opened, by reason (max_sessions: --max_sessions held; per_address: the address holds --ws_sessions_per_address)',
@@ -187,7 +194,7 @@ export const createBridgeMetrics = (): BridgeMetrics => {
     ),
     playAudioDropped: counter(
       'play_audio_dropped_total',
-      "/play_audio messages lost on the way to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes; slow_kiosk: past a kiosk's --send_buffer_bytes, oldest first; middleware_lost: lost by the ROS middleware before the bridge took them, as its MESSAGE_LOST event reports)",
+      "/play_audio messages lost on the way to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes; slow_kiosk: past a kiosk's --send_buffer_bytes, oldest first; outbound_full: past --outbound_buffer_bytes for all kiosks, the furthest behind first; middleware_lost: lost by the ROS middleware before the bridge took them, as its MESSAGE_LOST event reports)",
       ['reason'],
     ),
     rosCalls: rosCallObserver(add),

@@ -14,6 +14,8 @@ export interface ConversationLimits {
   /** 0: no limit. */
   readonly maxSessionsPerAddress: number;
   readonly maxSendBufferBytes: number;
+  readonly maxOutboundBytes: number;
+  readonly sendTimeoutMs: number;
   readonly maxQueuedAudioBytes: number;
   readonly maxInboundFramesPerSecond: number;
   readonly maxInboundBytesPerSecond: number;
@@ -62,6 +64,8 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxSessions: 1_000,
   maxSessionsPerAddress: 16,
   maxSendBufferBytes: 16 * 1024 * 1024,
+  maxOutboundBytes: 256 * 1024 * 1024,
+  sendTimeoutMs: 60_000,
   maxQueuedAudioBytes: 256 * 1024 * 1024,
   maxInboundFramesPerSecond: 20,
   maxInboundBytesPerSecond: 1024 * 1024,

@@ -167,8 +167,12 @@ export const CLOSE_CODES = {
   sendBufferExceeded: {
     code: 1008,
     reason: 'send buffer limit exceeded',
-    description:
-      'The client reads too slowly: the outbound buffer of its session exceeded maxSendBufferBytes.',
+    description: 'The client reads too slowly: more than maxSendBufferBytes waited for it.',
+  },
+  sendTimedOut: {
+    code: 1008,
+    reason: 'send timeout',
+    description: 'The client answered no ping for sendTimeoutMs.',
   },
   inboundRateExceeded: {
     code: 1008,
@@ -216,7 +220,6 @@ export {
 
 export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
 export type MessageId = v.InferOutput<typeof MessageIdSchema>;
-
 export const TurnSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TURN));
 export type Turn = v.InferOutput<typeof TurnSchema>;
 

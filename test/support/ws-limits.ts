@@ -17,7 +17,12 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
   maxSessions: 'Sessions held at once; one more is closed with 1013.',
   maxSessionsPerAddress:
     'Sessions one client address may hold at once (0: no limit); one more is closed with 1013. Each socket may keep up to twice maxBinaryFrameBytes of an inbound message until it closes, so this bounds the memory one client can pin. Behind a front end all kiosks share its address.',
-  maxSendBufferBytes: 'Outbound bytes buffered for one session before it is closed with 1008.',
+  maxSendBufferBytes:
+    "Outbound bytes that may wait for one session; past it the kiosk's oldest `/play_audio` messages are dropped (it is told `audio_dropped`), and a frame of its own that still does not fit closes it with 1008.",
+  maxOutboundBytes:
+    'Outbound bytes that may wait for all sessions together; past it the sessions furthest behind lose their oldest `/play_audio` messages first (told `audio_dropped`).',
+  sendTimeoutMs:
+    'A client that answers no ping for this long, in milliseconds (it reads nothing, whatever it sends), is closed with 1008 `send timeout` (0: never).',
   maxQueuedAudioBytes:
     'Audio bytes held by the /chat calls of all sessions together (running and waiting); an audio frame that would exceed it is answered with `busy`.',
   maxInboundFramesPerSecond:

@@ -1,4 +1,10 @@
 import {
+  KioskQueue,
+  type PlayAudioDropReason,
+  type WriteScheduler,
+} from '../../streams/play-audio/outbound-queue.js';
+import {
+  type AudioPairFrame,
   type MessageIdAllocator,
   ackFrame,
   busyMessage,
@@ -15,8 +21,10 @@ import {
   type ConversationRequest,
   type CallOutcome,
   type SessionContext,
+  type SessionInput,
   type SessionSocket,
 } from './session-types.js';
+import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 
 /**
  * What the session sends: its way out to the socket (`Outbox`), and what a call's outcome and a refused
@@ -33,12 +41,49 @@ import {
  */
 export class Outbox {
   #broken = false;
+  /** With a scheduler and the socket's buffer: what waits for the kiosk, held here (outbound-queue.ts). */
+  readonly #queue: KioskQueue | undefined;
   constructor(
     private readonly transportSend: SessionSocket['send'],
     private readonly transportBatch: SessionSocket['batch'],
     private readonly bufferedBytes: SessionSocket['bufferedBytes'],
     private readonly maxSendBufferBytes: number,
-  ) {}
+    queued?: OutboxQueueing,
+  ) {
+    const buffered = bufferedBytes;
+    this.#queue =
+      queued === undefined || buffered === undefined
+        ? undefined
+        : new KioskQueue(
+            {
+              capBytes: maxSendBufferBytes,
+              bufferedBytes: buffered,
+              write: this.#write,
+              writeFailed: queued.writeFailed,
+              ...(queued.onDropped === undefined ? {} : { onDropped: queued.onDropped }),
+            },
+            queued.scheduler,
+          );
+  }
+
+  /** Whether `/play_audio` pairs wait in this outbox's queue (offer, drained, clear). */
+  get queued(): boolean {
+    return this.#queue !== undefined;
+  }
+
+  /** A `/play_audio` pair: queued, written on the scheduler's turns (outbound-queue.ts). */
+  readonly offer = (pair: AudioPairFrame): void => {
+    if (!this.#broken) this.#queue?.offer(pair);
+  };
+
+  /** The socket drained: what waits is written again. */
+  readonly drained = (): void => {
+    this.#queue?.drained();
+  };
+
+  readonly clear = (): void => {
+    this.#queue?.clear();
+  };
 
   /**
    * Runs `writes` as one write to the socket where the transport can (see SessionInput.batch); returns what
@@ -63,21 +108,79 @@ export class Outbox {
    */
   readonly send = (frame: OutboundFrame): boolean => {
     if (this.#broken) return false;
+    if (frame.kind === 'close') {
+      this.#queue?.clear();
+      return this.#transport(frame);
+    }
+    if (this.#queue === undefined) return this.#write(frame);
+    if (this.#queue.send(frame)) return !this.#wentBroken();
+    // Could not wait either: more than the cap would wait with every /play_audio pair dropped.
+    if (!this.#wentBroken()) this.#overflow();
+    return false;
+  };
+
+  /** Read after a write, which may have broken the outbox (narrowing cannot see that). */
+  #wentBroken(): boolean {
+    return this.#broken;
+  }
+
+  /** One frame to the socket now; past the cap after it, the socket is closed with 1008. */
+  readonly #write = (frame: OutboundFrame): boolean => {
+    if (!this.#transport(frame)) return false;
+    if (this.bufferedBytes !== undefined && this.bufferedBytes() > this.maxSendBufferBytes) {
+      this.#overflow();
+      return false;
+    }
+    return true;
+  };
+
+  #transport(frame: OutboundFrame): boolean {
     try {
       this.transportSend(frame);
-      if (frame.kind === 'close') return true;
-      if (this.bufferedBytes !== undefined && this.bufferedBytes() > this.maxSendBufferBytes) {
-        this.#broken = true;
-        this.transportSend(closeFrame(CLOSE_CODES.sendBufferExceeded));
-        return false;
-      }
       return true;
     } catch {
       this.#broken = true;
       return false;
     }
-  };
+  }
+
+  #overflow(): void {
+    this.#broken = true;
+    this.#queue?.clear();
+    try {
+      this.transportSend(closeFrame(CLOSE_CODES.sendBufferExceeded));
+    } catch {
+      // the socket is gone already
+    }
+  }
 }
+
+/** How an outbox queues what the socket cannot take yet. */
+export interface OutboxQueueing {
+  readonly scheduler: WriteScheduler;
+  /** A queued write failed (after the session's own call returned): the session ends. */
+  readonly writeFailed: () => void;
+  readonly onDropped?: ((count: number, reason: PlayAudioDropReason) => void) | undefined;
+}
+
+/** A session's outbox: queued (outbound-queue.ts) when the hub gives a scheduler and the socket its buffer. */
+export const outboxOf = (input: SessionInput, writeFailed: () => void): Outbox => {
+  const { outboundScheduler: scheduler, onPlayAudioDropped: onDropped } = input;
+  const queueing = scheduler && { scheduler, writeFailed, onDropped };
+  return new Outbox(input.send, input.batch, input.bufferedBytes, input.limits.maxSendBufferBytes, queueing);
+};
+
+/** How the session's `/play_audio` pairs are written: through the outbox's queue, else the kiosk writer. */
+export const playAudioOf = (outbox: Outbox, input: SessionInput, sendFailed: () => void): PlayAudioWriter =>
+  outbox.queued
+    ? { offer: outbox.offer, flush: outbox.drained, clear: outbox.clear }
+    : playAudioWriter({
+        maxSendBufferBytes: input.limits.maxSendBufferBytes,
+        bufferedBytes: input.bufferedBytes,
+        send: outbox.send,
+        sendFailed,
+        onDropped: input.onPlayAudioDropped,
+      });
 
 const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
   if (error instanceof RosTimeoutError) return `${service}_timeout`;

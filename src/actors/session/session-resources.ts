@@ -9,11 +9,11 @@ import {
 } from '../../protocol/ws-frames.js';
 import type { Turn, ChatInterface, HeardCommand, MessageId } from '../../protocol/ws-protocol.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
+import type { PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
 import { trackSubscription, type BudgetShortfall, type ByteBudget } from '../conversation-gauges.js';
-import { Outbox, sendOutcome, type Refusal } from './session-outbox.js';
+import { type Outbox, outboxOf, playAudioOf, sendOutcome, type Refusal } from './session-outbox.js';
 import {
   type CallOutcome,
   type ConversationRequest,
@@ -83,17 +83,11 @@ export class SessionResources {
     this.#input = input;
     this.#tell = tellers.session;
     this.#tellUpload = tellers.upload;
-    this.#outbox = new Outbox(input.send, input.batch, input.bufferedBytes, input.limits.maxSendBufferBytes);
+    this.#outbox = outboxOf(input, this.#sendFailed);
     this.#budget = input.audioBudget;
     this.#messageIds = input.messageIds;
     this.#chatInterface = input.chatInterface ?? 'service';
-    this.#playAudio = playAudioWriter({
-      maxSendBufferBytes: input.limits.maxSendBufferBytes,
-      bufferedBytes: input.bufferedBytes,
-      send: this.#outbox.send,
-      sendFailed: this.#sendFailed,
-      onDropped: input.onPlayAudioDropped,
-    });
+    this.#playAudio = playAudioOf(this.#outbox, input, this.#sendFailed);
     input.gauges.liveSessions.increment();
   }
 

@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/ws-protocol.js';
 import type { RosCalls } from '../../port/ros-calls.js';
 import { type TurnPart } from '../../streams/call-streams.js';
+import type { PlayAudioDropReason, WriteScheduler } from '../../streams/play-audio/outbound-queue.js';
 import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';
 import type { SpeechUplink } from '../../streams/speech-uplink.js';
@@ -43,8 +44,13 @@ export interface SessionDeps {
   readonly gauges: ConversationGauges;
   /** Audio bytes held by the chat calls of all sessions, running or waiting (`maxQueuedAudioBytes`). */
   readonly audioBudget: ByteBudget;
-  /** Told how many `/play_audio` messages a slow kiosk's backlog dropped (counted, logged). */
-  readonly onPlayAudioDropped?: (count: number) => void;
+  /** Told how many `/play_audio` messages were dropped for this kiosk, and why (counted, logged). */
+  readonly onPlayAudioDropped?: (count: number, reason: PlayAudioDropReason) => void;
+  /**
+   * Where what the socket cannot take yet waits, process-wide (outbound-queue.ts): with it and
+   * `bufferedBytes`, `/play_audio` pairs are written on its turns and a slow kiosk's frames wait there.
+   */
+  readonly outboundScheduler?: WriteScheduler;
 }
 
 /** What the transport gives a session to write with; SessionInput documents each. */

@@ -77,7 +77,7 @@ export interface PlayAudioWriterOptions {
   /** A write failed: the session ends. */
   readonly sendFailed: () => void;
   /** Told how many messages the backlog dropped (counted, logged). */
-  readonly onDropped: ((count: number) => void) | undefined;
+  readonly onDropped: ((count: number, reason: 'slow_kiosk') => void) | undefined;
 }
 
 export interface PlayAudioWriter {
@@ -105,7 +105,7 @@ export const playAudioWriter = ({
   const write = (pair: AudioPairFrame): boolean => {
     const dropped = backlog.takeDropped();
     if (dropped > 0) {
-      onDropped?.(dropped);
+      onDropped?.(dropped, 'slow_kiosk');
       if (!send(textFrame({ type: 'audio_dropped', count: dropped }))) return false;
     }
     return send(pair);

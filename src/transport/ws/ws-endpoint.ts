@@ -10,6 +10,7 @@ import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';
 import type { InboundRates } from './inbound-budget.js';
+import { SendTimeout } from './send-timeout.js';
 import { upgradeHandler, type SessionSocket } from './ws-upgrade.js';
 
 export interface ConversationEndpointOptions {
@@ -66,6 +67,9 @@ export const installConversationEndpoint = (
       const buffered = ws.getBufferedAmount();
       if (buffered > 0) report(ws.getUserData(), { type: 'ws.buffered', bytes: buffered });
     },
+    pong: (ws) => {
+      endpoint.sendTimeout.answered(ws.getUserData());
+    },
     close: closeHandler(endpoint),
   });
   return { openSockets: () => endpoint.openSockets };
@@ -85,6 +89,8 @@ interface EndpointState {
   readonly refusedForAddress: LossReporter;
   /** Sockets open now (sessions plus ones being refused). */
   openSockets: number;
+  /** Closes a client that reads nothing for `limits.sendTimeoutMs`. */
+  readonly sendTimeout: SendTimeout<SessionSocket>;
 }
 
 const endpointState = ({
@@ -114,7 +120,28 @@ const endpointState = ({
       withBytes: false,
     }),
     openSockets: 0,
+    sendTimeout: new SendTimeout<SessionSocket>(limits.sendTimeoutMs, (ws) => {
+      closeTimedOut(log, metrics, limits.sendTimeoutMs, ws);
+    }),
   };
+};
+
+/** A client that answered no ping for the send time-out: closed, what it held given back. */
+const closeTimedOut = (
+  log: Logger,
+  metrics: BridgeMetrics | undefined,
+  timeoutMs: number,
+  ws: WebSocket<SessionSocket>,
+): void => {
+  const socket = ws.getUserData();
+  if (!socket.open) return;
+  metrics?.wsSessionsCut.child('send_timeout').inc();
+  sessionLog(log, socket).warn(
+    { sendTimeoutMs: timeoutMs, bufferedBytes: ws.getBufferedAmount() },
+    'session closed: the client read nothing for the send time-out',
+  );
+  const { code, reason } = CLOSE_CODES.sendTimedOut;
+  ws.end(code, reason);
 };
 
 /**
@@ -159,6 +186,7 @@ const openHandler =
     const socket = ws.getUserData();
     socket.open = true;
     endpoint.openSockets += 1;
+    endpoint.sendTimeout.opened(ws);
     const { addresses, metrics } = endpoint;
     if (!addresses.take(socket.address)) {
       endpoint.refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit });
@@ -336,6 +364,7 @@ const closeHandler =
     const socket = ws.getUserData();
     socket.open = false;
     endpoint.openSockets -= 1;
+    endpoint.sendTimeout.closed(ws);
     if (socket.countedForAddress) endpoint.addresses.release(socket.address);
     endpoint.metrics?.wsSessionsClosed.child(String(code)).inc();
     if (!socket.endedBySession) report(socket, { type: 'ws.closed' });

@@ -11,13 +11,14 @@ import { checkWebSocketAccess, webSocketRefusal, type AccessPolicy } from '../ht
 import { statusLine, type HttpReply } from '../http/reply.js';
 import { HEAD_REFUSALS } from '../http/installed-route.js';
 import { headProblem, requestQuery } from '../uws-build.js';
+import { addressKey } from './address-key.js';
 import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 export interface SessionSocket {
   readonly sessionId: string;
-  /** The client's address, as sessions are counted per address. */
+  /** The client's address key (address-key.ts: IPv6 by /64), as sessions are counted per address. */
   readonly address: string;
   /** The socket holds one of its address's places (it was not refused for its address). */
   countedForAddress: boolean;
@@ -27,6 +28,8 @@ export interface SessionSocket {
   endedBySession: boolean;
   /** What the client may still send before it is closed for flooding. */
   readonly budget: InboundBudget;
+  /** The send time-out's ping still unanswered, when it was sent (send-timeout.ts). */
+  pingedAt: number | undefined;
 }
 
 export interface UpgradeSettings {
@@ -79,12 +82,13 @@ export const upgradeHandler = ({ policy, log, inboundRates }: UpgradeSettings) =
     }
     const socket: SessionSocket = {
       sessionId: randomUUID(),
-      address: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      address: addressKey(Buffer.from(res.getRemoteAddressAsText()).toString()),
       countedForAddress: false,
       open: false,
       session: undefined,
       endedBySession: false,
       budget: new InboundBudget(inboundRates, performance.now()),
+      pingedAt: undefined,
     };
     res.upgrade(
       socket,

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws-frames.js';
+import {
+  KioskQueue,
+  LOW_WATER_BYTES,
+  TURN_WRITE_BYTES,
+  WriteScheduler,
+} from '../../src/streams/play-audio/outbound-queue.js';
+
+const MIB = 1024 * 1024;
+const pair = (id: number, audioBytes: number): AudioPairFrame => ({
+  kind: 'pair',
+  messageId: id,
+  meta: `{"id":${id}}`,
+  binary: [new Uint8Array(audioBytes)],
+});
+
+/** A kiosk's socket as the queue sees it: what it was written, and what uWS would hold (`reads` or not). */
+const kiosk = (scheduler: WriteScheduler, reads: boolean, capBytes = 16 * MIB) => {
+  const written: OutboundFrame[] = [];
+  const dropped: string[] = [];
+  let buffered = 0;
+  const queue = new KioskQueue(
+    {
+      capBytes,
+      bufferedBytes: () => buffered,
+      write: (frame) => {
+        written.push(frame);
+        if (!reads && frame.kind === 'pair')
+          buffered += frame.binary.reduce((sum, part) => sum + part.byteLength, 0);
+        return true;
+      },
+      writeFailed: () => undefined,
+      onDropped: (count, reason) => {
+        for (let index = 0; index < count; index += 1) dropped.push(reason);
+      },
+    },
+    scheduler,
+  );
+  return { queue, written, dropped, drain: () => (buffered = 0) };
+};
+
+/** A scheduler whose turns run only when the test says so. */
+const manualTurns = (totalCapBytes = 1024 * MIB) => {
+  const turns: (() => void)[] = [];
+  const scheduler = new WriteScheduler({ totalCapBytes, schedule: (task) => turns.push(task) });
+  const runTurn = (): boolean => {
+    const turn = turns.shift();
+    turn?.();
+    return turn !== undefined;
+  };
+  return { scheduler, runTurn };
+};
+
+// Issue 51, item 5: a 1 MiB /play_audio to 1,000 kiosks was written in one go, holding the event loop.
+describe('the outbound write scheduler', () => {
+  it('spreads one 1 MiB pair to 1,000 kiosks over loop turns of at most TURN_WRITE_BYTES', () => {
+    const { scheduler, runTurn } = manualTurns();
+    const kiosks = Array.from({ length: 1_000 }, () => kiosk(scheduler, true));
+    const shared = pair(1, MIB);
+    for (const { queue } of kiosks) queue.offer(shared);
+    assert.equal(
+      kiosks.filter((one) => one.written.length > 0).length,
+      0,
+      'nothing is written as it is offered',
+    );
+    const perTurn: number[] = [];
+    for (let turn = 0; turn < 2_000 && runTurn(); turn += 1) {
+      perTurn.push(
+        kiosks.filter((one) => one.written.length > 0).length - perTurn.reduce((a, b) => a + b, 0),
+      );
+    }
+    assert.ok(kiosks.every((one) => one.written.length === 1 && one.written[0] === shared));
+    assert.ok(perTurn.length >= 1_000 / (TURN_WRITE_BYTES / MIB), `turns: ${perTurn.length}`);
+    assert.ok(Math.max(...perTurn) <= Math.ceil(TURN_WRITE_BYTES / MIB), `per turn: ${perTurn.join(',')}`);
+  });
+
+  it('writes a kiosk that does not read only while uWS holds less than LOW_WATER_BYTES, the rest waiting whole', () => {
+    const { scheduler, runTurn } = manualTurns();
+    const slow = kiosk(scheduler, false);
+    for (let id = 0; id < 10; id += 1) slow.queue.offer(pair(id, MIB));
+    while (runTurn()) {
+      // every turn the scheduler asks for
+    }
+    assert.equal(slow.written.length, 1, 'one pair in uWS, the other nine wait here');
+    assert.ok(LOW_WATER_BYTES < MIB);
+    slow.drain();
+    slow.queue.drained();
+    while (runTurn()) {
+      // as above
+    }
+    assert.equal(slow.written.length, 2);
+  });
+
+  it('past the process-wide ceiling, the kiosk furthest behind loses its oldest pair first, and is told', () => {
+    const { scheduler, runTurn } = manualTurns(6.5 * MIB);
+    const far = kiosk(scheduler, false);
+    const near = kiosk(scheduler, false);
+    for (let id = 0; id < 5; id += 1) far.queue.offer(pair(id, MIB));
+    for (let id = 10; id < 12; id += 1) near.queue.offer(pair(id, MIB));
+    assert.ok(scheduler.bytes <= 6.5 * MIB, String(scheduler.bytes));
+    assert.deepEqual(far.dropped, ['outbound_full']);
+    assert.deepEqual(near.dropped, []);
+    while (runTurn()) {
+      // write what uWS takes: one pair each
+    }
+    far.drain();
+    far.queue.drained();
+    while (runTurn()) {
+      // as above
+    }
+    const texts = far.written.flatMap((frame) => (frame.kind === 'text' ? [frame.text] : []));
+    assert.deepEqual(texts, ['{"type":"audio_dropped","count":1}']);
+    const ids = far.written.flatMap((frame) => (frame.kind === 'pair' ? [frame.messageId] : []));
+    // All seven waited (nothing is written before a turn): the far kiosk's oldest, pair 0, was dropped.
+    assert.deepEqual(ids, [1, 2]);
+    assert.ok(near.written.some((frame) => frame.kind === 'pair' && frame.messageId === 10));
+  });
+});
