@@ -512,7 +512,8 @@ const applyMicrophoneAllowed = (allowed: boolean): void => {
   // Said once each way: the hint and the bubble show it, but are not live regions.
   if (changed && state.connection === 'online' && !state.lostSession) {
     if (allowed) notify('The microphone is on again.');
-    else if (wasKnown) notify('The robot has switched the microphone off for now.');
+    // The hint shows it already: said, not added as a notice.
+    else if (wasKnown) sayPolitely('The robot has switched the microphone off for now.');
   }
   render();
 };
@@ -720,9 +721,10 @@ const connection = new KioskConnection(wsUrl, {
     clearVisitorWords();
     // Nothing of the old session stays up: its answer, its notices, its microphone permission. The next
     // session's state says what to show.
+    // Said of the session that ended; a failed reconnect attempt ends no session worth silencing.
+    if (!state.lostSession) silenceAnnouncements();
     state.lostSession = true;
     clearNotice();
-    silenceAnnouncements();
     showAnswer('');
     sayAnswer('');
     state.emotion = 'neutral';
