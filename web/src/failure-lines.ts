@@ -73,3 +73,9 @@ export const LOST_QUESTION: FailureLine = {
 
 /** A streamed utterance the service abandoned without an error this page could say (turn_end `abandoned`). */
 export const ABANDONED_UTTERANCE: FailureLine = LOST_WORDS;
+
+/** The connection dropped while the visitor was speaking: nothing of it reached the robot to answer. */
+export const LOST_RECORDING: FailureLine = {
+  text: 'Sorry, my connection dropped while you were speaking, so I did not hear you. Please say that again.',
+  emotion: 'sad',
+};

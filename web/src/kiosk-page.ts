@@ -13,7 +13,7 @@ import type { VisitorWordsView } from './visitor-words.js';
  * a longer answer scrolls along with the robot's voice (speech-follower.ts).
  */
 const SPEECH_SCALES = [1, 0.9] as const;
-/** How long a notice under the button stays. */
+/** How long a notice under the button stays, and an announcement in its region. */
 const NOTICE_MS = 6_000;
 
 export const page = {
@@ -31,8 +31,15 @@ export const page = {
   talkLabel: byId('talk-label', HTMLElement),
   hint: byId('talk-hint', HTMLElement),
   handsFree: byId('hands-free', HTMLInputElement),
-  /** Read out by screen readers when talking starts and stops, whatever has the focus. */
+  /**
+   * The page's two voices for screen readers (docs/kiosk.md, "For screen readers"): what the visitor's own
+   * press did, assertive, and everything else, polite. Nothing else on the page is a live region but the
+   * connection status and the visitor's words.
+   */
   talkStatus: byId('talk-status', HTMLElement),
+  announcer: byId('announcer', HTMLElement),
+  /** The answer as the robot speaks it, each part added as it starts (the bubble is not a live region). */
+  speechSaid: byId('speech-said', HTMLElement),
   faceBadge: byId('face-badge', HTMLElement),
   visitorWords: byId('visitor-words', HTMLElement),
   visitorWordsText: byId('visitor-words-text', HTMLElement),
@@ -57,6 +64,57 @@ const setText = (target: HTMLElement, text: string): boolean => {
   if (target.textContent === text) return false;
   target.textContent = text;
   return true;
+};
+
+const spokenTimers = new Map<HTMLElement, ReturnType<typeof setTimeout>>();
+/**
+ * Says `text` once in the live region `region`, then empties it after a while (so a reason stays no longer
+ * than it holds). The same words again are said again: the region is emptied first and filled a moment
+ * later, which screen readers take as a change.
+ */
+const speak = (region: HTMLElement, text: string): void => {
+  clearTimeout(spokenTimers.get(region));
+  const fill = () => {
+    region.textContent = text;
+    spokenTimers.set(
+      region,
+      setTimeout(() => {
+        region.textContent = '';
+      }, NOTICE_MS),
+    );
+  };
+  if (region.textContent === text && text !== '') {
+    region.textContent = '';
+    spokenTimers.set(region, setTimeout(fill, 100));
+  } else fill();
+};
+
+/** What the visitor's press did (listening, sent, not sent and why): said at once. */
+export const sayToVisitor = (text: string): void => {
+  speak(page.talkStatus, text);
+};
+/** Anything else worth hearing (a notice, an interruption, the time left): said when the reader is free. */
+export const sayPolitely = (text: string): void => {
+  speak(page.announcer, text);
+};
+/** Whatever was waiting to be said no longer holds (the microphone came back, the session ended). */
+export const silenceAnnouncements = (): void => {
+  for (const region of [page.talkStatus, page.announcer]) {
+    clearTimeout(spokenTimers.get(region));
+    region.textContent = '';
+  }
+};
+
+/**
+ * The robot says `text`: read out once. A later part of the same answer (`continued`) is added after the
+ * earlier ones, so only the new words are read; anything else replaces them.
+ */
+export const sayAnswer = (text: string, continued = false): void => {
+  if (!continued) page.speechSaid.replaceChildren();
+  if (text === '') return;
+  const part = document.createElement('span');
+  part.textContent = continued ? ` ${text}` : text;
+  page.speechSaid.append(part);
 };
 
 /**
@@ -114,6 +172,7 @@ export const markInterrupted = (spokenTo: number | undefined): void => {
   page.speechCut.textContent = unsaid
     ? 'You interrupted me: I did not say the part in grey.'
     : 'You interrupted me.';
+  sayPolitely(page.speechCut.textContent);
   page.speechBox.dataset['interrupted'] = 'true';
   page.speechCut.hidden = false;
   fitSpeech();
@@ -147,10 +206,12 @@ export const clearNotice = (): void => {
 let noticeOutlivesAnswer = false;
 /**
  * A short message under the button; it goes away by itself, or when an answer starts unless
- * `outlivesAnswer` (clearNoticeForAnswer).
+ * `outlivesAnswer` (clearNoticeForAnswer). It is said politely unless `said` (it was said already, as what
+ * the visitor's press did: the notice only shows it).
  */
-export const notify = (text: string, outlivesAnswer = false): void => {
+export const notify = (text: string, outlivesAnswer = false, said = false): void => {
   page.notice.textContent = text;
+  if (!said) sayPolitely(text);
   noticeOutlivesAnswer = outlivesAnswer;
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(clearNotice, NOTICE_MS);

@@ -3,7 +3,7 @@ import { KioskConnection, type ConnectionStatus } from './connection.js';
 import { setSpeaking } from './face.js';
 import { FramePairer, type AudioPair } from './frame-pairer.js';
 import { Microphone, type MicrophoneDevice } from './microphone.js';
-import { Player, type PlayOutcome } from './player.js';
+import { Player, PLAYBACK_QUEUE_CAPACITY, type PlayOutcome } from './player.js';
 import type { Slot } from './playback-timeline.js';
 import {
   clearNotice,
@@ -15,8 +15,12 @@ import {
   notify,
   page,
   pointAtHint,
+  sayAnswer,
+  sayPolitely,
+  sayToVisitor,
   showAnswer,
   showVisitorWords,
+  silenceAnnouncements,
 } from './kiosk-page.js';
 import { canTalk, kioskView, refusal, type Recording } from './kiosk-view.js';
 import { Probe } from './probe.js';
@@ -36,7 +40,13 @@ import { PreRoll, UtteranceBuffer, type Recorder } from './utterance.js';
 import { UtteranceStream } from './utterance-stream.js';
 import { AnswerProgress, type HeardReport } from './heard-report.js';
 import { VisitorWords } from './visitor-words.js';
-import { ABANDONED_UTTERANCE, failureLine, LOST_QUESTION, type FailureLine } from './failure-lines.js';
+import {
+  ABANDONED_UTTERANCE,
+  failureLine,
+  LOST_QUESTION,
+  LOST_RECORDING,
+  type FailureLine,
+} from './failure-lines.js';
 import { KioskSettings } from './kiosk-settings.js';
 import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
 import { bindTalkControls } from './talk-controls.js';
@@ -70,6 +80,7 @@ const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAU
 /** For this many seconds before the limit, the button counts down what is left. */
 const LIMIT_WARNING_S = 10;
 const LIMIT_NOTICE = 'One minute is the longest a message can be, so what you said was sent.';
+const TOO_SHORT = 'Not sent: that was very short. Hold the button while you speak.';
 /** Hands-free keeps this much audio from before the threshold tripped. */
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
 /** Hands-free ignores the microphone while the robot speaks and this long after, so it does not hear itself. */
@@ -107,6 +118,13 @@ const state = {
   bubbleTurn: undefined as number | undefined,
   /** A question was waiting for its answer when the session ended: the next session apologises. */
   lostQuestion: false,
+  /** The visitor was speaking when the session ended: the next session asks them to say it again. */
+  lostRecording: false,
+  /**
+   * Hands-free sent at the length limit while the visitor went on speaking: nothing they say counts, nor
+   * interrupts the answer, until they pause (quietMs of the voice detector's hang-over).
+   */
+  untilPause: undefined as { quietMs: number } | undefined,
 };
 
 const probe = new Probe();
@@ -124,6 +142,11 @@ let stream: UtteranceStream | undefined;
 const recorder = (): Recorder => stream ?? utterance;
 /** The turn whose failure the bubble shows (so a turn_end `abandoned` after it adds nothing). */
 let failureShownFor: number | undefined;
+/**
+ * Answers and /play_audio that came while the visitor records: the robot does not talk over them. They
+ * play when the recording ends (after it was sent, so an answer it replaced never starts).
+ */
+const heldWhileRecording: AudioPair[] = [];
 
 // ---------------------------------------------------------------------------------------------------------
 // Rendering: the page shows `state`; every change goes through render().
@@ -165,8 +188,25 @@ const startRecording = (kind: Exclude<Recording, 'none'>): void => {
   state.recording = kind;
   state.secondsLeft = undefined;
   state.heldPastLimit = false;
-  if (kind === 'push') page.talkStatus.textContent = 'Listening. Release to send.';
+  if (kind === 'push') sayToVisitor('Listening. Release to send.');
   render();
+};
+
+/** The recording ended: what came meanwhile plays, unless it belongs to a question since replaced. */
+const releaseHeld = (): void => {
+  for (const pair of heldWhileRecording.splice(0)) {
+    if (pair.meta.turn !== undefined && turns.cancelled(pair.meta.turn)) {
+      probe.recordIgnored(pair.meta.messageId);
+    } else player.enqueue(pair);
+  }
+};
+
+/**
+ * One question at a time: a new one is about to reach the robot while it still thinks about or answers an
+ * older one, which is cancelled first (its voice stops, nothing more of it plays).
+ */
+const replaceOldQuestion = (): void => {
+  if (turns.unanswered || robotAnswering()) bargeIn();
 };
 
 /**
@@ -179,6 +219,7 @@ const openWhenSure = (): void => {
   const ms = samplesMs(stream.samples);
   const sure =
     state.recording === 'push' ? ms >= MIN_UTTERANCE_MS : vad.confirmed || ms >= HANDS_FREE_OPEN_MS;
+  if (sure) replaceOldQuestion();
   if (sure && !stream.open(() => turns.utteranceOpened())) {
     finishRecording(false, 'Not sent: the robot is not connected.');
   }
@@ -211,6 +252,7 @@ interface Sent {
 
 /** Sends what was recorded as one WAV frame; undefined when it could not be sent. */
 const sendWhole = (samples: Int16Array): Sent | undefined => {
+  replaceOldQuestion();
   const wav = encodeWav(samples);
   if (!connection.send(wav)) return undefined;
   return { turn: turns.utteranceSent(performance.now()), bytes: wav.byteLength, parts: 1 };
@@ -218,6 +260,7 @@ const sendWhole = (samples: Int16Array): Sent | undefined => {
 
 /** Closes the streamed utterance, opening it first if the last chunk made it long enough. */
 const closeStream = (streamed: UtteranceStream): Sent | undefined => {
+  if (streamed.turn === undefined) replaceOldQuestion();
   if (!streamed.open(() => turns.utteranceOpened())) return undefined;
   const closed = streamed.close();
   if (closed !== undefined) turns.utteranceClosed(closed.turn, performance.now());
@@ -229,7 +272,7 @@ const finishRecording = (send: boolean, note?: string): void => {
   if (state.recording === 'none') return;
   // Where "time to first sound" starts: the audio clock when the visitor let go.
   const releasedClock = context.currentTime;
-  if (state.recording === 'push') page.talkStatus.textContent = send ? 'Sent.' : 'Not sent.';
+  const pushed = state.recording === 'push';
   state.recording = 'none';
   state.secondsLeft = undefined;
   vad.reset();
@@ -240,25 +283,48 @@ const finishRecording = (send: boolean, note?: string): void => {
   stream = undefined;
   const ms = samplesMs(upload.kind === 'whole' ? upload.samples.length : upload.stream.samples);
   render();
+  try {
+    sendOrDrop(upload, send, ms, releasedClock, pushed, note);
+  } finally {
+    releaseHeld();
+    render();
+  }
+};
+
+/** The end of finishRecording: the recording goes up, or is dropped, and the visitor hears which. */
+const sendOrDrop = (
+  upload:
+    | { readonly kind: 'whole'; readonly samples: Int16Array }
+    | { readonly kind: 'streamed'; readonly stream: UtteranceStream },
+  send: boolean,
+  ms: number,
+  releasedClock: number,
+  pushed: boolean,
+  note: string | undefined,
+): void => {
+  /** What happened, said once: to the visitor who pressed at once, else politely (the notice shows it). */
+  const tell = (text: string, outlivesAnswer = false): void => {
+    if (pushed) sayToVisitor(text);
+    notify(text, outlivesAnswer, pushed);
+  };
   if (!send || ms < MIN_UTTERANCE_MS) {
     if (upload.kind === 'streamed' && upload.stream.turn !== undefined) abandonUtterance(upload.stream.turn);
-    if (send) notify('That was very short — hold the button while you speak.');
-    else if (note !== undefined) notify(note);
+    if (send) tell(TOO_SHORT);
+    else if (note !== undefined) tell(note);
+    else if (pushed) sayToVisitor('Not sent.');
     return;
   }
   const sent = upload.kind === 'whole' ? sendWhole(upload.samples) : closeStream(upload.stream);
   if (sent === undefined) {
-    notify('Not sent: the robot is not connected.');
+    tell('Not sent: the robot is not connected.');
     return;
   }
   probe.recordSent({ ...sent, ms, releasedClock, upload: upload.kind });
   // A server that never ends the turn stops showing "thinking" after a while (turns.ts).
   setTimeout(render, THINKING_MAX_MS + 1);
-  // "Thinking…" under the face says the rest (kiosk-view.ts), announced once. A note says what happened
-  // to the question, so it stays when the answer starts.
-  if (note === undefined) notify('Sent.');
-  else notify(note, true);
-  render();
+  // "Thinking…" under the face shows the rest (kiosk-view.ts). A note says what happened to the question,
+  // so it stays when the answer starts.
+  tell(note ?? 'Sent.', note !== undefined);
 };
 
 /**
@@ -267,24 +333,29 @@ const finishRecording = (send: boolean, note?: string): void => {
  */
 const streamEndedByService = (turn: number): void => {
   if (stream?.turn !== turn || state.recording === 'none') return;
-  if (state.recording === 'push') page.talkStatus.textContent = 'Not sent.';
+  if (state.recording === 'push') sayToVisitor('Not sent.');
   stream = undefined;
   state.recording = 'none';
   state.secondsLeft = undefined;
   vad.reset();
+  releaseHeld();
   render();
 };
 
 /** The robot is answering an utterance: its audio plays or waits, or more of it is on the way. */
 const robotAnswering = (): boolean => turns.answering || player.holds((pair) => pair.meta.turn !== undefined);
 
+/** Anything of the robot's a visitor's new question stops: its voice, or a question it thinks about. */
+const robotBusy = (): boolean => robotAnswering() || player.busy || turns.unanswered;
+
 /**
  * Barge-in: the visitor talks over the robot. Its voice stops at once, nothing more of the turns sent so
- * far is played (turns.ts drops what still arrives), and the service stops working on them.
+ * far is played (turns.ts drops what still arrives), and the service stops working on them. `mark`: the
+ * bubble greys what was not said (not when the conversation is being forgotten anyway).
  */
-const bargeIn = (): void => {
+const bargeIn = (mark = true): void => {
   const spokenTo = answerPlaying ? follower.spokenOffset() : undefined;
-  const cutShort = answerPlaying;
+  const cutShort = answerPlaying && mark;
   const heard = heardSoFar();
   player.stopAll();
   if (cutShort) markInterrupted(spokenTo);
@@ -321,7 +392,7 @@ const beginPush = (): void => {
   if (reason !== undefined) {
     probe.recordRefusal(reason);
     // The hint beside the button already says why: it is pointed at, not repeated in a notice.
-    page.talkStatus.textContent = reason;
+    sayToVisitor(reason);
     pointAtHint();
     return;
   }
@@ -332,6 +403,8 @@ const beginPush = (): void => {
     interrupt();
     return;
   }
+  // The robot's voice stops at the press. A question it still thinks about is cancelled once the press
+  // is long enough to be a new one (replaceOldQuestion); until then its answer waits (heldWhileRecording).
   if (robotAnswering() || player.busy) bargeIn();
   startRecording('push');
 };
@@ -350,6 +423,8 @@ const appendRecorded = (samples: Int16Array): boolean => {
   const left = Math.ceil((MAX_UTTERANCE_SAMPLES - recorder().samples) / PCM_SAMPLE_RATE);
   const secondsLeft = left <= LIMIT_WARNING_S ? left : undefined;
   if (room && secondsLeft !== state.secondsLeft) {
+    // The label counts every second; a screen reader hears it once, when the countdown starts.
+    if (state.secondsLeft === undefined) sayPolitely(`${secondsLeft} seconds left.`);
     state.secondsLeft = secondsLeft;
     render();
   }
@@ -369,14 +444,26 @@ const onChunk = (chunk: PcmChunk): void => {
   if (state.recording === 'hands-free') {
     const full = !appendRecorded(chunk.samples);
     const event = vad.update(chunk.levelDb, chunk.ms);
-    if (full) finishRecording(true, LIMIT_NOTICE);
-    else if (event === 'end') finishRecording(true);
+    if (full) {
+      finishRecording(true, LIMIT_NOTICE);
+      // The visitor is still speaking: that is not a new question, nor a reason to stop the answer.
+      state.untilPause = { quietMs: 0 };
+    } else if (event === 'end') finishRecording(true);
     else if (event === 'discard') finishRecording(false);
     else openWhenSure();
     return;
   }
   // While the robot speaks, hands-free listens only where voice may interrupt it; just after, its echo
   // may still be in the room, so it waits that out.
+  if (state.untilPause !== undefined) {
+    state.untilPause.quietMs = chunk.levelDb < vad.thresholdDb ? state.untilPause.quietMs + chunk.ms : 0;
+    if (state.untilPause.quietMs < DEFAULT_VAD.hangoverMs) {
+      vad.reset();
+      preRoll.take();
+      return;
+    }
+    state.untilPause = undefined;
+  }
   const speaking = player.busy;
   const listens = speaking
     ? state.voiceInterrupts
@@ -411,16 +498,23 @@ const microphone = new Microphone(context, '/assets/pcm-worklet.js', {
 
 /** The microphone is open exactly while the service allows it. */
 const applyMicrophoneAllowed = (allowed: boolean): void => {
+  const wasKnown = state.microphoneAllowed !== undefined;
   const changed = state.microphoneAllowed !== allowed;
   state.microphoneAllowed = allowed;
+  // A reason said for a refused press ("switched off") no longer holds.
+  if (changed) silenceAnnouncements();
   if (allowed) {
     void microphone.open();
   } else {
     if (state.recording !== 'none') finishRecording(false, 'What you were saying was not sent.');
     microphone.close();
   }
-  // Switched off, the hint and the bubble say so; back on, nothing else would.
-  if (changed && allowed && state.connection === 'online') notify('The microphone is on again.');
+  // Said once each way: the hint and the bubble show it, but are not live regions.
+  if (changed && state.connection === 'online' && !state.lostSession) {
+    if (allowed) notify('The microphone is on again.');
+    // The hint shows it already: said, not added as a notice.
+    else if (wasKnown) sayPolitely('The robot has switched the microphone off for now.');
+  }
   render();
 };
 
@@ -432,6 +526,7 @@ const showFailure = (line: FailureLine): void => {
   state.emotion = line.emotion;
   state.bubbleTurn = undefined;
   showAnswer(line.text);
+  sayAnswer(line.text);
 };
 
 const follower = new SpeechFollower(page.speechBox, page.speech, () => context.currentTime);
@@ -447,6 +542,7 @@ const player = new Player(context, {
     state.bubbleTurn = pair.meta.turn;
     const text = samePart ? `${page.speech.textContent} ${pair.meta.text}` : pair.meta.text;
     showAnswer(text, samePart);
+    sayAnswer(pair.meta.text, samePart);
     follower.follow(text.length - pair.meta.text.length, text.length, slot, !samePart);
     answerPlaying = true;
     progress.started(pair.meta.turn, pair.meta.messageId, slot);
@@ -525,9 +621,10 @@ const onMessage = (message: ReceivedMessage): void => {
       failureShownFor = undefined;
       clearVisitorWords();
       clearNotice();
-      if (state.lostQuestion) {
+      if (state.lostRecording || state.lostQuestion) {
+        showFailure(state.lostRecording ? LOST_RECORDING : LOST_QUESTION);
+        state.lostRecording = false;
         state.lostQuestion = false;
-        showFailure(LOST_QUESTION);
       } else {
         state.emotion = message.emotion;
         showAnswer(message.text);
@@ -550,6 +647,7 @@ const onMessage = (message: ReceivedMessage): void => {
         state.bubbleTurn = undefined;
         state.emotion = 'neutral';
         showAnswer('');
+        sayAnswer('');
         clearVisitorWords();
         notify('New conversation: the robot has forgotten what was said.');
         render();
@@ -583,8 +681,15 @@ const onMessage = (message: ReceivedMessage): void => {
 const onBinary = (frame: ArrayBuffer): void => {
   const result = pairer.binary(frame);
   if (result.kind === 'pair') {
-    if (turns.pair(result.pair.meta.turn) === 'show') player.enqueue(result.pair);
-    else probe.recordIgnored(result.pair.meta.messageId);
+    if (turns.pair(result.pair.meta.turn) !== 'show') probe.recordIgnored(result.pair.meta.messageId);
+    else if (state.recording === 'none') player.enqueue(result.pair);
+    else {
+      // The visitor is speaking: the robot waits for them (bounded as the player's own queue is).
+      heldWhileRecording.push(result.pair);
+      if (heldWhileRecording.length > PLAYBACK_QUEUE_CAPACITY) {
+        probe.recordDrop(heldWhileRecording.shift()?.meta.messageId ?? 0);
+      }
+    }
     render();
   } else if (result.kind === 'orphan') probe.recordOrphan(result.messageId);
 };
@@ -605,6 +710,7 @@ const connection = new KioskConnection(wsUrl, {
   onSessionEnd: () => {
     // The offline screen says the robot cannot answer: its voice must not go on saying otherwise.
     player.stopAll();
+    heldWhileRecording.length = 0;
     // Message ids belong to a session; an utterance cannot be sent on a socket that is gone.
     pairer.clear();
     // A question still waiting now will never be answered: the next session says so.
@@ -615,11 +721,17 @@ const connection = new KioskConnection(wsUrl, {
     clearVisitorWords();
     // Nothing of the old session stays up: its answer, its notices, its microphone permission. The next
     // session's state says what to show.
+    // Said of the session that ended; a failed reconnect attempt ends no session worth silencing.
+    if (!state.lostSession) silenceAnnouncements();
     state.lostSession = true;
     clearNotice();
     showAnswer('');
+    sayAnswer('');
     state.emotion = 'neutral';
-    finishRecording(false, 'The connection dropped; please say that again.');
+    // What the visitor was saying is lost with the session: the offline screen says why nothing answers,
+    // and the next session asks them to say it again (a notice now would be wiped by the offline screen).
+    state.lostRecording = state.lostRecording || state.recording !== 'none';
+    finishRecording(false);
     state.microphoneAllowed = undefined;
     microphone.close();
     render();
@@ -634,6 +746,7 @@ bindTalkControls(page.talk, { begin: beginPush, end: endPush, keysElsewhere: () 
 
 page.handsFree.addEventListener('change', () => {
   state.handsFree = page.handsFree.checked;
+  state.untilPause = undefined;
   finishRecording(false);
   vad.reset();
   render();
@@ -647,8 +760,22 @@ const settings = new KioskSettings(page.faceWrap, {
     render();
   },
 });
+/**
+ * New conversation: stop means stop. The robot's voice stops at once, what it works on or says is
+ * cancelled (`heard`, then `cancel`), and nothing more of it plays; then it forgets (`clear_history`, run
+ * after the cancel: one call at a time, in order).
+ */
 page.newConversation.addEventListener('click', () => {
+  if (!connection.open) {
+    notify('Not connected.');
+    return;
+  }
+  if (state.recording !== 'none') finishRecording(false);
+  heldWhileRecording.length = 0;
+  if (robotBusy()) bargeIn(false);
+  state.lastPlaybackEndedAt = -Infinity;
   if (!connection.send(JSON.stringify({ service: COMMAND.clearHistory }))) notify('Not connected.');
+  render();
 });
 
 // Browsers start audio only after a user gesture unless the kiosk's browser is set to allow it

@@ -53,6 +53,11 @@ export class VoiceActivityDetector {
     return this.phase.kind === 'speech' && this.phase.voiceMs >= this.options.minVoiceMs;
   }
 
+  /** Block level (dBFS) at or above which a block counts as voice. */
+  get thresholdDb(): number {
+    return this.options.thresholdDb;
+  }
+
   setThreshold(thresholdDb: number): void {
     this.options = { ...this.options, thresholdDb };
   }
