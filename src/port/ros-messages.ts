@@ -1,6 +1,6 @@
 /**
  * TypeScript mirrors of the interfaces in ros/tour_guide_interfaces (msg/, srv/ and action/).
- * test/unit/ros-interfaces-drift.test.ts parses the .msg/.srv/.action files and fails when these drift
+ * test/repo/ros-interfaces-drift.test.ts parses the .msg/.srv/.action files and fails when these drift
  * apart (through the field tables in test/support/ros-field-tables.ts, which tsc ties to these interfaces).
  *
  * Field names follow the ROS files (snake_case) so a message object can be handed to rclnodejs as is.

@@ -4,7 +4,7 @@ import { COMMAND, COMMAND_SERVICES, ERROR_CODE_NAMES, type ErrorCode } from './w
 
 /**
  * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
- * exist, and the limits. docs/protocol.md describes this module and test/unit/docs-match.test.ts holds the
+ * exist, and the limits. docs/protocol.md describes this module and test/repo/docs-match.test.ts holds the
  * two equal; test/unit/protocol.test.ts checks the tables below, and that the documented example frames
  * (test/support/ws-examples.ts) agree with the schemas.
  *

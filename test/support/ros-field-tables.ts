@@ -1,7 +1,7 @@
 /**
  * Field tables: the .msg/.srv field list of every interface in src/port/ros-messages.ts, as data. The
  * type `FieldTable<T>` ties each table to its TS interface (a field added, removed or retyped on one side
- * without the other fails `tsc`); test/unit/ros-interfaces-drift.test.ts compares the tables with the
+ * without the other fails `tsc`); test/repo/ros-interfaces-drift.test.ts compares the tables with the
  * files under ros/tour_guide_interfaces (field order included, since it is the wire layout).
  */
 import {

@@ -2,7 +2,7 @@ import { busyMessage } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
 
 /**
- * The /ws protocol's example frames, as docs/protocol.md shows them (test/unit/docs-match.test.ts); the
+ * The /ws protocol's example frames, as docs/protocol.md shows them (test/repo/docs-match.test.ts); the
  * protocol tests parse every one of them. Messages the server builds (busy) are built here by the very
  * function the server uses, so the page cannot show a text never sent.
  */
