@@ -18,7 +18,7 @@ import type { SimControl } from '../port/sim-control.js';
 import { createRosCalls, type RosCalls } from '../port/ros-calls.js';
 import type { RosPort, RosServiceKey } from '../port/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
-import { openApiRoute } from '../transport/http/openapi.js';
+import { openApiRoute, type DocumentedAccess } from '../transport/http/openapi.js';
 import type { AnyRoute } from '../transport/http/route.js';
 import { defaultWebRoot, loadStaticSite, type StaticSite } from '../transport/http/static-site.js';
 import {
@@ -106,10 +106,20 @@ export interface RouteTableParts {
   /** The simulation's control, whose routes exist only with `--backend sim`. */
   readonly sim: SimControl | undefined;
   readonly site: StaticSite | undefined;
+  /** What the service checks, so that its OpenAPI document says it. */
+  readonly access: DocumentedAccess;
 }
 
 /** Every HTTP route the service serves, the OpenAPI document of the API among them. */
-export const routeTable = ({ port, metrics, uws, microphone, sim, site }: RouteTableParts): AnyRoute[] => {
+export const routeTable = ({
+  port,
+  metrics,
+  uws,
+  microphone,
+  sim,
+  site,
+  access,
+}: RouteTableParts): AnyRoute[] => {
   const api = [
     ...operationsRoutes(port, metrics, uws),
     ...tourRoutes(),
@@ -120,6 +130,7 @@ export const routeTable = ({ port, metrics, uws, microphone, sim, site }: RouteT
     ...api,
     openApiRoute(api, {
       version: SERVICE_VERSION,
+      access,
       schemas: {
         ...TOUR_SCHEMAS,
         ...HEALTH_SCHEMAS,
@@ -226,6 +237,7 @@ export const startBridge = async ({
     },
     sim,
     site,
+    access: { token: options.auth_token !== '', origins: options.allowed_origins !== '' },
   });
   const app = await startUwsApp({
     host: options.host,

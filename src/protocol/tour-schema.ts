@@ -28,11 +28,13 @@ const withinCodePoints = (text: string, maxChars: number): boolean =>
 const VISIBLE_CHARACTER = /[^\s\p{Cc}\p{Cf}]/u;
 
 // The `check` actions enforce; the `metadata` actions say the same in the OpenAPI document
-// (JSON Schema counts maxLength in code points, as the checks do).
+// (JSON Schema counts maxLength in code points, as the checks do), with an example, since a client
+// generating requests from the document may not read a Unicode property pattern.
+const EXAMPLES: Readonly<Record<string, string>> = { tour_name: 'garden', map_name: 'park' };
 const identifier = (field: string, maxChars: number) =>
   v.pipe(
     v.string(expected('string')),
-    v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}+$' }),
+    v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}+$', examples: [EXAMPLES[field]] }),
     v.check((text) => text.length > 0, `${field} must not be empty`),
     v.check((text) => withinCodePoints(text, maxChars), `${field} must be at most ${maxChars} characters`),
     v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),
@@ -43,7 +45,12 @@ const identifier = (field: string, maxChars: number) =>
 const newIdentifier = (field: string, maxChars: number) =>
   v.pipe(
     v.string(expected('string')),
-    v.metadata({ minLength: 1, maxLength: maxChars, pattern: '^\\P{Cc}*[^\\s\\p{Cc}\\p{Cf}]\\P{Cc}*$' }),
+    v.metadata({
+      minLength: 1,
+      maxLength: maxChars,
+      pattern: '^\\P{Cc}*[^\\s\\p{Cc}\\p{Cf}]\\P{Cc}*$',
+      examples: [EXAMPLES[field]],
+    }),
     v.check((text) => text.length > 0, `${field} must not be empty`),
     v.check((text) => withinCodePoints(text, maxChars), `${field} must be at most ${maxChars} characters`),
     v.check((text) => !CONTROL_CHARACTERS.test(text), `${field} must not contain control characters`),

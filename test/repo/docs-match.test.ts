@@ -30,6 +30,7 @@ const everyRoute = () =>
     microphone: { isEnabled: () => true, kept: false, entries: () => [] },
     sim: { publishPlayAudio: () => undefined, setMicrophone: () => Promise.reject(new Error('unused')) },
     site: undefined,
+    access: { token: true, origins: true },
   });
 
 /**

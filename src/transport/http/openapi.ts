@@ -4,8 +4,9 @@ import { jsonTextReply, MAX_LISTED_ERRORS, PROBLEM_TYPES, problemTypeUri } from 
 import { pathTemplate, patternParams, type AnyRoute, type ResponseDoc, type Route } from './route.js';
 
 /**
- * The OpenAPI 3.1 document, derived from the route table: every route with `docs` is an operation; its
- * access gives its security and 401/403 answers, its body schema the request body and the 400/413/415/422
+ * The OpenAPI 3.1 document of the running service, derived from the route table: every route with `docs`
+ * is an operation; its access, as the service was started, gives its security and 401/403 answers (none
+ * without a token or an origin list), its body schema the request body and the 400/413/415/422
  * answers, and the router's own answers (500, 503 while stopping, 405, OPTIONS) are added to all.
  */
 
@@ -44,10 +45,8 @@ const BODY_FAILURES = {
   '415': problem('Content type is not application/json'),
   '422': problem('The body fails the schema (`errors` names each field)'),
 };
-const FORBIDDEN_ORIGIN = problem(
-  'Browser origin not allowed (only when the service runs with --allowed_origins)',
-);
-const UNAUTHORIZED = problem('Token missing or wrong (only when the service runs with --auth_token)');
+const FORBIDDEN_ORIGIN = problem('Browser origin not in --allowed_origins');
+const UNAUTHORIZED = problem('Token missing or wrong (--auth_token)');
 const BEARER = [{ bearer: [] }];
 
 const headersOf = (headers: Readonly<Record<string, string>> | undefined) =>
@@ -90,7 +89,7 @@ const headerParameters = (route: AnyRoute) =>
     schema: { type: 'string' },
   }));
 
-const operationOf = (route: AnyRoute) => {
+const operationOf = (route: AnyRoute, access: DocumentedAccess) => {
   const docs = route.docs;
   if (docs === undefined) return undefined;
   const responses: Record<string, unknown> = { ...ALWAYS };
@@ -101,15 +100,15 @@ const operationOf = (route: AnyRoute) => {
   for (const [status, doc] of Object.entries(docs.responses)) {
     responses[status] = responseOf(Number(status), doc);
   }
-  const open = route.access === 'public';
-  responses['403'] = FORBIDDEN_ORIGIN;
-  if (!open) responses['401'] = UNAUTHORIZED;
+  const guarded = route.access !== 'public' && access.token;
+  if (access.origins) responses['403'] = FORBIDDEN_ORIGIN;
+  if (guarded) responses['401'] = UNAUTHORIZED;
   const parameters = headerParameters(route);
   return {
     summary: docs.summary,
     ...(docs.description === undefined ? {} : { description: docs.description }),
     ...(parameters.length === 0 ? {} : { parameters }),
-    security: open ? [] : BEARER,
+    security: guarded ? BEARER : [],
     ...(route.body === undefined
       ? {}
       : {
@@ -126,8 +125,15 @@ const operationOf = (route: AnyRoute) => {
   };
 };
 
+/** What the service checks, as it was started: a token (`--auth_token`), browser origins (`--allowed_origins`). */
+export interface DocumentedAccess {
+  readonly token: boolean;
+  readonly origins: boolean;
+}
+
 export interface OpenApiInfo {
   readonly version: string;
+  readonly access: DocumentedAccess;
   /** Named schemas the routes refer to (`bodyName`, a response's schema name). */
   readonly schemas: Readonly<Record<string, v.GenericSchema | Record<string, unknown>>>;
 }
@@ -142,7 +148,7 @@ const isValibot = (schema: unknown): schema is v.GenericSchema =>
 export const buildOpenApiDocument = (routes: readonly AnyRoute[], info: OpenApiInfo): object => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const operation = operationOf(route);
+    const operation = operationOf(route, info.access);
     if (operation === undefined) continue;
     const template = pathTemplate(route.pattern);
     const item = (paths[template] ??= {});
@@ -174,14 +180,17 @@ export const buildOpenApiDocument = (routes: readonly AnyRoute[], info: OpenApiI
     },
     paths,
     components: {
-      securitySchemes: {
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'Enforced only when the service runs with --auth_token: then required on every operation that lists it (401 without it). Without a token these operations are open.',
-        },
-      },
+      ...(info.access.token
+        ? {
+            securitySchemes: {
+              bearer: {
+                type: 'http',
+                scheme: 'bearer',
+                description: 'The service runs with --auth_token: required on every operation that lists it (401).',
+              },
+            },
+          }
+        : {}),
       responses: {
         MethodNotAllowed: problem('The path does not take this method; `Allow` lists those it takes'),
         Preflight: { description: 'CORS preflight (OPTIONS): `Allow`, and CORS headers for allowed origins' },

@@ -44,6 +44,11 @@ export const SimPlayAudioSchema = jsonObject('request', {
       `audio must decode to at most ${SIM_AUDIO_MAX_BYTES} bytes`,
     ),
     v.description('Audio bytes, base64-encoded'),
+    // What the checks above accept, said as JSON Schema for the document (never run here).
+    v.metadata({
+      contentEncoding: 'base64',
+      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+    }),
   ),
 });
 export type SimPlayAudio = v.InferOutput<typeof SimPlayAudioSchema>;
