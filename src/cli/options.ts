@@ -5,7 +5,7 @@ import { decimal, integer, oneOf, option, type OptionSpec } from './option-schem
 
 /**
  * Every start-up option: its flag, environment variable, default and validation in one table, so
- * `--help`, the README and the parser cannot disagree. Command line beats environment beats default.
+ * `--help`, the docs and the parser cannot disagree. Command line beats environment beats default.
  */
 
 // The options' vocabularies live with what they configure (log levels with the logger, chat interfaces with
