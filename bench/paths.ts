@@ -14,7 +14,7 @@ import { relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { connectCdp, inspectorUrl, type CdpSession } from './lib/cdp.js';
-import { freePort, ROOT, startServer, type ServerProcess } from './lib/processes.js';
+import { bridgeCommand, freePort, ROOT, startServer, type ServerProcess } from './lib/processes.js';
 
 const WARM_UPS = 5;
 const EVENT_TIMEOUT_MS = 10_000;
@@ -231,23 +231,11 @@ const measure = async (): Promise<string> => {
   const inspectPort = await freePort();
   const service = await startServer({
     kind: 'bridge',
-    command: [
-      process.execPath,
-      `--inspect=127.0.0.1:${inspectPort}`,
-      '--import',
-      'tsx',
-      'src/server.ts',
-      '--backend',
-      'sim',
-      '--log_level',
-      'error',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--sim_latency_ms',
-      '0',
-    ],
+    command: bridgeCommand(port, {
+      fromSource: true,
+      maxSessions: 1_000,
+      nodeFlags: [`--inspect=127.0.0.1:${inspectPort}`],
+    }),
     port,
     readyPath: '/health',
   });
