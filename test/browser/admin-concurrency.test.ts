@@ -184,10 +184,10 @@ describe('operator page: tours that change under it', () => {
     await first.getByRole('button', { name: 'Save', exact: true }).click();
     const problem = first.locator('#problem');
     await problem.locator('h3', { hasText: 'Not saved: some fields need attention' }).waitFor();
-    // The summary names the step as the form does.
+    // The summary names the step as the form does (the count is beside the field).
     await problem
       .getByRole('button', {
-        name: 'Step 1 description: Too long: 10,000 characters, at most 4,096. Shorten it to save.',
+        name: 'Step 1 description: Too long: at most 4,096 characters. Shorten it to save.',
       })
       .waitFor();
     assert.deepEqual(await storedNames(), before, 'nothing was sent');

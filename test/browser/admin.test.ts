@@ -337,6 +337,10 @@ describe('operator page', () => {
     assert.equal(await page.locator(':focus').getAttribute('id'), 'tour-name');
     // Nothing was stored: the tour service does not know the name.
     assert.equal((await storedTour(service, 'bad\u0007name')).status, 404);
+    // Edited, the name the robot refused is gone: its error leaves the panel, and the panel goes.
+    await page.getByLabel('Tour name').fill('good name');
+    await problem.waitFor({ state: 'hidden' });
+    assert.equal(await page.locator('#editor-status').textContent(), 'Fixed: save when ready.');
   });
 
   it('fits a phone: no sideways scroll, a margin on both sides, step buttons on one line', async () => {

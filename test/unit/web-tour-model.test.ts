@@ -97,6 +97,12 @@ describe('the page’s own rules', () => {
     assert.equal(validateDraft(emptyDraft()).length, 3);
   });
 
+  it('refuses a tour without steps unless the operator said to save it so', () => {
+    const none = { ...draftFromTour(tour), steps: [] };
+    assert.deepEqual(validateDraft(none), [{ field: 'steps', message: 'Add at least one step.' }]);
+    assert.deepEqual(validateDraft(none, true), []);
+  });
+
   it('counts characters as the API does (code points) and refuses text over a limit instead of cutting it', () => {
     assert.equal(countCharacters('abc'), 3);
     assert.equal(countCharacters('😀😀'), 2);
@@ -124,14 +130,20 @@ describe('the page’s own rules', () => {
       ),
     };
     assert.deepEqual(validateDraft(long), [
-      { field: 'tour_name', message: 'Too long: 129 characters, at most 128. Shorten it to save.' },
+      {
+        field: 'tour_name',
+        message: 'Too long: 129 characters, at most 128. Shorten it to save.',
+        summary: 'Too long: at most 128 characters. Shorten it to save.',
+      },
       {
         field: 'steps.1.description',
         message: 'Too long: 10,000 characters, at most 4,096. Shorten it to save.',
+        summary: 'Too long: at most 4,096 characters. Shorten it to save.',
       },
       {
         field: 'steps.1.dialogue',
         message: 'Too long: 16,386 characters, at most 16,384. Shorten it to save.',
+        summary: 'Too long: at most 16,384 characters. Shorten it to save.',
       },
     ]);
     // Exactly at the limits is fine.

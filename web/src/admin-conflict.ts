@@ -46,27 +46,37 @@ export const explainOldKept = (from: string, to: string, problem: Problem): Expl
 });
 
 /**
- * A 409 on a create or a rename: the name is taken. Said once, in plain words (the API's title and detail
- * say the same again); admin.ts marks the name field and offers to go to it.
+ * A name another tour has: the robot's 409 on a create or a rename, or (without `problem`) a name the
+ * list holds, found before anything was sent. Said once, in plain words (the API's title and detail say
+ * the same again); admin.ts marks the name field and offers to go to it.
  */
 export const explainNameTaken = (
   name: string,
   renamedFrom: string | undefined,
-  problem: Problem,
+  problem?: Problem,
 ): Explained => ({
   heading: `A tour named “${name}” already exists`,
   problem: {
-    ...problem,
+    status: problem?.status ?? 0,
+    title: problem?.title ?? '',
     detail: [
       // The stored tour's name looks like this one but is written otherwise: the detail names it.
-      /another Unicode form/.test(problem.detail) ? problem.detail : '',
-      renamedFrom === undefined ? '' : `“${renamedFrom}” keeps its name.`,
+      problem !== undefined && /another Unicode form/.test(problem.detail) ? problem.detail : '',
+      renamedFrom === undefined
+        ? 'Choose another name for this tour. Nothing was saved.'
+        : `Choose another name: nothing was saved, and “${renamedFrom}” keeps its name.`,
     ]
       .filter((line) => line !== '')
       .join(' '),
     errors: [],
   },
 });
+
+/** Said once "Reload their version" has loaded the tour as the other operator left it. */
+export const explainReloaded = (verb: 'saved' | 'deleted', name: string): string =>
+  verb === 'saved'
+    ? `Loaded “${name}” as someone else saved it. Your changes were discarded: make them again if they are still needed.`
+    : `Loaded “${name}” as someone else saved it. Nothing was deleted: delete it again if it should still go.`;
 
 /** What the robot was asked to do when it did not confirm in time. */
 export type UnconfirmedChange = 'created' | 'saved' | 'renamed' | 'deleted';

@@ -20,9 +20,12 @@ export interface TourList {
   load(): Promise<void>;
   /** Marks the tour the editor shows (aria-current), and nothing while it shows a new tour or nothing. */
   markCurrent(): void;
+  /** The names the robot listed at the last load: a name among them is taken (the robot may hold more). */
+  has(name: string): boolean;
 }
 
 export const createTourList = (view: TourListView): TourList => {
+  let known = new Set<string>();
   const markCurrent = (): void => {
     const current = view.current();
     for (const button of view.list.querySelectorAll<HTMLButtonElement>('.tour-list__open')) {
@@ -58,8 +61,10 @@ export const createTourList = (view: TourListView): TourList => {
           : `Could not load the tours: ${title}. ${detail}`;
         return;
       }
+      known = new Set(result.value);
       render([...result.value].sort((a, b) => a.localeCompare(b)));
     },
     markCurrent,
+    has: (name) => known.has(name),
   };
 };

@@ -173,8 +173,11 @@ export interface StepEditing {
   readonly setSteps: (steps: readonly StepDraft[]) => void;
   /** Renders the steps again from the draft. */
   readonly render: () => void;
-  /** Tells screen readers what happened (the editor's status line). */
-  readonly say: (text: string) => void;
+  /**
+   * After each edit, once the fields show it: `said` is what to tell screen readers (the editor's status
+   * line), if anything; the page may say it otherwise (with what it did to a problem the panel shows).
+   */
+  readonly edited: (said?: string) => void;
 }
 
 /**
@@ -204,8 +207,9 @@ export const wireStepEditing = (editing: StepEditing): void => {
     const field = control.dataset['stepField'] as StepField | undefined;
     const steps = editing.steps();
     if (field === undefined || steps === undefined) return;
-    editing.setSteps(steps.map((step) => (step.key === key ? { ...step, [field]: control.value } : step)));
     refreshField(control, Number(control.dataset['maxChars']));
+    editing.setSteps(steps.map((step) => (step.key === key ? { ...step, [field]: control.value } : step)));
+    editing.edited();
   });
 
   editing.list.addEventListener('click', (event) => {
@@ -223,14 +227,14 @@ export const wireStepEditing = (editing: StepEditing): void => {
       const neighbour = remaining[Math.min(index, remaining.length - 1)];
       if (neighbour === undefined) editing.addStep.focus();
       else focusStepAction(editing, neighbour.key, 'remove');
-      editing.say(`Removed step ${index + 1}.`);
+      editing.edited(`Removed step ${index + 1}.`);
       return;
     }
     const delta = action === 'up' ? -1 : 1;
     editing.setSteps(moveItem(steps, index, delta));
     editing.render();
     focusStepAction(editing, key, action);
-    editing.say(`Moved step ${index + 1} to position ${index + 1 + delta}.`);
+    editing.edited(`Moved step ${index + 1} to position ${index + 1 + delta}.`);
   });
 
   editing.addStep.addEventListener('click', () => {
@@ -240,5 +244,6 @@ export const wireStepEditing = (editing: StepEditing): void => {
     editing.setSteps([...steps, step]);
     editing.render();
     document.getElementById(`step-${step.key}-description`)?.focus();
+    editing.edited();
   });
 };

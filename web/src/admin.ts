@@ -6,18 +6,23 @@ import {
   explainGone,
   explainNameTaken,
   explainOldKept,
+  explainReloaded,
   explainStillUnconfirmed,
   explainUnconfirmed,
   plainNoAnswer,
   type UnconfirmedChange,
 } from './admin-conflict.js';
 import { checkLateChange, type LateCheck, type ReadBack } from './admin-late-change.js';
+import { issuesFrom } from './admin-issues.js';
 import { createTourList } from './admin-list.js';
 import {
+  answeredFieldProblem,
   clearProblem as clearProblemIn,
+  followFieldProblem,
+  showFieldProblem,
   showProblem as showProblemIn,
   showProblemAs as showProblemAsIn,
-  markField,
+  type FieldProblem,
   type ProblemAction,
 } from './admin-problem.js';
 import { renderSteps as renderStepList, wireStepEditing } from './admin-steps.js';
@@ -32,6 +37,7 @@ import {
   TOUR_LIMITS,
   tourFromDraft,
   validateDraft,
+  type FieldError,
   type Problem,
   type Tour,
   type TourDraft,
@@ -107,16 +113,56 @@ const say = (text: string): void => {
 };
 
 const problemView = { panel: page.problem, form: page.form };
+/** The problem the panel shows when it is about fields: followed as they are edited. */
+let fieldProblem: FieldProblem | undefined;
+
 const clearProblem = (): void => {
+  fieldProblem = undefined;
   clearProblemIn(problemView);
 };
 const showProblemAs = (heading: string, problem: Problem, actions: readonly ProblemAction[] = []): void => {
+  fieldProblem = undefined;
   showProblemAsIn(problemView, heading, problem, actions);
   say('');
 };
+const showFields = (problem: FieldProblem): void => {
+  if (editor === undefined) return;
+  showFieldProblem(problemView, problem, editor.draft);
+  fieldProblem = problem;
+  say('');
+};
 const showProblem = (action: string, problem: Problem): void => {
+  if (problem.errors.length > 0 && editor !== undefined) {
+    showFields(answeredFieldProblem(action, problem, editor.draft));
+    return;
+  }
+  fieldProblem = undefined;
   showProblemIn(problemView, action, unconfirmed(problem) ? plainNoAnswer(problem) : problem);
   say('');
+};
+
+/** Said when an edit fixed the last thing the panel named. */
+const FIXED = 'Fixed: save when ready.';
+
+/**
+ * After each edit: a problem about fields follows it, and one thing is said. The panel changed: it is
+ * read out, so the status line stays quiet; nothing left to fix: the panel goes, and the status says so.
+ */
+const edited = (said?: string): void => {
+  if (fieldProblem !== undefined && editor !== undefined) {
+    const followed = followFieldProblem(problemView, fieldProblem, editor.draft);
+    if (followed.outcome === 'fixed') {
+      fieldProblem = undefined;
+      say(said === undefined ? FIXED : `${said} ${FIXED}`);
+      return;
+    }
+    fieldProblem = followed.problem;
+    if (followed.outcome === 'updated') {
+      say('');
+      return;
+    }
+  }
+  if (said !== undefined) say(said);
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -184,7 +230,8 @@ const startEditing = (next: Editor): void => {
   page.heading.focus();
 };
 
-const openTour = async (name: string): Promise<void> => {
+/** Opens the tour `name`; `loaded` is said once it is shown. */
+const openTour = async (name: string, loaded = ''): Promise<void> => {
   stopLateCheck();
   say(`Loading “${name}”…`);
   const result = await getTour(name);
@@ -197,7 +244,7 @@ const openTour = async (name: string): Promise<void> => {
   const { tour, etag } = result.value;
   const draft = draftFromTour(tour);
   startEditing({ draft, saved: draftFingerprint(draft), stored: { name, etag } });
-  say('');
+  say(loaded);
   await loadList();
 };
 
@@ -225,7 +272,10 @@ const settleSaved = async (tour: Tour, sent: string, message: string): Promise<v
 const showConflict = (verb: 'saved' | 'deleted', problem: Problem, retry: (etag: string) => void): void => {
   const name = editor?.stored?.name ?? '';
   const current = problem.etag;
-  const reload: ProblemAction = { label: 'Reload their version', run: () => void openTour(name) };
+  const reload: ProblemAction = {
+    label: 'Reload their version',
+    run: () => void openTour(name, explainReloaded(verb, name)),
+  };
   const overwrite: ProblemAction = {
     label: verb === 'saved' ? 'Overwrite with mine' : 'Delete anyway',
     run: () => {
@@ -237,8 +287,12 @@ const showConflict = (verb: 'saved' | 'deleted', problem: Problem, retry: (etag:
   page.problem.focus();
 };
 
-/** A 409 on a create or a rename: the name is taken, by a tour this page may not list yet. */
-const showNameTaken = (name: string, renamedFrom: string | undefined, problem: Problem): void => {
+/**
+ * The name is taken: by a tour in the list (found before anything was sent), or by one the robot named in
+ * a 409 (`problem`), which this page may not list yet. Goes once the name is changed.
+ */
+const showNameTaken = (name: string, renamedFrom: string | undefined, problem?: Problem): void => {
+  if (editor === undefined) return;
   const { heading, problem: explained } = explainNameTaken(name, renamedFrom, problem);
   const chooseName: ProblemAction = {
     label: 'Choose another name',
@@ -246,10 +300,15 @@ const showNameTaken = (name: string, renamedFrom: string | undefined, problem: P
       page.name.focus();
     },
   };
-  showProblemAs(heading, explained, [chooseName]);
-  markField(problemView, 'tour_name', 'Taken by another tour.');
+  const taken = { field: 'tour_name', message: 'Taken by another tour.' };
+  showFields({
+    heading,
+    detail: explained.detail,
+    issues: issuesFrom(editor.draft, [taken], 'taken'),
+    actions: [chooseName],
+  });
   page.problem.focus();
-  void loadList();
+  if (problem !== undefined) void loadList();
 };
 
 /** A 404 on save: someone deleted the tour. It leaves the list, and saving again creates it anew. */
@@ -354,6 +413,12 @@ const rename = async (from: StoredVersion, tour: Tour, sent: string): Promise<vo
 
 /** Sends the draft: creates, renames or updates (with If-Match), and says what came of it. */
 const send = async (current: StoredVersion | undefined, tour: Tour, sent: string): Promise<void> => {
+  // A name the list holds is said to be taken before anything is asked or sent (a 409 still may come).
+  const renamedFrom = current?.name;
+  if (tour.tour_name !== renamedFrom && tourList.has(tour.tour_name)) {
+    showNameTaken(tour.tour_name, renamedFrom);
+    return;
+  }
   if (current === undefined) {
     const result = await createTour(tour);
     if (result.ok) return settleSaved(tour, sent, `Created “${tour.tour_name}”.`);
@@ -383,7 +448,7 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
       made: () => void settleSaved(tour, sent, `Saved “${tour.tour_name}”: ${LATE}`),
     });
   } else if (result.problem.status === 412) {
-    showConflict('saved', result.problem, (latest) => void save(latest));
+    showConflict('saved', result.problem, (latest) => void save({ etag: latest }));
   } else if (result.problem.status === 404) {
     await showGone(result.problem);
   } else {
@@ -392,8 +457,38 @@ const send = async (current: StoredVersion | undefined, tour: Tour, sent: string
   }
 };
 
-/** Save, or "Overwrite with mine" after a conflict (`etag`: the version to overwrite). */
-const save = async (etag?: string): Promise<void> => {
+/** Refused before sending: the fields the page's own check found wrong, listed and marked. */
+const showRefused = (errors: readonly FieldError[]): void => {
+  if (editor === undefined) return;
+  const issues = issuesFrom(editor.draft, errors, 'check');
+  const noStepsOnly = errors.length === 1 && errors[0]?.field === 'steps';
+  if (noStepsOnly) {
+    showFields({
+      heading: 'Not saved: the tour has no steps',
+      detail:
+        'A tour without steps gives the robot nothing to do. Add a step, or save it without steps to fill in later.',
+      issues,
+      actions: [
+        {
+          label: 'Add a step',
+          run: () => {
+            page.addStep.click();
+          },
+        },
+        { label: 'Save without steps', run: () => void save({ noStepsAllowed: true }) },
+      ],
+    });
+  } else {
+    showFields({ heading: 'Not saved: some fields need attention', detail: '', issues, actions: [] });
+  }
+};
+
+/**
+ * Save; "Overwrite with mine" after a conflict (`etag`: the version to overwrite); "Save without steps"
+ * (`noStepsAllowed`) once told that the tour has none.
+ */
+const save = async (options: { etag?: string; noStepsAllowed?: boolean } = {}): Promise<void> => {
+  const { etag, noStepsAllowed = false } = options;
   if (editor === undefined || busy) return;
   stopLateCheck();
   const stored = editor.stored;
@@ -403,9 +498,9 @@ const save = async (etag?: string): Promise<void> => {
   editor.draft = normalizeDraft(editor.draft, stored === undefined || renamed ? 'create' : 'edit');
   page.name.value = editor.draft.tour_name;
   page.map.value = editor.draft.map_name;
-  const errors = validateDraft(editor.draft);
+  const errors = validateDraft(editor.draft, noStepsAllowed);
   if (errors.length > 0) {
-    showProblemAs('Not saved: some fields need attention', { status: 0, title: '', detail: '', errors });
+    showRefused(errors);
     page.problem.focus();
     return;
   }
@@ -469,10 +564,12 @@ const updateDraft = (change: (draft: TourDraft) => TourDraft): void => {
 page.name.addEventListener('input', () => {
   updateDraft((draft) => ({ ...draft, tour_name: page.name.value }));
   refreshField(page.name, FIELD_LIMITS.tour_name);
+  edited();
 });
 page.map.addEventListener('input', () => {
   updateDraft((draft) => ({ ...draft, map_name: page.map.value }));
   refreshField(page.map, FIELD_LIMITS.map_name);
+  edited();
 });
 
 wireStepEditing({
@@ -483,7 +580,7 @@ wireStepEditing({
     updateDraft((draft) => ({ ...draft, steps }));
   },
   render: renderSteps,
-  say,
+  edited,
 });
 
 page.form.addEventListener('submit', (event) => {

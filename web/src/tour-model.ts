@@ -127,9 +127,19 @@ export const counterText = (text: string, max: number): { text: string; over: bo
     : { text: `${formatCount(count)} / ${formatCount(max)}`, over: false };
 };
 
-/** The message for a field over its limit: said next to it and in the summary. */
+/** The message for a field over its limit, said next to it (where the counter is). */
 export const tooLongMessage = (text: string, max: number): string =>
   `Too long: ${formatCount(countCharacters(text))} characters, at most ${formatCount(max)}. Shorten it to save.`;
+
+/**
+ * The same in the problem panel's list: without the count, so the list (a live region) does not change,
+ * and is not read out again, at each character typed while the field is still too long.
+ */
+export const tooLongSummary = (max: number): string =>
+  `Too long: at most ${formatCount(max)} characters. Shorten it to save.`;
+
+/** Said when a tour has no steps: the API takes one, the page asks first (a tour with nothing to do). */
+export const NO_STEPS_MESSAGE = 'Add at least one step.';
 
 const STEP_FIELD_LABELS: Readonly<Record<string, string>> = {
   description: 'description',
@@ -171,6 +181,8 @@ export interface FieldError {
   /** As the API names fields: `tour_name`, `map_name`, `steps.<index>.description`. */
   readonly field: string;
   readonly message: string;
+  /** How the problem panel's list says it, when not as `message` (a too-long field: without its count). */
+  readonly summary?: string;
 }
 
 // Blank as the API sees a new tour's name: nothing but white space and invisible format characters.
@@ -178,14 +190,16 @@ const isBlank = (text: string): boolean => !/[^\s\p{Cc}\p{Cf}]/u.test(text);
 
 /**
  * The page's own rules, checked before anything is sent: no blank names, no text over its limit, no step
- * without a description (stricter than the API, which accepts an empty description). The API's other
- * rules (control characters) are left to its 422 answers.
+ * without a description (stricter than the API, which accepts an empty description), and at least one
+ * step unless `noStepsAllowed` (the API and the specification accept a tour without steps; the page saves
+ * one only when the operator says so). The API's other rules (control characters) are left to its 422
+ * answers.
  */
-export const validateDraft = (draft: TourDraft): FieldError[] => {
+export const validateDraft = (draft: TourDraft, noStepsAllowed = false): FieldError[] => {
   const errors: FieldError[] = [];
   const limit = (field: string, text: string, max: number): boolean => {
     if (countCharacters(text) <= max) return false;
-    errors.push({ field, message: tooLongMessage(text, max) });
+    errors.push({ field, message: tooLongMessage(text, max), summary: tooLongSummary(max) });
     return true;
   };
   if (!limit('tour_name', draft.tour_name, FIELD_LIMITS.tour_name) && isBlank(draft.tour_name)) {
@@ -204,6 +218,7 @@ export const validateDraft = (draft: TourDraft): FieldError[] => {
     limit(`${path}.destination`, step.destination, FIELD_LIMITS.destination);
     limit(`${path}.dialogue`, step.dialogue, FIELD_LIMITS.dialogue);
   });
+  if (draft.steps.length === 0 && !noStepsAllowed) errors.push({ field: 'steps', message: NO_STEPS_MESSAGE });
   return errors;
 };
 
