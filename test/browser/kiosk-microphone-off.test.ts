@@ -20,9 +20,19 @@ describe('kiosk: the microphone switched off while the visitor speaks', () => {
 
   it('stops recording at once, says the microphone was switched off, and plays no answer', async () => {
     let sent: SentFrame[] = [];
+    /** The parts the page had sent when its socket received the microphone switched off. */
+    let partsAtMute: number | undefined;
     const { page, problems } = await openKiosk(shared.browser, shared.service, {
       beforeLoad: (opened) => {
         sent = watchSentFrames(opened);
+        // Registered after watchSentFrames: the browser reports a socket's frames in the order they went.
+        opened.on('websocket', (socket) => {
+          socket.on('framereceived', ({ payload }) => {
+            if (typeof payload === 'string' && /"type":"microphone","enabled":false/.test(payload)) {
+              partsAtMute ??= binaryFrames(sent);
+            }
+          });
+        });
       },
     });
     await watchAnnouncements(page);
@@ -41,14 +51,16 @@ describe('kiosk: the microphone switched off while the visitor speaks', () => {
       await page
         .locator('body[data-recording="false"][data-microphone="disabled"]')
         .waitFor({ timeout: 2_000 });
-      const stoppedMs = Date.now() - muted;
-      console.log(`# recording stopped ${stoppedMs} ms after the POST`);
-      // The POST, the frame to the page and the polling of it included; a loaded 2-core machine is slow.
-      assert.ok(stoppedMs < 1_000, `recording stopped ${stoppedMs} ms after the microphone was switched off`);
-      const partsThen = binaryFrames(sent);
+      console.log(
+        `# recording stopped ${Date.now() - muted} ms after the POST (the POST and polling included)`,
+      );
       // Still held: nothing more goes up, and nothing of an answer comes.
       await page.waitForTimeout(2_000);
-      assert.equal(binaryFrames(sent), partsThen, 'parts sent after the microphone was switched off');
+      assert.ok(partsAtMute !== undefined, 'the page never received the microphone switched off');
+      // At once: at most the one part already on its way from the capture worklet when the frame came.
+      const after = binaryFrames(sent) - partsAtMute;
+      console.log(`# parts sent after the microphone frame: ${after}`);
+      assert.ok(after <= 1, `${after} parts sent after the microphone was switched off`);
       const state = await snapshot(page);
       assert.deepEqual(state.played, []);
       assert.ok(state.errors.includes('microphone_disabled'), JSON.stringify(state.errors));
