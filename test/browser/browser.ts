@@ -34,18 +34,37 @@ export interface Browser {
 }
 
 /**
+ * The microphone the browser offers: the fake device, granted (`fake`); the fake device with every
+ * permission prompt refused, as a visitor or a policy denying it (`denied`); no fake device, so only the
+ * machine's own, which a test machine has none of (`none`).
+ */
+export type BrowserMicrophone = 'fake' | 'denied' | 'none';
+
+const microphoneFlags = (microphone: BrowserMicrophone): string[] => {
+  if (microphone === 'denied') {
+    return CHROMIUM_FLAGS.filter((flag) => flag !== '--use-fake-ui-for-media-stream').concat(
+      '--deny-permission-prompts',
+    );
+  }
+  if (microphone === 'none') {
+    return CHROMIUM_FLAGS.filter((flag) => flag !== '--use-fake-device-for-media-stream');
+  }
+  return [...CHROMIUM_FLAGS];
+};
+
+/**
  * `env`: the browser's environment instead of this process's; the TLS test gives it a HOME whose NSS
  * database trusts the test's CA, which is where Chromium on Linux looks for locally trusted roots.
- * `args`: flags beyond CHROMIUM_FLAGS.
+ * `args`: flags beyond CHROMIUM_FLAGS. `microphone`: see BrowserMicrophone.
  */
 export const launchBrowser = async (
-  options: { env?: Record<string, string>; args?: readonly string[] } = {},
+  options: { env?: Record<string, string>; args?: readonly string[]; microphone?: BrowserMicrophone } = {},
 ): Promise<Browser> => {
   const profile = mkdtempSync(join(tmpdir(), 'tour-bridge-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
+    args: [...microphoneFlags(options.microphone ?? 'fake'), ...(options.args ?? [])],
     ...(options.env === undefined ? {} : { env: options.env }),
     viewport: VIEWPORT,
     timeout: 30_000,

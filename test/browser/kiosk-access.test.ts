@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertNoSeriousViolations } from './axe.js';
 import { launchBrowser, type Browser } from './browser.js';
-import { startKioskService, type KioskService } from './kiosk-harness.js';
+import { holdTalkButton, startKioskService, type KioskService } from './kiosk-harness.js';
 
 /**
  * A kiosk whose token the service refuses, in Chromium: it says so, instead of looking like a dead robot,
@@ -22,11 +23,29 @@ describe('kiosk: access refused is its own state', () => {
     await service.stop();
   });
 
-  for (const [label, query] of [
-    ['no token', ''],
-    ['a wrong token', '?token=not-the-right-token-at-all'],
+  for (const [label, query, shown] of [
+    [
+      'no token',
+      '',
+      {
+        status: 'Not set up: this display has no access token',
+        talk: 'Not set up',
+        badge: 'Not set up',
+        hint: /^This display is not set up yet\. Please ask a member of staff\. Staff: .*\?token=/,
+      },
+    ],
+    [
+      'a wrong token',
+      '?token=not-the-right-token-at-all',
+      {
+        status: 'Access refused: check this kiosk’s token',
+        talk: 'Access refused',
+        badge: 'No access',
+        hint: /refused this kiosk’s access token/,
+      },
+    ],
   ] as const) {
-    it(`with ${label}: says access refused, not offline, and does not retry quickly`, async () => {
+    it(`with ${label}: says "${shown.talk}", not offline, and does not retry quickly`, async () => {
       const page = await browser.newPage();
       let attempts = 0;
       page.on('websocket', () => {
@@ -34,14 +53,29 @@ describe('kiosk: access refused is its own state', () => {
       });
       await page.goto(`${service.baseUrl}/${query}`);
       await page.locator('body[data-connection="refused"]').waitFor({ timeout: 10_000 });
-      assert.equal(
-        await page.locator('#connection-status').textContent(),
-        'Access refused: check this kiosk’s token',
-      );
-      assert.equal(await page.locator('#talk-label').textContent(), 'Access refused');
-      assert.match((await page.locator('#talk-hint').textContent()) ?? '', /token/);
+      assert.equal(await page.locator('#connection-status').textContent(), shown.status);
+      assert.equal(await page.locator('#talk-label').textContent(), shown.talk);
+      assert.match((await page.locator('#talk-hint').textContent()) ?? '', shown.hint);
       assert.equal(await page.locator('.face-badge').isVisible(), true);
-      assert.equal(await page.locator('.face-badge').textContent(), 'No access');
+      assert.equal(await page.locator('.face-badge').textContent(), shown.badge);
+      assert.equal(
+        await page.locator('#speech-idle').textContent(),
+        'I cannot talk on this screen right now. Please ask a member of staff.',
+      );
+      if (query === '') {
+        // A display nobody gave a token is not told it was refused: nothing it shows says so.
+        const text = await page.evaluate<string>('document.body.innerText');
+        assert.doesNotMatch(text, /refused/i, text);
+      }
+      // A press says the same, to a screen reader.
+      await holdTalkButton(page, 200);
+      assert.equal(
+        await page.locator('#talk-status').textContent(),
+        query === ''
+          ? 'This display is not set up yet. Please ask a member of staff.'
+          : 'The robot refused this kiosk’s access.',
+      );
+      await assertNoSeriousViolations(page, `the kiosk with ${label}`);
       // Offline would retry within 1–2 s; refused waits a minute.
       const seen = attempts;
       await page.waitForTimeout(3_000);

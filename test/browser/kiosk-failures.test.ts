@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LOST_QUESTION, failureLine } from '../../web/src/failure-lines.js';
+import { LOST_QUESTION, LOST_RECORDING, failureLine } from '../../web/src/failure-lines.js';
+import { assertNoSeriousViolations } from './axe.js';
 import { launchBrowser, type Browser } from './browser.js';
+import { announcements, pageNow, watchAnnouncements } from './live-regions.js';
+import { freeLoopbackPort } from '../support/free-port.js';
+import { commandsSent, watchSentFrames, type SentFrame } from './socket-log.js';
 import {
   holdTalkButton,
   openKiosk,
@@ -84,6 +88,64 @@ describe('kiosk: failures in the speech bubble', () => {
       await page.locator('body[data-connection="online"]').waitFor({ timeout: 12_000 });
       await bubbleShows(page, LOST_QUESTION.text);
       assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'sad');
+    } finally {
+      await first?.stop();
+      await second?.stop();
+    }
+  });
+
+  it('the connection lost while the visitor holds the button: once back, the robot asks them to say it again', async () => {
+    // A port chosen up front, so the service can start again on it at once (kiosk-reconnect.test.ts).
+    let first: KioskService | undefined = await startKioskService(await freeLoopbackPort());
+    let second: KioskService | undefined;
+    let sent: SentFrame[] = [];
+    try {
+      const port = first.service.listeningPort;
+      const { page } = await openKiosk(browser, first, {
+        beforeLoad: (opened) => {
+          sent = watchSentFrames(opened);
+        },
+      });
+      await watchAnnouncements(page);
+      const box = await page.locator('#talk').boundingBox();
+      assert.ok(box !== null);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      try {
+        await page.locator('body[data-recording="true"]').waitFor();
+        // Long enough for the streamed utterance to be open and its first parts sent.
+        await page.waitForTimeout(800);
+        assert.ok(commandsSent(sent).includes('utterance_start'), commandsSent(sent).join(' '));
+        await first.stop();
+        first = undefined;
+        await page.locator('body[data-connection="offline"]').waitFor();
+        assert.equal(await page.locator('body').getAttribute('data-recording'), 'false');
+        // Offline is the one thing said meanwhile: the bubble says the robot cannot hear.
+        assert.equal(
+          await page.locator('#speech-idle').textContent(),
+          'I am offline at the moment, so I cannot hear or answer you. Back soon!',
+        );
+        const backFrom = await pageNow(page);
+        second = await restartKioskService(port);
+        await page.locator('body[data-connection="online"]').waitFor({ timeout: 12_000 });
+        await bubbleShows(page, LOST_RECORDING.text);
+        assert.equal(await page.locator('#face').getAttribute('data-emotion'), 'sad');
+        // It stays (nothing wipes it), and a screen reader hears it.
+        await page.waitForTimeout(1_500);
+        assert.equal(await page.locator('#speech-text').textContent(), LOST_RECORDING.text);
+        const said = (await announcements(page)).filter((entry) => entry.at >= backFrom);
+        assert.ok(
+          said.some((entry) => entry.region === 'speech-said' && entry.text === LOST_RECORDING.text),
+          JSON.stringify(said),
+        );
+        await assertNoSeriousViolations(page, 'the kiosk back after losing what the visitor said');
+      } finally {
+        await page.mouse.up();
+      }
+      // The finger lifted on the new session sends nothing: that recording ended with the old one.
+      await page.waitForTimeout(500);
+      assert.equal(second.chats.length, 0);
+      assert.equal(await page.locator('#speech-text').textContent(), LOST_RECORDING.text);
     } finally {
       await first?.stop();
       await second?.stop();

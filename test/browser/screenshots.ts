@@ -196,7 +196,7 @@ try {
   const guarded = await startKioskService(0, { auth_token: 'screenshot-token-0123456789' });
   try {
     const refused = await browser.newPage();
-    await refused.goto(`${guarded.baseUrl}/`);
+    await refused.goto(`${guarded.baseUrl}/?token=not-this-kiosks-token`);
     await refused.locator('body[data-connection="refused"]').waitFor({ timeout: 10_000 });
     await refused.waitForTimeout(600);
     await shoot(refused, 'kiosk-refused.png');

@@ -9,7 +9,7 @@ const ready: KioskState = {
   retryAt: undefined,
   microphoneAllowed: true,
   device: 'open',
-  deviceProblem: '',
+  tokenGiven: true,
   handsFree: false,
   recording: 'none',
   secondsLeft: undefined,
@@ -134,6 +134,23 @@ describe('kioskView', () => {
     assert.equal(view.talkUsable, false);
     assert.match(view.hint, /token/);
     assert.doesNotMatch(`${view.connectionText} ${view.hint} ${view.idleText}`, /offline/i);
+    assert.equal(view.badgeText, 'No access');
+  });
+
+  it('says a kiosk opened without a token is not set up, not refused', () => {
+    const view = kioskView(
+      { ...ready, connection: 'refused', lostSession: true, microphoneAllowed: undefined, tokenGiven: false },
+      0,
+    );
+    assert.equal(view.connection, 'refused');
+    assert.equal(view.connectionText, 'Not set up: this display has no access token');
+    assert.equal(view.talkLabel, 'Not set up');
+    assert.equal(view.badgeText, 'Not set up');
+    assert.match(view.hint, /^This display is not set up yet\. Please ask a member of staff\./);
+    assert.doesNotMatch(
+      `${view.connectionText} ${view.hint} ${view.talkLabel} ${view.badgeText}`,
+      /refused/i,
+    );
   });
 
   it('stays offline while a reconnect attempt is under way, and only then', () => {
@@ -171,7 +188,10 @@ describe('kioskView', () => {
       refusal({ ...ready, microphoneAllowed: false }),
       'The robot has switched the microphone off.',
     );
-    assert.equal(refusal({ ...ready, device: 'failed', deviceProblem: 'denied' }), 'No microphone: denied');
+    assert.equal(
+      refusal({ ...ready, device: 'failed' }),
+      'The microphone is not available. Please ask a member of staff.',
+    );
     assert.equal(refusal({ ...ready, device: 'opening' }), 'The microphone is starting.');
     assert.equal(kioskView({ ...ready, microphoneAllowed: false }, 0).talkLook, 'unavailable');
   });
@@ -182,7 +202,8 @@ describe('kioskView', () => {
       { ...ready, connection: 'connecting', microphoneAllowed: undefined },
       { ...ready, connection: 'refused' },
       { ...ready, microphoneAllowed: false },
-      { ...ready, device: 'failed', deviceProblem: 'denied' },
+      { ...ready, device: 'failed' },
+      { ...ready, connection: 'refused', tokenGiven: false },
       { ...ready, device: 'opening' },
       { ...ready, handsFree: true },
     ];

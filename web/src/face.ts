@@ -28,9 +28,9 @@ export const showEmotion = (face: FaceElements, emotion: string): ResolvedEmotio
   face.thought.classList.toggle('face__thought--shown', shape.thought);
   face.svg.dataset['emotion'] = resolved.name;
   face.svg.dataset['emotionKnown'] = String(resolved.known);
-  face.label.textContent = resolved.known
-    ? `The robot looks ${resolved.name}`
-    : `The robot's mood (${emotion.slice(0, 40)}) is not one this display knows`;
+  // An emotion this display has no face for shows as neutral, to visitors and screen readers alike (the
+  // value itself is in the probe's record of what played, for staff).
+  face.label.textContent = `The robot looks ${resolved.name}`;
   return resolved;
 };
 

@@ -237,7 +237,7 @@ export const drawView = (
   page.body.dataset['thinking'] = String(view.faceOverride === 'thinking');
   setText(page.faceStatus, view.faceStatus);
   page.body.dataset['connection'] = view.connection;
-  setText(page.faceBadge, view.connection === 'refused' ? 'No access' : 'Offline');
+  setText(page.faceBadge, view.badgeText);
   page.body.dataset['microphone'] = view.microphoneKey;
   page.body.dataset['recording'] = String(state.recording !== 'none');
   page.body.dataset['mode'] = state.handsFree ? 'hands-free' : 'push';

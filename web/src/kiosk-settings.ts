@@ -104,14 +104,19 @@ export class KioskSettings {
     this.levelValue.value = `${Math.round(db)} dB`;
   }
 
-  /** What the browser reports about echo cancellation on the microphone (undefined: it is closed). */
-  showEchoCancellation(on: boolean | undefined): void {
+  /**
+   * What the browser reports about echo cancellation on the microphone (undefined: it is closed), or, when
+   * it gave no microphone, why: the visitor is only asked to fetch staff, and staff look here.
+   */
+  showMicrophone(on: boolean | undefined, problem: string | undefined): void {
     const text =
-      on === undefined
-        ? 'Echo cancellation: not known until the microphone is on.'
-        : on
-          ? 'Echo cancellation: on in this browser.'
-          : 'Echo cancellation: off in this browser, so hands-free does not listen while the robot speaks.';
+      problem !== undefined
+        ? `Microphone not available in this browser: ${problem}.`
+        : on === undefined
+          ? 'Echo cancellation: not known until the microphone is on.'
+          : on
+            ? 'Echo cancellation: on in this browser.'
+            : 'Echo cancellation: off in this browser, so hands-free does not listen while the robot speaks.';
     if (this.echoStatus.textContent !== text) this.echoStatus.textContent = text;
   }
 

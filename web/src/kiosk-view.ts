@@ -20,7 +20,8 @@ export interface KioskState {
   /** What the service says (`state` and `microphone` frames); undefined until the session's state. */
   readonly microphoneAllowed: boolean | undefined;
   readonly device: MicrophoneDevice;
-  readonly deviceProblem: string;
+  /** The page was opened with an access token (`?token=`): a refusal without one means not set up. */
+  readonly tokenGiven: boolean;
   readonly handsFree: boolean;
   readonly recording: Recording;
   /** Whole seconds of recording left before the length limit, in the last seconds before it; else undefined. */
@@ -73,6 +74,8 @@ export interface KioskView {
   readonly faceStatus: string;
   /** The emotion the face shows while thinking; undefined: the emotion of what was said last. */
   readonly faceOverride: 'thinking' | undefined;
+  /** The badge on the greyed face while offline or refused. */
+  readonly badgeText: string;
 }
 
 export const shownConnection = (state: KioskState): ShownConnection => {
@@ -86,6 +89,14 @@ export const shownConnection = (state: KioskState): ShownConnection => {
 export const secondsLeft = (retryAt: number, now: number): number =>
   Math.max(1, Math.ceil((retryAt - now) / 1000));
 
+/** The service refused a kiosk opened without a token: nobody has set this display up yet. */
+const notSetUp = (state: KioskState, shown: ShownConnection): boolean =>
+  shown === 'refused' && !state.tokenGiven;
+
+/** Every failure of the microphone device, in the visitor's words (the browser's reason goes to the console). */
+const NO_MICROPHONE = 'The microphone is not available. Please ask a member of staff.';
+const NOT_SET_UP = 'This display is not set up yet. Please ask a member of staff.';
+
 export const canTalk = (state: KioskState): boolean =>
   state.connection === 'online' && state.microphoneAllowed === true && state.device === 'open';
 
@@ -96,19 +107,21 @@ export const canTalk = (state: KioskState): boolean =>
 export const refusal = (state: KioskState): string | undefined => {
   const shown = shownConnection(state);
   if (shown === 'offline') return 'The robot is offline.';
+  if (notSetUp(state, shown)) return NOT_SET_UP;
   if (shown === 'refused') return 'The robot refused this kiosk’s access.';
   if (state.connection !== 'online') return 'Not connected to the robot yet.';
   if (state.microphoneAllowed !== true) return 'The robot has switched the microphone off.';
-  if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.device === 'failed') return NO_MICROPHONE;
   if (state.device !== 'open') return 'The microphone is starting.';
   // Hands-free listens by itself; a press is for interrupting the robot while it speaks.
   if (state.handsFree && !state.speaking) return 'Hands-free mode is on: just speak.';
   return undefined;
 };
 
-const connectionText = (shown: ShownConnection): string => {
+const connectionText = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'online') return 'Connected';
   if (shown === 'connecting') return 'Connecting…';
+  if (notSetUp(state, shown)) return 'Not set up: this display has no access token';
   if (shown === 'refused') return 'Access refused: check this kiosk’s token';
   return 'Offline';
 };
@@ -156,6 +169,7 @@ const timeLeft = (state: KioskState): string =>
 
 const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkLabel' | 'talkLook'> => {
   if (shown === 'offline') return { talkLabel: 'Offline', talkLook: 'offline' };
+  if (notSetUp(state, shown)) return { talkLabel: 'Not set up', talkLook: 'offline' };
   if (shown === 'refused') return { talkLabel: 'Access refused', talkLook: 'offline' };
   if (shown === 'connecting') return { talkLabel: 'Connecting…', talkLook: 'waiting' };
   if (state.microphoneAllowed === false) return { talkLabel: 'Microphone off', talkLook: 'unavailable' };
@@ -185,12 +199,15 @@ const talk = (state: KioskState, shown: ShownConnection): Pick<KioskView, 'talkL
 
 const hint = (state: KioskState, shown: ShownConnection): string => {
   if (shown === 'offline') return 'The robot is offline: it cannot hear or answer until it is back.';
+  if (notSetUp(state, shown)) {
+    return `${NOT_SET_UP} Staff: open this page with the robot’s ?token=… in its address.`;
+  }
   if (shown === 'refused') {
     return 'The robot refused this kiosk’s access token. Staff: open this page with the right ?token=… in its address.';
   }
   if (shown === 'connecting') return 'Connecting to the robot…';
   if (state.microphoneAllowed === false) return 'The robot has switched the microphone off for now.';
-  if (state.device === 'failed') return `No microphone: ${state.deviceProblem}`;
+  if (state.device === 'failed') return NO_MICROPHONE;
   if (state.microphoneAllowed === undefined || state.device !== 'open') return 'The microphone is starting…';
   if (state.handsFree && state.speaking) {
     return state.voiceInterrupts
@@ -226,7 +243,7 @@ export const kioskView = (state: KioskState, now: number): KioskView => {
   const thinking = state.thinking && shown === 'online';
   return {
     connection: shown,
-    connectionText: connectionText(shown),
+    connectionText: connectionText(state, shown),
     retryText: retryText(state, shown, now),
     ...microphone(state, shown),
     ...talk(state, shown),
@@ -235,5 +252,6 @@ export const kioskView = (state: KioskState, now: number): KioskView => {
     idleText: idleText(state, shown),
     faceStatus: thinking ? 'Thinking…' : '',
     faceOverride: thinking ? 'thinking' : undefined,
+    badgeText: notSetUp(state, shown) ? 'Not set up' : shown === 'refused' ? 'No access' : 'Offline',
   };
 };

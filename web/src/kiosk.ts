@@ -1,3 +1,4 @@
+import { accessToken } from './access-token.js';
 import type { PcmChunk } from './capture-format.js';
 import { KioskConnection, type ConnectionStatus } from './connection.js';
 import { setSpeaking } from './face.js';
@@ -100,7 +101,7 @@ const state = {
   /** What the service says (`state` and `microphone` frames); undefined until the session's state. */
   microphoneAllowed: undefined as boolean | undefined,
   device: 'closed' as MicrophoneDevice,
-  deviceProblem: '',
+  tokenGiven: accessToken() !== undefined,
   handsFree: false,
   recording: 'none' as Recording,
   secondsLeft: undefined as number | undefined,
@@ -159,7 +160,7 @@ const render = (): void => {
   state.thinking = turns.thinking(now) && !player.busy;
   state.speaking = player.busy;
   state.voiceInterrupts = state.voiceInterruptsAllowed && microphone.echoCancellation === true;
-  settings.showEchoCancellation(microphone.echoCancellation);
+  settings.showMicrophone(microphone.echoCancellation, probe.microphoneProblem);
   drawView(kioskView(state, now), state);
   const counting = state.connection === 'offline' && state.retryAt !== undefined;
   if (counting && countdown === undefined) countdown = setInterval(render, 250);
@@ -490,7 +491,10 @@ const microphone = new Microphone(context, '/assets/pcm-worklet.js', {
   onChunk,
   onDevice: (device, problem) => {
     state.device = device;
-    state.deviceProblem = problem ?? '';
+    // The visitor is told the microphone is not available; the browser's reason is for staff (the kiosk
+    // settings and the probe).
+    if (device === 'failed') probe.microphoneProblem = problem ?? 'no reason given';
+    else if (device === 'open') probe.microphoneProblem = undefined;
     if (device !== 'open') finishRecording(false);
     render();
   },

@@ -58,6 +58,8 @@ export interface ProbeSnapshot {
   /** How many times hands-free voice interrupted the robot (a press is not counted here). */
   readonly voiceInterrupts: number;
   readonly turnEnds: readonly { readonly turn: number; readonly outcome: string }[];
+  /** Why the browser gave no microphone, in its own words (the visitor is only told to ask staff). */
+  readonly microphoneProblem: string | undefined;
   /** The `service` of every ack received. */
   readonly acks: readonly string[];
   /** Every transcript received, shown or not. */
@@ -75,6 +77,7 @@ const keep = <T>(list: T[], item: T): void => {
 export class Probe {
   connects = 0;
   statesApplied = 0;
+  microphoneProblem: string | undefined = undefined;
   private voiceInterrupts = 0;
   private readonly sent: SentRecord[] = [];
   private readonly played: PlayedRecord[] = [];
@@ -160,6 +163,7 @@ export class Probe {
     return structuredClone({
       connects: this.connects,
       statesApplied: this.statesApplied,
+      microphoneProblem: this.microphoneProblem,
       sent: this.sent,
       played: this.played,
       dropped: this.dropped,
