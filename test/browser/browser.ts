@@ -33,13 +33,16 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** A phone (390×844) held by a finger: its primary pointer is coarse, it has touch and a mobile viewport. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } as const;
+
 /**
  * `env`: the browser's environment instead of this process's; the TLS test gives it a HOME whose NSS
  * database trusts the test's CA, which is where Chromium on Linux looks for locally trusted roots.
- * `args`: flags beyond CHROMIUM_FLAGS.
+ * `args`: flags beyond CHROMIUM_FLAGS. `device`: a device to emulate (PHONE) instead of a desktop window.
  */
 export const launchBrowser = async (
-  options: { env?: Record<string, string>; args?: readonly string[] } = {},
+  options: { env?: Record<string, string>; args?: readonly string[]; device?: typeof PHONE } = {},
 ): Promise<Browser> => {
   const profile = mkdtempSync(join(tmpdir(), 'tour-bridge-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -48,6 +51,7 @@ export const launchBrowser = async (
     args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
     ...(options.env === undefined ? {} : { env: options.env }),
     viewport: VIEWPORT,
+    ...options.device,
     timeout: 30_000,
   });
   context.setDefaultTimeout(10_000);
