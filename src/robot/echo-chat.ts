@@ -24,8 +24,11 @@ const echoText = (audio: Uint8Array): string => {
   if (audio.byteLength === 0) return 'I did not hear anything. Please try again.';
   const seconds = wavSeconds(audio);
   if (seconds === undefined) return 'I heard you. This is what you sent me.';
-  if (seconds < 1) return 'You spoke for less than a second. This is what I heard.';
-  const whole = Math.round(seconds);
+  // From the tenths the recogniser stand-in's transcript shows beside it ("[2.5 s of speech]",
+  // recognition-cost.ts), so the two never disagree: 2.46 s is "2.5 s" there and "about 3 seconds" here.
+  const tenths = Number(seconds.toFixed(1));
+  if (tenths < 1) return 'You spoke for less than a second. This is what I heard.';
+  const whole = Math.round(tenths);
   return `You spoke for about ${whole} second${whole === 1 ? '' : 's'}. This is what I heard.`;
 };
 

@@ -33,6 +33,9 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** A phone (390×844) held by a finger: its primary pointer is coarse, it has touch and a mobile viewport. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } as const;
+
 /**
  * The microphone the browser offers: the fake device, granted (`fake`); the fake device with every
  * permission prompt refused, as a visitor or a policy denying it (`denied`); no fake device, so only the
@@ -55,10 +58,16 @@ const microphoneFlags = (microphone: BrowserMicrophone): string[] => {
 /**
  * `env`: the browser's environment instead of this process's; the TLS test gives it a HOME whose NSS
  * database trusts the test's CA, which is where Chromium on Linux looks for locally trusted roots.
- * `args`: flags beyond CHROMIUM_FLAGS. `microphone`: see BrowserMicrophone.
+ * `args`: flags beyond CHROMIUM_FLAGS. `microphone`: see BrowserMicrophone. `device`: a device to emulate
+ * (PHONE) instead of a desktop window.
  */
 export const launchBrowser = async (
-  options: { env?: Record<string, string>; args?: readonly string[]; microphone?: BrowserMicrophone } = {},
+  options: {
+    env?: Record<string, string>;
+    args?: readonly string[];
+    microphone?: BrowserMicrophone;
+    device?: typeof PHONE;
+  } = {},
 ): Promise<Browser> => {
   const profile = mkdtempSync(join(tmpdir(), 'tour-bridge-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -67,6 +76,7 @@ export const launchBrowser = async (
     args: [...microphoneFlags(options.microphone ?? 'fake'), ...(options.args ?? [])],
     ...(options.env === undefined ? {} : { env: options.env }),
     viewport: VIEWPORT,
+    ...options.device,
     timeout: 30_000,
   });
   context.setDefaultTimeout(10_000);

@@ -166,6 +166,14 @@ describe('kiosk layout', () => {
     await assertNoSeriousViolations(page, 'the kiosk, online');
   });
 
+  it('offers the Space bar in its hint where a mouse is the pointer (a desktop)', async () => {
+    assert.equal(await page.evaluate(`matchMedia('(pointer: fine)').matches`), true);
+    assert.equal(
+      await page.locator('#talk-hint').textContent(),
+      'Hold the button — or the Space bar — while you speak, then let go.',
+    );
+  });
+
   const fonts = new Map<string, number>();
   for (const size of SIZES) {
     it(`never scrolls at ${size.width}×${size.height} (${size.name}), however long the answer`, async () => {

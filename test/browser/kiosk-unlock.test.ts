@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { AUDIO_NEEDS_A_GESTURE } from './audio-gesture.js';
 import { assertNoSeriousViolations } from './axe.js';
 import { type Browser } from './browser.js';
 import {
@@ -14,24 +15,7 @@ import {
 /**
  * A kiosk whose browser has no autoplay exemption: audio stays off until a gesture, and the page asks for
  * a tap. The visitor's first press on the talk button must count as a press, not only as that tap.
- *
- * Headless Chromium lets audio start without a gesture whatever its --autoplay-policy, so an init script
- * gives the page the policy of a browser without the exemption, as Chromium applies it: a new AudioContext
- * starts suspended, and resume() takes effect only once the page has had a user activation (a press).
  */
-const AUDIO_NEEDS_A_GESTURE = `(() => {
-  const Native = window.AudioContext;
-  window.AudioContext = class extends Native {
-    constructor(...args) {
-      super(...args);
-      void super.suspend();
-    }
-    resume() {
-      return navigator.userActivation.hasBeenActive ? super.resume() : Promise.resolve();
-    }
-  };
-})()`;
-
 const openLockedKiosk = async (browser: Browser, service: KioskService) => {
   const opened = await openKiosk(browser, service, {
     beforeLoad: (page) => page.addInitScript(AUDIO_NEEDS_A_GESTURE),

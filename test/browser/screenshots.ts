@@ -1,15 +1,15 @@
 /**
  * `npm run screenshots`: the pictures in docs/img, taken from the real pages in headless Chromium against
- * the service on the simulation: the kiosk at a landscape kiosk (1280×800), a phone (390×844), following a
- * long answer, with an answer the visitor interrupted, with the words the robot heard so far, counting down
- * to the recording limit, and offline,
+ * the service on the simulation: the kiosk at a landscape kiosk (1280×800), on a phone (390×844, touch)
+ * speaking and following a long answer, following a long answer at 1280×800, with an answer the visitor
+ * interrupted, with what the robot heard the visitor say, counting down to the recording limit, and offline,
  * and the operator page (1280×800): a tour open, and a save refused because another operator saved first.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { sendJson } from '../support/http.js';
-import { launchBrowser, VIEWPORT } from './browser.js';
+import { launchBrowser, PHONE, VIEWPORT } from './browser.js';
 import {
   holdTalkButton,
   openKiosk,
@@ -58,46 +58,51 @@ const talkOver = async (page: Page, during: () => Promise<void>): Promise<void> 
     'the answer to end',
   );
 };
-let stopped = false;
-try {
-  const { page: kiosk } = await openKiosk(browser, service);
-  for (const [name, size] of [
-    ['kiosk.png', VIEWPORT],
-    ['kiosk-phone.png', { width: 390, height: 844 }],
-  ] as const) {
-    await kiosk.setViewportSize(size);
-    const before = (await snapshot(kiosk)).played.length;
-    await service.playAudio({ emotion: 'happy', text: ANSWER, audio: toneWav(3_000, 220) });
-    await waitForSnapshot(
-      kiosk,
-      (state) => state.played.length === before + 1,
-      'the welcome message to start',
-    );
-    // Past the mouth animation's first swing, so the face is mid-sentence.
-    await kiosk.waitForTimeout(400);
-    await shoot(kiosk, name);
-    await waitForSnapshot(kiosk, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
-  }
-  await kiosk.setViewportSize(VIEWPORT);
-
-  // A long answer, two fifths of the way through: the bubble has followed the voice down.
-  const longBefore = (await snapshot(kiosk)).played.length;
+/** The welcome message, pictured mid-sentence as `name`; returns once it has played. */
+const welcome = async (page: Page, name: string): Promise<void> => {
+  const before = (await snapshot(page)).played.length;
+  await service.playAudio({ emotion: 'happy', text: ANSWER, audio: toneWav(3_000, 220) });
+  await waitForSnapshot(page, (state) => state.played.length === before + 1, 'the welcome message to start');
+  // Past the mouth animation's first swing, so the face is mid-sentence.
+  await page.waitForTimeout(400);
+  await shoot(page, name);
+  await waitForSnapshot(page, (state) => state.played.at(-1)?.endedAt !== undefined, 'the message to end');
+};
+/** A long answer, pictured as `name` two fifths of the way through: the bubble has followed the voice down. */
+const longAnswer = async (page: Page, name: string): Promise<void> => {
+  const before = (await snapshot(page)).played.length;
   await service.playAudio({ emotion: 'happy', text: LONG_ANSWER, audio: toneWav(20_000, 220) });
-  const longStarted = await waitForSnapshot(
-    kiosk,
-    (state) => state.played.length === longBefore + 1,
+  const started = await waitForSnapshot(
+    page,
+    (state) => state.played.length === before + 1,
     'the long answer to start',
   );
-  const longAnswer = longStarted.played.at(-1)!;
+  const answer = started.played.at(-1)!;
   await waitForSnapshot(
-    kiosk,
-    (state) =>
-      state.audio.clock >= longAnswer.clockStart + 0.4 * (longAnswer.clockEnd - longAnswer.clockStart),
+    page,
+    (state) => state.audio.clock >= answer.clockStart + 0.4 * (answer.clockEnd - answer.clockStart),
     'two fifths of the long answer',
     20_000,
   );
-  await kiosk.waitForTimeout(600);
-  await shoot(kiosk, 'kiosk-long-answer.png');
+  await page.waitForTimeout(600);
+  await shoot(page, name);
+};
+let stopped = false;
+try {
+  // A phone: a touch screen, as a visitor's own phone gives it.
+  const phone = await launchBrowser({ device: PHONE });
+  try {
+    const { page: held } = await openKiosk(phone, service);
+    await welcome(held, 'kiosk-phone.png');
+    await longAnswer(held, 'kiosk-phone-long-answer.png');
+  } finally {
+    await phone.close();
+  }
+
+  const { page: kiosk } = await openKiosk(browser, service);
+  await welcome(kiosk, 'kiosk.png');
+  await longAnswer(kiosk, 'kiosk-long-answer.png');
+  const longBefore = (await snapshot(kiosk)).played.length - 1;
   // The visitor holds the button over it: the answer stops and says it was interrupted.
   const talk = await kiosk.locator('#talk').boundingBox();
   if (talk === null) throw new Error('the talk button is not visible');
@@ -113,12 +118,13 @@ try {
     'the echo of the interruption to end',
   );
 
-  // A visitor speaking: the words the robot heard so far show over its face.
+  // A visitor has spoken: what the robot heard shows above its face, beside its answer.
   await talkOver(kiosk, async () => {
     await kiosk.locator('#visitor-words[aria-busy="true"]').waitFor();
-    await kiosk.waitForTimeout(1_000);
-    await shoot(kiosk, 'kiosk-visitor-words.png');
+    await kiosk.waitForTimeout(1_600);
   });
+  await kiosk.locator('#visitor-words[aria-busy="false"][data-shown="true"]').waitFor();
+  await shoot(kiosk, 'kiosk-visitor-words.png');
 
   // A visitor near the one-minute limit: the button counts down.
   const { page: holding } = await openKiosk(browser, service);
@@ -166,7 +172,10 @@ try {
   await shoot(admin, 'admin-conflict.png');
 
   // Hands-free while the robot speaks: voice or a press would interrupt it (the threshold at 0 dB keeps the
-  // fake microphone's beeps from doing so before the picture is taken).
+  // fake microphone's beeps from doing so before the picture is taken). A new conversation first, so the
+  // words the visitor said last are not left above the face.
+  await kiosk.getByRole('button', { name: 'New conversation' }).click();
+  await kiosk.locator('#visitor-words[data-shown="false"]').waitFor({ state: 'attached' });
   await openSettings(kiosk);
   await kiosk.locator('#threshold').focus();
   await kiosk.keyboard.press('End');

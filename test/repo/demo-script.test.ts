@@ -41,7 +41,7 @@ describe('npm run demo', () => {
     const commands = [...readme.matchAll(/`npm run demo -- ([^`]+)`/g)].map((match) => match[1] ?? '');
     assert.ok(
       commands.some((command) => command.includes('--sim_recognition_rt')),
-      'the README shows the demo with streaming',
+      'the README shows the demo with a recogniser cost',
     );
     for (const command of commands) {
       const parsed = parseCommandLine(demoArguments(command.trim().split(/\s+/)), {});

@@ -8,6 +8,9 @@ import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import { routeTable } from '../../src/app/compose.js';
 import { PROBLEM_TYPES } from '../../src/transport/http/reply.js';
 import { TOUR_LIMITS } from '../../src/protocol/tour-limits.js';
+import { echoChat } from '../../src/robot/echo-chat.js';
+import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
+import { encodeWav } from '../../web/src/wav.js';
 import {
   createBridgeMetrics,
   registerBuildInfo,
@@ -122,6 +125,42 @@ describe('README matches the code', () => {
     const firstScreen = readme.split('\n').slice(0, 25).join('\n');
     assert.match(firstScreen, /npm ci && npm run demo/);
     assert.match(firstScreen, /npm ci && npm test/);
+  });
+});
+
+describe('the kiosk docs quote the simulation as the kiosk shows it', () => {
+  const kiosk = repositoryFile('docs/kiosk.md');
+  /** The visitor's words quoted as the kiosk shows them: "You: " (kiosk-page.ts) and the transcript. */
+  const quotedWords = (text: string): string[] =>
+    [...text.matchAll(/"You: (\[[^\]]*\])"/g)].map((match) => match[1] ?? '');
+  /** The seconds a stand-in transcript states ("[1.6 s of speech]"); NaN for any other text. */
+  const statedSeconds = (words: string): number => Number(/^\[(\d+\.\d) s of speech\]$/.exec(words)?.[1]);
+
+  it('quotes the recogniser stand-in’s transcript in its own words', () => {
+    for (const [path, text] of [
+      ['README.md', readme],
+      ['docs/kiosk.md', kiosk],
+    ] as const) {
+      const quoted = quotedWords(text);
+      assert.ok(quoted.length > 0, `${path} quotes the visitor's words`);
+      for (const words of quoted) {
+        assert.equal(words, transcriptText(statedSeconds(words)), `${path} quotes "You: ${words}"`);
+      }
+    }
+  });
+
+  it('pairs a quoted transcript with the answer the simulation gives to that much speech', () => {
+    const paired = kiosk.split(/\n\s*\n|\n- /).flatMap((block) => {
+      const words = quotedWords(block)[0];
+      const answer = /"(You spoke for [^".]*\.)/.exec(block)?.[1];
+      return words === undefined || answer === undefined ? [] : [{ words, answer }];
+    });
+    assert.ok(paired.length > 0, 'docs/kiosk.md quotes a transcript and its answer together');
+    for (const { words, answer } of paired) {
+      const samples = new Int16Array(Math.round(statedSeconds(words) * 16_000));
+      const said = echoChat({ audio: new Uint8Array(encodeWav(samples)) }).text;
+      assert.ok(said.startsWith(answer), `beside "You: ${words}" the robot says "${said}", not "${answer}"`);
+    }
   });
 });
 

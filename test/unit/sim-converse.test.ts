@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { echoChat, echoChatParts, echoChatWhole } from '../../src/robot/echo-chat.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
+import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/port/ros-messages.js';
 import { RosServiceUnavailableError, type RosConverseHandler } from '../../src/port/ros-port.js';
 import { callOnce } from '../support/port-calls.js';
@@ -184,6 +185,17 @@ describe('the echo answer’s words', () => {
     );
     assert.equal(echoChat({ audio: new Uint8Array() }).text, 'I did not hear anything. Please try again.');
     assert.equal(echoChat({ audio: bytes(69_610) }).text, 'I heard you. This is what you sent me.');
+    // The kiosk shows the stand-in's transcript ("[2.5 s of speech]") beside this: the two agree, for every
+    // length in hundredths from 0.5 s to 4 s (2.46 s is "2.5 s" there and "about 3 seconds" here).
+    for (let hundredths = 50; hundredths <= 400; hundredths += 1) {
+      const audio = wav(hundredths / 100);
+      const shown = Number(
+        /^\[([\d.]+) s of speech\]$/.exec(transcriptText((audio.byteLength - 44) / 32_000))?.[1],
+      );
+      const whole = Math.round(shown);
+      const said = shown < 1 ? 'less than a second' : `about ${whole} second${whole === 1 ? '' : 's'}`;
+      assert.equal(echoChat({ audio }).text, `You spoke for ${said}. This is what I heard.`, `${shown} s`);
+    }
     // A header that claims more data than the file holds counts what is there.
     assert.equal(
       echoChat({ audio: wav(3).subarray(0, 44 + 32_000) }).text.startsWith('You spoke for about 1 second'),

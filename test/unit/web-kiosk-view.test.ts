@@ -17,6 +17,7 @@ const ready: KioskState = {
   thinking: false,
   speaking: false,
   voiceInterrupts: false,
+  touchOnly: false,
 };
 
 describe('kioskView', () => {
@@ -40,6 +41,11 @@ describe('kioskView', () => {
     assert.equal(view.talkLook, 'ready');
     assert.equal(view.talkLabel, 'Hold to talk');
     assert.equal(view.hint, 'Hold the button — or the Space bar — while you speak, then let go.');
+    // On a touch screen (a phone, a kiosk tablet) there is no Space bar to press.
+    assert.equal(
+      kioskView({ ...ready, touchOnly: true }, 0).hint,
+      'Hold the button while you speak, then let go.',
+    );
     assert.equal(view.microphoneText, 'Microphone on');
     const listening = kioskView({ ...ready, recording: 'push' }, 0);
     assert.equal(listening.talkLook, 'listening');

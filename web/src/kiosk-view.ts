@@ -37,6 +37,8 @@ export interface KioskState {
    * the robot's echo on the microphone); otherwise only a press does.
    */
   readonly voiceInterrupts: boolean;
+  /** The screen is the visitor's only way in (a finger: a phone, a kiosk tablet): no Space bar to offer. */
+  readonly touchOnly: boolean;
 }
 
 /** The connection as the visitor sees it: a reconnect attempt after a lost session is still offline. */
@@ -218,6 +220,7 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
   if (state.speaking && state.recording === 'none') {
     return 'The robot is speaking: hold the button to interrupt it and ask something else.';
   }
+  if (state.touchOnly) return 'Hold the button while you speak, then let go.';
   return 'Hold the button — or the Space bar — while you speak, then let go.';
 };
 

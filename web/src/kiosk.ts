@@ -112,6 +112,8 @@ const state = {
   voiceInterruptsAllowed: true,
   /** Allowed, and the browser cancels the robot's echo on the microphone: see kiosk-view.ts. */
   voiceInterrupts: false,
+  /** The primary pointer is a finger (the kiosk-view.ts hint). */
+  touchOnly: matchMedia('(pointer: coarse)').matches,
   lastPlaybackEndedAt: -Infinity,
   /** The emotion of what the robot said last (the face shows it unless the robot is thinking). */
   emotion: 'neutral',

@@ -85,7 +85,20 @@ export class SpeechFollower {
     const box = this.box.getBoundingClientRect();
     const target = this.box.scrollTop + spoken.top - box.top - this.box.clientHeight * SPOKEN_LINE_AT;
     // Only forward: the robot's voice moves on, and a line it has not reached yet is never scrolled back to.
-    const top = Math.min(room, Math.max(this.box.scrollTop, target));
+    const top = Math.min(room, Math.max(this.box.scrollTop, this.wholeLines(target)));
     if (Math.abs(top - this.box.scrollTop) >= 1) this.box.scrollTop = top;
+  }
+
+  /** `scrollTop` moved to the nearest whole line: a line starts where the box's top padding ends. */
+  private wholeLines(scrollTop: number): number {
+    const line = parseFloat(getComputedStyle(this.text).lineHeight);
+    if (!(line > 0)) return scrollTop;
+    const start =
+      this.text.getBoundingClientRect().top -
+      this.box.getBoundingClientRect().top -
+      this.box.clientTop +
+      this.box.scrollTop -
+      parseFloat(getComputedStyle(this.box).paddingTop);
+    return start + Math.round((scrollTop - start) / line) * line;
   }
 }
