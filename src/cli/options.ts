@@ -129,13 +129,13 @@ export const OPTION_SPECS = {
   ws_total_frame_rate: option(
     'ws_total_frame_rate',
     '3000',
-    'Client frames all /ws sessions together may send per second (bursts of 1 s worth pass); past it, a session of an address sending the most is closed with 1008, the other addresses pass',
+    'Client frames all /ws sessions together may send per second (bursts of 2 s worth pass); past it, a session of an address sending the most is closed with 1008, the other addresses pass',
     integer(1, 10_000_000),
   ),
   ws_total_byte_rate: option(
     'ws_total_byte_rate',
     String(32 * MIB),
-    'Client bytes all /ws sessions together may send per second (bursts of 1 s worth pass), shared among addresses as --ws_total_frame_rate',
+    'Client bytes all /ws sessions together may send per second (bursts of 2 s worth pass), shared among addresses as --ws_total_frame_rate',
     integer(MIB, 64 * 1024 * MIB),
   ),
   max_part_bytes: option(

@@ -1,6 +1,6 @@
 /**
  * What all sessions together may send, shared among client addresses: two process-wide token buckets,
- * frames and bytes, each refilled at its rate up to a second's worth. While both have room, every frame
+ * frames and bytes, each refilled at its rate up to 2 s worth. While both have room, every frame
  * within its session's own budget (inbound-budget.ts) passes. The process is short when a bucket is
  * overdrawn and the open sessions' recent rate is above the process rate; then a frame from an address
  * sending at least its fair part is refused (its session is to be closed), and the others' frames pass.
@@ -19,7 +19,7 @@ export interface ProcessInboundRates {
 }
 
 /** Seconds of either process rate that may arrive at once. */
-export const PROCESS_BURST_SECONDS = 1;
+export const PROCESS_BURST_SECONDS = 2;
 
 /** The time constant of an address's recent rate, in milliseconds: a tally loses 63 % of itself in this time. */
 export const RATE_WINDOW_MS = 1_000;
