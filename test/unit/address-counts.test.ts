@@ -20,9 +20,16 @@ describe('the session places per client address', () => {
     assert.equal(takeAll(counts, 'a', 16).filter((refusal) => refusal === undefined).length, 16);
     assert.deepEqual(takeAll(counts, 'b', 3), [undefined, undefined, 'reserved']);
     assert.equal(counts.take('a'), 'per_address', 'the per-address limit is said first');
-    // A new address gets a kept place, and a second one (its reconnection), not a third.
-    assert.deepEqual(takeAll(counts, 'c', 3), [undefined, undefined, 'reserved']);
-    // A place given back below the kept ones is anyone's again.
+    // A new address gets a kept place, and a second one (its reconnection).
+    assert.deepEqual(takeAll(counts, 'c', 2), [undefined, undefined]);
+    // Every place held: the hub refuses (too many sessions), and the socket's place is given back.
+    assert.equal(counts.take('c'), undefined);
+    counts.release('c');
+    // One place free again, a kept one: for a new address, not for one holding 2.
+    counts.release('a');
+    assert.equal(counts.take('c'), 'reserved');
+    assert.equal(counts.take('d'), undefined);
+    // Places given back below the kept ones are anyone's again.
     counts.release('a');
     counts.release('a');
     counts.release('a');
@@ -34,5 +41,10 @@ describe('the session places per client address', () => {
     counts.release('nobody');
     assert.equal(takeAll(counts, 'a', 9).filter((refusal) => refusal === undefined).length, 9);
     assert.equal(counts.take('a'), 'reserved', '9 of 10 held: the tenth is kept');
+  });
+
+  it('keeps none of a few places, and leaves the refusal past all of them to the hub', () => {
+    const counts = new AddressCounts(0, 2);
+    assert.deepEqual(takeAll(counts, 'a', 3), [undefined, undefined, undefined]);
   });
 });

@@ -24,7 +24,7 @@ export class AddressCounts {
   constructor(
     readonly limit: number,
     /** All places (--max_sessions); the hub refuses past them, this only keeps the last ones. */
-    places: number,
+    readonly places: number,
   ) {
     this.unreserved = places - Math.floor(places * RESERVED_PLACES_SHARE);
   }
@@ -33,7 +33,9 @@ export class AddressCounts {
   take(address: string): PlaceRefusal | undefined {
     const held = this.#held.get(address) ?? 0;
     if (this.limit > 0 && held >= this.limit) return 'per_address';
-    if (this.#total >= this.unreserved && held >= RESERVE_HOLDERS_BELOW) return 'reserved';
+    // Only the kept places themselves: once every place is held, the hub says so (too many sessions).
+    const kept = this.#total >= this.unreserved && this.#total < this.places;
+    if (kept && held >= RESERVE_HOLDERS_BELOW) return 'reserved';
     this.#held.set(address, held + 1);
     this.#total += 1;
     return undefined;
