@@ -84,6 +84,8 @@ export const conversationLimits = (options: Options): ConversationLimits => ({
   maxInboundFramesPerSecond: options.ws_frames_per_second,
   maxSessionsPerAddress: options.ws_sessions_per_address,
   maxInboundBytesPerSecond: options.ws_bytes_per_second,
+  maxProcessInboundFramesPerSecond: options.ws_total_frame_rate,
+  maxProcessInboundBytesPerSecond: options.ws_total_byte_rate,
   maxPartBytes: options.max_part_bytes,
   maxStreamLeadMs: options.max_stream_lead_ms,
   utteranceStallMs: options.utterance_stall_ms,

@@ -126,6 +126,18 @@ export const OPTION_SPECS = {
     'Client bytes a /ws session may send per second, sustained (a burst of twice the largest frame, or of 2 s worth if more, passes); beyond, the session is closed with 1008',
     integer(KIB, 1024 * MIB),
   ),
+  ws_total_frame_rate: option(
+    'ws_total_frame_rate',
+    '3000',
+    'Client frames all /ws sessions together may send per second (bursts of 2 s worth pass); past it, a session of an address sending the most is closed with 1008, the other addresses pass',
+    integer(1, 10_000_000),
+  ),
+  ws_total_byte_rate: option(
+    'ws_total_byte_rate',
+    String(32 * MIB),
+    'Client bytes all /ws sessions together may send per second (bursts of 2 s worth pass), shared among addresses as --ws_total_frame_rate',
+    integer(MIB, 64 * 1024 * MIB),
+  ),
   max_part_bytes: option(
     'max_part_bytes',
     String(64 * KIB),

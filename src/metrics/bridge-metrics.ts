@@ -38,7 +38,7 @@ export interface BridgeMetrics {
   readonly wsRefusedFrames: CounterFamily;
   readonly wsSessionsClosed: CounterFamily;
   readonly wsSessionsRefused: CounterFamily;
-  /** Sessions the endpoint closed on its own, by reason (send_timeout). */
+  /** Sessions the endpoint closed on its own, by reason (send_timeout, address_share). */
   readonly wsSessionsCut: CounterFamily;
   readonly wsTurns: CounterFamily;
   readonly rosStreamRestarts: CounterFamily;
@@ -174,12 +174,12 @@ export const createBridgeMetrics = (): BridgeMetrics => {
     ),
     wsSessionsCut: counter(
       'ws_sessions_cut_total',
-      'WebSocket sessions the endpoint closed itself, by reason (send_timeout: the client answered no ping for --send_timeout_seconds, whatever it sent)',
+      'WebSocket sessions the endpoint closed itself, by reason (send_timeout: the client answered no ping for --send_timeout_seconds, whatever it sent; address_share: all sessions together sent past --ws_total_frame_rate or --ws_total_byte_rate and its address sent the most)',
       ['reason'],
     ),
     wsSessionsRefused: counter(
       'ws_sessions_refused_total',
-      'WebSocket sessions closed with 1013 as they opened, by reason (max_sessions: --max_sessions held; per_address: the address holds --ws_sessions_per_address)',
+      'WebSocket sessions closed with 1013 as they opened, by reason (max_sessions: --max_sessions held; per_address: the address holds --ws_sessions_per_address; reserved: only the last tenth of --max_sessions is left, kept for addresses holding fewer than 2)',
       ['reason'],
     ),
     wsTurns: counter(

@@ -19,6 +19,10 @@ export interface ConversationLimits {
   readonly maxQueuedAudioBytes: number;
   readonly maxInboundFramesPerSecond: number;
   readonly maxInboundBytesPerSecond: number;
+  /** Client frames all sessions together may send per second; past it the addresses sending most are cut. */
+  readonly maxProcessInboundFramesPerSecond: number;
+  /** Client bytes all sessions together may send per second, shared the same way. */
+  readonly maxProcessInboundBytesPerSecond: number;
   /** Largest audio of one part of a streamed utterance. */
   readonly maxPartBytes: number;
   /** How far a streamed utterance's audio may run ahead of the time since its start. */
@@ -69,6 +73,8 @@ export const DEFAULT_LIMITS: ConversationLimits = {
   maxQueuedAudioBytes: 256 * 1024 * 1024,
   maxInboundFramesPerSecond: 20,
   maxInboundBytesPerSecond: 1024 * 1024,
+  maxProcessInboundFramesPerSecond: 3_000,
+  maxProcessInboundBytesPerSecond: 32 * 1024 * 1024,
   maxPartBytes: DEFAULT_MAX_PART_BYTES,
   maxStreamLeadMs: 2_000,
   utteranceStallMs: 5_000,

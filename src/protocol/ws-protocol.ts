@@ -180,6 +180,12 @@ export const CLOSE_CODES = {
     description:
       'The client sent frames faster than maxInboundFramesPerSecond or bytes faster than maxInboundBytesPerSecond, beyond their bursts.',
   },
+  inboundShareExceeded: {
+    code: 1008,
+    reason: 'address sends more than its share',
+    description:
+      "All sessions together sent faster than maxProcessInboundFramesPerSecond or maxProcessInboundBytesPerSecond, and the client's address sent the most; other addresses go on.",
+  },
   binaryFrameTooLarge: {
     code: 1009,
     reason: 'binary frame too large',
@@ -200,6 +206,12 @@ export const CLOSE_CODES = {
     reason: 'too many sessions from this address',
     description:
       "The client's address already holds maxSessionsPerAddress sessions; close one, or try again later.",
+  },
+  placesKeptForOtherAddresses: {
+    code: 1013,
+    reason: 'last sessions kept for other addresses',
+    description:
+      "Only the places kept for addresses holding fewer than 2 sessions (a tenth of maxSessions) are left, and the client's address holds 2 or more; try again later.",
   },
 } as const satisfies Record<
   string,

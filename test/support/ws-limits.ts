@@ -29,6 +29,10 @@ export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {
     "Client frames (text or binary) a session may send per second, sustained; bursts of up to 2 seconds' worth pass. Beyond, the session is closed with 1008.",
   maxInboundBytesPerSecond:
     'Client bytes a session may send per second, sustained; a burst of twice the largest frame allowed (binary or text), or of 2 seconds of its rate if that is more, passes. Beyond, the session is closed with 1008.',
+  maxProcessInboundFramesPerSecond:
+    "Client frames all sessions together may send per second; a burst of 2 seconds' worth passes. Past it, while the sessions' recent rate is above it, a frame from an address sending at least its fair part (the mean of the addresses' recent rates, weighted by what each sends) closes its session with 1008; the other addresses' frames pass.",
+  maxProcessInboundBytesPerSecond:
+    'Client bytes all sessions together may send per second, shared among addresses as maxProcessInboundFramesPerSecond.',
   maxPartBytes:
     'Largest audio of one part of a streamed utterance, in bytes (the header not counted); a larger part abandons the utterance with `part_too_large`. 2 seconds of 16 kHz 16-bit mono PCM.',
   maxStreamLeadMs:

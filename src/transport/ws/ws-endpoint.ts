@@ -5,11 +5,13 @@ import type { Logger } from '../../log/logger.js';
 import { createLossReporter, type LossReporter } from '../../log/loss-reporter.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
-import { CLOSE_CODES, TURN_OUTCOME_NAMES, type TurnOutcome } from '../../protocol/ws-protocol.js';
+import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
 import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';
+import { frameCounters } from './frame-counters.js';
 import type { InboundRates } from './inbound-budget.js';
+import { SharedInboundBudget } from './inbound-share.js';
 import { SendTimeout } from './send-timeout.js';
 import { upgradeHandler, type SessionSocket } from './ws-upgrade.js';
 
@@ -85,8 +87,12 @@ interface EndpointState {
   readonly limits: ConversationHub['limits'];
   readonly addresses: AddressCounts;
   readonly inboundRates: InboundRates;
+  /** What all sessions together may send, shared among their addresses. */
+  readonly inboundShare: SharedInboundBudget;
   /** A client retrying past its address's limit is refused as often as it retries: one line, then counts. */
   readonly refusedForAddress: LossReporter;
+  /** A flood from many sessions of one address is cut session by session: one line, then counts. */
+  readonly cutForShare: LossReporter;
   /** Sockets open now (sessions plus ones being refused). */
   openSockets: number;
   /** Closes a client that reads nothing for `limits.sendTimeoutMs`. */
@@ -107,16 +113,29 @@ const endpointState = ({
     metrics,
     counters: metrics === undefined ? undefined : frameCounters(metrics),
     limits,
-    addresses: new AddressCounts(limits.maxSessionsPerAddress),
+    addresses: new AddressCounts(limits.maxSessionsPerAddress, limits.maxSessions),
     inboundRates: {
       framesPerSecond: limits.maxInboundFramesPerSecond,
       bytesPerSecond: limits.maxInboundBytesPerSecond,
       largestFrameBytes: Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes),
     },
+    inboundShare: new SharedInboundBudget(
+      {
+        framesPerSecond: limits.maxProcessInboundFramesPerSecond,
+        bytesPerSecond: limits.maxProcessInboundBytesPerSecond,
+      },
+      performance.now(),
+    ),
     refusedForAddress: createLossReporter({
       log,
       message: 'sessions refused: too many from one address',
       countField: 'refused',
+      withBytes: false,
+    }),
+    cutForShare: createLossReporter({
+      log,
+      message: 'sessions closed: the process inbound budget was short and their address sent the most',
+      countField: 'closed',
       withBytes: false,
     }),
     openSockets: 0,
@@ -145,41 +164,9 @@ const closeTimedOut = (
 };
 
 /**
- * Counters of the frame path, with their labels bound once: a fan-out to 1,000 sessions counts 4,000
- * times, and a bound child skips the label lookup. Text sizes are counted in characters (JSON is ASCII
- * but for the text a robot says).
+ * An open socket: closed at once past its address's limit, or when only the places kept for addresses
+ * holding few are left; else given a session (when the hub has room) and a share of the inbound budget.
  */
-const frameCounters = (metrics: BridgeMetrics) => {
-  const counters = (direction: 'in' | 'out', kind: 'text' | 'binary') => ({
-    frames: metrics.wsFrames.child(direction, kind),
-    bytes: metrics.wsBytes.child(direction, kind),
-  });
-  const outText = counters('out', 'text');
-  const outBinary = counters('out', 'binary');
-  const turnsEnded = Object.fromEntries(
-    TURN_OUTCOME_NAMES.map((outcome) => [outcome, metrics.wsTurns.child(outcome)]),
-  ) as Record<TurnOutcome, ReturnType<BridgeMetrics['wsTurns']['child']>>;
-  return {
-    inText: counters('in', 'text'),
-    inBinary: counters('in', 'binary'),
-    outbound: (frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
-      if (frame.kind === 'text') {
-        outText.frames.inc();
-        outText.bytes.inc(frame.text.length);
-        // An error frame answers a client frame that was not carried out.
-        if (frame.message.type === 'error') metrics.wsRefusedFrames.child(frame.message.code).inc();
-        else if (frame.message.type === 'turn_end') turnsEnded[frame.message.outcome].inc();
-        return;
-      }
-      outText.frames.inc();
-      outText.bytes.inc(frame.meta.length);
-      outBinary.frames.inc();
-      outBinary.bytes.inc(frame.binary.reduce((bytes, part) => bytes + part.byteLength, 0));
-    },
-  };
-};
-
-/** An open socket: closed at once past its address's limit, else given a session (when the hub has room). */
 const openHandler =
   (endpoint: EndpointState) =>
   (ws: WebSocket<SessionSocket>): void => {
@@ -188,15 +175,20 @@ const openHandler =
     endpoint.openSockets += 1;
     endpoint.sendTimeout.opened(ws);
     const { addresses, metrics } = endpoint;
-    if (!addresses.take(socket.address)) {
-      endpoint.refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit });
-      metrics?.wsSessionsRefused.child('per_address').inc();
-      const { code, reason } = CLOSE_CODES.tooManySessionsFromAddress;
+    const refusal = addresses.take(socket.address);
+    if (refusal !== undefined) {
+      endpoint.refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit, refusal });
+      metrics?.wsSessionsRefused.child(refusal).inc();
+      const { code, reason } =
+        refusal === 'per_address'
+          ? CLOSE_CODES.tooManySessionsFromAddress
+          : CLOSE_CODES.placesKeptForOtherAddresses;
       socket.endedBySession = true;
       ws.end(code, reason);
       return;
     }
     socket.countedForAddress = true;
+    socket.share = endpoint.inboundShare.join(socket.address, performance.now());
     openSession(endpoint, ws, socket);
   };
 
@@ -309,9 +301,12 @@ const fragmentsOf = (parts: readonly Uint8Array[]): Uint8Array[] => {
   return fragments;
 };
 
-/** A client frame: counted, checked against the socket's inbound budget, copied and given to the session. */
+/**
+ * A client frame: counted, checked against the socket's inbound budget and its address's share of the
+ * process's, copied and given to the session.
+ */
 const messageHandler = (endpoint: EndpointState) => {
-  const { counters } = endpoint;
+  const { counters, inboundShare } = endpoint;
   return (ws: WebSocket<SessionSocket>, message: ArrayBuffer, isBinary: boolean): void => {
     const socket = ws.getUserData();
     if (counters !== undefined) {
@@ -320,8 +315,13 @@ const messageHandler = (endpoint: EndpointState) => {
       inbound.bytes.inc(message.byteLength);
     }
     // Checked before the frame is copied or reaches the session: a flood costs a comparison a frame.
-    if (!socket.budget.take(message.byteLength, performance.now())) {
+    const now = performance.now();
+    if (!socket.budget.take(message.byteLength, now)) {
       if (socket.open) closeFlooding(endpoint, ws, socket);
+      return;
+    }
+    if (socket.share !== undefined && !inboundShare.take(socket.share, message.byteLength, now)) {
+      if (socket.open) closeOverShare(endpoint, ws, socket);
       return;
     }
     report(
@@ -357,6 +357,19 @@ const closeFlooding = (
   ws.end(code, reason);
 };
 
+/** The process is short and this client's address sends the most: this session is closed. */
+const closeOverShare = (
+  { metrics, inboundShare, cutForShare }: EndpointState,
+  ws: WebSocket<SessionSocket>,
+  socket: SessionSocket,
+): void => {
+  metrics?.wsSessionsCut.child('address_share').inc();
+  const { framesPerSecond, bytesPerSecond } = inboundShare.rates;
+  cutForShare.lost(0, { address: socket.address, framesPerSecond, bytesPerSecond });
+  const { code, reason } = CLOSE_CODES.inboundShareExceeded;
+  ws.end(code, reason);
+};
+
 /** A closed socket: its address's place is given back, and the session hears of it unless it closed it. */
 const closeHandler =
   (endpoint: EndpointState) =>
@@ -366,6 +379,8 @@ const closeHandler =
     endpoint.openSockets -= 1;
     endpoint.sendTimeout.closed(ws);
     if (socket.countedForAddress) endpoint.addresses.release(socket.address);
+    if (socket.share !== undefined) endpoint.inboundShare.leave(socket.share, performance.now());
+    socket.share = undefined;
     endpoint.metrics?.wsSessionsClosed.child(String(code)).inc();
     if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
     if (socket.session !== undefined) sessionLog(endpoint.log, socket).info({ code }, 'session closed');

@@ -14,6 +14,7 @@ import { headProblem, requestQuery } from '../uws-build.js';
 import { addressKey } from './address-key.js';
 import { handshakeRefusal } from './handshake.js';
 import { InboundBudget, type InboundRates } from './inbound-budget.js';
+import type { InboundShare } from './inbound-share.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 export interface SessionSocket {
@@ -28,6 +29,8 @@ export interface SessionSocket {
   endedBySession: boolean;
   /** What the client may still send before it is closed for flooding. */
   readonly budget: InboundBudget;
+  /** Its part of its address's tally in the process-wide budget, while it holds a session place. */
+  share: InboundShare | undefined;
   /** The send time-out's ping still unanswered, when it was sent (send-timeout.ts). */
   pingedAt: number | undefined;
 }
@@ -88,6 +91,7 @@ export const upgradeHandler = ({ policy, log, inboundRates }: UpgradeSettings) =
       session: undefined,
       endedBySession: false,
       budget: new InboundBudget(inboundRates, performance.now()),
+      share: undefined,
       pingedAt: undefined,
     };
     res.upgrade(

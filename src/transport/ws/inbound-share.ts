@@ -1,0 +1,168 @@
+/**
+ * What all sessions together may send, shared among client addresses: two process-wide token buckets,
+ * frames and bytes, each refilled at its rate up to 2 s worth. While both have room, every frame
+ * within its session's own budget (inbound-budget.ts) passes. The process is short when a bucket is
+ * overdrawn and the open sessions' recent rate is above the process rate; then a frame from an address
+ * sending at least its fair part is refused (its session is to be closed), and the others' frames pass.
+ *
+ * Recent rates are tallies of frames and bytes that decay over about a second. An address's tally is the
+ * sum of its open sessions' tallies, so a session cut takes its part away at once and the next frame is
+ * weighed without it. Its fair part: at or above the mean of the addresses' tallies weighted by what each
+ * sends (Σ tally² / Σ tally). The address sending the most is always at or above it, so a short process
+ * always has one to refuse; an address sending less than the others is not refused for their flood; and
+ * addresses whose sessions send nothing do not shrink anyone's part. O(1) a frame; one entry per address
+ * with a session open.
+ */
+export interface ProcessInboundRates {
+  readonly framesPerSecond: number;
+  readonly bytesPerSecond: number;
+}
+
+/** Seconds of either process rate that may arrive at once. */
+export const PROCESS_BURST_SECONDS = 2;
+
+/** The time constant of an address's recent rate, in milliseconds: a tally loses 63 % of itself in this time. */
+export const RATE_WINDOW_MS = 1_000;
+
+/** Frames and bytes counted with exponential decay: at a steady rate a tally holds one window's worth. */
+interface Tally {
+  frames: number;
+  bytes: number;
+  at: number;
+}
+
+interface AddressTally extends Tally {
+  sessions: number;
+}
+
+/** One session's part of its address's tally. */
+export interface InboundShare extends Tally {
+  readonly address: AddressTally;
+  readonly key: string;
+}
+
+/** Brings `tally` to `now`; `power` 2 for a tally of squares, which decays twice as fast. */
+const decay = (tally: Tally, now: number, power = 1): void => {
+  const factor = Math.exp((-power * Math.max(0, now - tally.at)) / RATE_WINDOW_MS);
+  tally.frames *= factor;
+  tally.bytes *= factor;
+  tally.at = now;
+};
+
+/** Float rounding of the sums: an address at the mean is at or above it. */
+const AT_THE_MEAN = 1 - 1e-9;
+
+export class SharedInboundBudget {
+  #frameTokens: number;
+  #byteTokens: number;
+  #tokensAt: number;
+  readonly #frameBurst: number;
+  readonly #byteBurst: number;
+  /** What the tallies of all open sessions hold at the process rates: above it, they send more than the rates. */
+  readonly #windowFrames: number;
+  readonly #windowBytes: number;
+  readonly #addresses = new Map<string, AddressTally>();
+  /** Σ over addresses of their tallies. */
+  readonly #sum: Tally;
+  /** Σ over addresses of their tallies squared (decaying twice as fast). */
+  readonly #squares: Tally;
+
+  constructor(
+    readonly rates: ProcessInboundRates,
+    now: number,
+  ) {
+    this.#frameBurst = rates.framesPerSecond * PROCESS_BURST_SECONDS;
+    this.#byteBurst = rates.bytesPerSecond * PROCESS_BURST_SECONDS;
+    this.#windowFrames = (rates.framesPerSecond * RATE_WINDOW_MS) / 1000;
+    this.#windowBytes = (rates.bytesPerSecond * RATE_WINDOW_MS) / 1000;
+    this.#frameTokens = this.#frameBurst;
+    this.#byteTokens = this.#byteBurst;
+    this.#tokensAt = now;
+    this.#sum = { frames: 0, bytes: 0, at: now };
+    this.#squares = { frames: 0, bytes: 0, at: now };
+  }
+
+  /** Addresses with a session open. */
+  get addresses(): number {
+    return this.#addresses.size;
+  }
+
+  /** A session of `key` opens: its share, to pass to `take` and `leave`. */
+  join(key: string, now: number): InboundShare {
+    let address = this.#addresses.get(key);
+    if (address === undefined) {
+      address = { frames: 0, bytes: 0, at: now, sessions: 0 };
+      this.#addresses.set(key, address);
+    }
+    address.sessions += 1;
+    return { frames: 0, bytes: 0, at: now, address, key };
+  }
+
+  /** The session closed: its tally leaves its address's, and the address leaves with its last session. */
+  leave(share: InboundShare, now: number): void {
+    decay(share, now);
+    this.#adjust(share.address, -share.frames, -share.bytes, now);
+    share.frames = 0;
+    share.bytes = 0;
+    share.address.sessions -= 1;
+    if (share.address.sessions > 0) return;
+    this.#addresses.delete(share.key);
+    if (this.#addresses.size > 0) return;
+    // No address left: the sums are zero, whatever rounding they gathered.
+    Object.assign(this.#sum, { frames: 0, bytes: 0 });
+    Object.assign(this.#squares, { frames: 0, bytes: 0 });
+  }
+
+  /**
+   * Spends one frame of `bytes` at `now` (milliseconds); false when the process is short and the frame's
+   * address sends at least its fair part (the frame is then not counted: its session is to be closed).
+   */
+  take(share: InboundShare, bytes: number, now: number): boolean {
+    const seconds = Math.max(0, now - this.#tokensAt) / 1000;
+    this.#tokensAt = now;
+    this.#frameTokens =
+      Math.min(this.#frameBurst, this.#frameTokens + seconds * this.rates.framesPerSecond) - 1;
+    this.#byteTokens =
+      Math.min(this.#byteBurst, this.#byteTokens + seconds * this.rates.bytesPerSecond) - bytes;
+    decay(share, now);
+    share.frames += 1;
+    share.bytes += bytes;
+    const { address } = share;
+    this.#adjust(address, 1, bytes, now);
+    const framesShort = this.#frameTokens < 0 && this.#sum.frames > this.#windowFrames;
+    const bytesShort = this.#byteTokens < 0 && this.#sum.bytes > this.#windowBytes;
+    const overShare =
+      (framesShort && address.frames >= this.#fairPart('frames')) ||
+      (bytesShort && address.bytes >= this.#fairPart('bytes'));
+    if (!overShare) {
+      // The debt is bounded: a flood cut leaves the buckets at most a burst to refill.
+      this.#frameTokens = Math.max(this.#frameTokens, -this.#frameBurst);
+      this.#byteTokens = Math.max(this.#byteTokens, -this.#byteBurst);
+      return true;
+    }
+    this.#frameTokens += 1;
+    this.#byteTokens += bytes;
+    return false;
+  }
+
+  /** The mean tally of the addresses, weighted by what each sends; `AT_THE_MEAN` of it. */
+  #fairPart(kind: 'frames' | 'bytes'): number {
+    const sum = this.#sum[kind];
+    return sum > 0 ? (this.#squares[kind] / sum) * AT_THE_MEAN : 0;
+  }
+
+  /** Adds to an address's tally, and to the sums, all brought to `now` first. */
+  #adjust(address: AddressTally, frames: number, bytes: number, now: number): void {
+    decay(address, now);
+    decay(this.#sum, now);
+    decay(this.#squares, now, 2);
+    const nextFrames = Math.max(0, address.frames + frames);
+    const nextBytes = Math.max(0, address.bytes + bytes);
+    this.#sum.frames = Math.max(0, this.#sum.frames + nextFrames - address.frames);
+    this.#sum.bytes = Math.max(0, this.#sum.bytes + nextBytes - address.bytes);
+    this.#squares.frames = Math.max(0, this.#squares.frames + nextFrames ** 2 - address.frames ** 2);
+    this.#squares.bytes = Math.max(0, this.#squares.bytes + nextBytes ** 2 - address.bytes ** 2);
+    address.frames = nextFrames;
+    address.bytes = nextBytes;
+  }
+}
