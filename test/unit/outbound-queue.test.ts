@@ -29,7 +29,7 @@ const kiosk = (scheduler: WriteScheduler, reads: boolean, capBytes = 16 * MIB) =
         written.push(frame);
         if (!reads && frame.kind === 'pair')
           buffered += frame.binary.reduce((sum, part) => sum + part.byteLength, 0);
-        return true;
+        return buffered;
       },
       writeFailed: () => undefined,
       onDropped: (count, reason) => {

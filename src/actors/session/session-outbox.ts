@@ -112,7 +112,7 @@ export class Outbox {
       this.#queue?.clear();
       return this.#transport(frame);
     }
-    if (this.#queue === undefined) return this.#write(frame);
+    if (this.#queue === undefined) return this.#write(frame) !== undefined;
     if (this.#queue.send(frame)) return !this.#wentBroken();
     // Could not wait either: more than the cap would wait with every /play_audio pair dropped.
     if (!this.#wentBroken()) this.#overflow();
@@ -124,14 +124,18 @@ export class Outbox {
     return this.#broken;
   }
 
-  /** One frame to the socket now; past the cap after it, the socket is closed with 1008. */
-  readonly #write = (frame: OutboundFrame): boolean => {
-    if (!this.#transport(frame)) return false;
-    if (this.bufferedBytes !== undefined && this.bufferedBytes() > this.maxSendBufferBytes) {
+  /**
+   * One frame to the socket now: what its send buffer holds after it (read once), or undefined when it
+   * could not be sent; past the cap after it, the socket is closed with 1008.
+   */
+  readonly #write = (frame: OutboundFrame): number | undefined => {
+    if (!this.#transport(frame)) return undefined;
+    const held = this.bufferedBytes?.() ?? 0;
+    if (held > this.maxSendBufferBytes) {
       this.#overflow();
-      return false;
+      return undefined;
     }
-    return true;
+    return held;
   };
 
   #transport(frame: OutboundFrame): boolean {
