@@ -6,6 +6,7 @@ import {
   LOW_WATER_BYTES,
   TURN_WRITE_BYTES,
   WriteScheduler,
+  wireBytes,
 } from '../../src/streams/play-audio/outbound-queue.js';
 
 const MIB = 1024 * 1024;
@@ -72,8 +73,29 @@ describe('the outbound write scheduler', () => {
       );
     }
     assert.ok(kiosks.every((one) => one.written.length === 1 && one.written[0] === shared));
-    assert.ok(perTurn.length >= 1_000 / (TURN_WRITE_BYTES / MIB), `turns: ${perTurn.length}`);
-    assert.ok(Math.max(...perTurn) <= Math.ceil(TURN_WRITE_BYTES / MIB), `per turn: ${perTurn.join(',')}`);
+    // One kiosk a turn: no turn holds the loop for more than one 1 MiB write.
+    assert.equal(TURN_WRITE_BYTES, MIB);
+    assert.ok(perTurn.length >= 1_000, `turns: ${perTurn.length}`);
+    assert.equal(Math.max(...perTurn), 1, `per turn: ${perTurn.join(',')}`);
+  });
+
+  it('writes no more than 1 MiB and one frame in a turn, however small the pairs', () => {
+    const { scheduler, runTurn } = manualTurns();
+    const kiosks = Array.from({ length: 1_000 }, () => kiosk(scheduler, true));
+    const shared = pair(1, 64 * 1024);
+    for (const { queue } of kiosks) queue.offer(shared);
+    const bytesPerTurn: number[] = [];
+    let before = 0;
+    for (let turn = 0; turn < 2_000 && runTurn(); turn += 1) {
+      const now = kiosks.filter((one) => one.written.length > 0).length * wireBytes(shared);
+      bytesPerTurn.push(now - before);
+      before = now;
+    }
+    assert.equal(before, 1_000 * wireBytes(shared), 'every kiosk got the pair');
+    assert.ok(
+      Math.max(...bytesPerTurn) <= MIB + wireBytes(shared),
+      `bytes per turn: ${bytesPerTurn.join(',')}`,
+    );
   });
 
   it('writes a kiosk that does not read only while uWS holds less than LOW_WATER_BYTES, the rest waiting whole', () => {
