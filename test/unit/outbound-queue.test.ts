@@ -115,6 +115,35 @@ describe('the outbound write scheduler', () => {
     assert.equal(slow.written.length, 2);
   });
 
+  it("keeps a slow kiosk's newest pairs within its cap, dropping the oldest whole, and tells it the count", () => {
+    const { scheduler, runTurn } = manualTurns();
+    const slow = kiosk(scheduler, false, 3 * wireBytes(pair(0, MIB)));
+    for (let id = 1; id <= 6; id += 1) slow.queue.offer(pair(id, MIB));
+    assert.deepEqual(slow.dropped, ['slow_kiosk', 'slow_kiosk', 'slow_kiosk']);
+    for (let round = 0; round < 4; round += 1) {
+      while (runTurn()) {
+        // what uWS takes now
+      }
+      slow.drain();
+      slow.queue.drained();
+    }
+    assert.deepEqual(
+      slow.written.map((frame) =>
+        frame.kind === 'pair' ? frame.messageId : frame.kind === 'text' ? frame.text : '',
+      ),
+      ['{"type":"audio_dropped","count":3}', 4, 5, 6],
+    );
+  });
+
+  it('drops a pair larger than the kiosk cap at once', () => {
+    const { scheduler, runTurn } = manualTurns();
+    const one = kiosk(scheduler, true, MIB);
+    one.queue.offer(pair(1, 2 * MIB));
+    assert.deepEqual(one.dropped, ['slow_kiosk']);
+    assert.equal(one.queue.bytes, 0);
+    assert.equal(runTurn(), false, 'nothing to write');
+  });
+
   it('past the process-wide ceiling, the kiosk furthest behind loses its oldest pair first, and is told', () => {
     const { scheduler, runTurn } = manualTurns(6.5 * MIB);
     const far = kiosk(scheduler, false);

@@ -12,7 +12,7 @@ export const LOW_WATER_BYTES = 256 * 1024;
 /**
  * Bytes written to all kiosks in one event-loop turn, at most (and at least one frame): a 1 MiB
  * `/play_audio` to 1,000 kiosks is written one kiosk a turn, over 1,000 turns of about 2 ms each, and
- * everything else (HTTP, other frames, ROS callbacks) runs between them. Measured in docs/performance.md.
+ * everything else (HTTP, other frames, ROS callbacks) runs between them. Measured in docs/operations.md.
  */
 export const TURN_WRITE_BYTES = 1024 * 1024;
 

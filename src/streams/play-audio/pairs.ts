@@ -18,7 +18,7 @@ import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';
  *   3. buffer.ts                                    held within --play_audio_buffer_bytes, one a loop turn
  *   4. pairs.ts (here)                              one id and one encoding per message, for every session
  *   5. src/protocol/ws-frames.ts                    the metadata JSON and the 4-byte id + audio frame
- *   6. kiosk-writer.ts                              written while the socket keeps up, else a bounded backlog
+ *   6. outbound-queue.ts                            each kiosk's bounded queue, written over loop turns
  *   7. src/actors/session/session-outbox.ts         the write, and the slow-reader rule
  *   8. src/transport/ws/ws-endpoint.ts              both frames in one corked write
  */
