@@ -49,8 +49,11 @@ const hubOver = (port: PortLike, options: Omit<ConversationHubOptions, 'calls' |
 
 const message: PlayAudioMsg = { emotion: 'happy', text: 'This way', audio: audioOf(1, 2) };
 
+/** The next event-loop turn: `/play_audio` pairs are written to the sockets on the outbound scheduler's turns. */
+const writeTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 describe('conversation hub', () => {
-  it('pushes each /play_audio message to every session as the same pair, one id per message', () => {
+  it('pushes each /play_audio message to every session as the same pair, one id per message', async () => {
     const port = new FakeConversationPort();
     const hub = hubOver(port, { messageIds: createMessageIdAllocator(9) });
     const clients = [collect(), collect(), collect()];
@@ -58,6 +61,7 @@ describe('conversation hub', () => {
 
     port.playAudio.next(message);
     port.playAudio.next({ ...message, text: 'Next room' });
+    await writeTurn();
 
     const [reference, ...others] = clients.map((client) =>
       client.frames.filter((frame) => frame.kind === 'pair'),
@@ -75,7 +79,7 @@ describe('conversation hub', () => {
     hub.close();
   });
 
-  it('drops /play_audio past --play_audio_buffer_bytes, telling onPlayAudioDropped, and delivers the rest in order', () => {
+  it('drops /play_audio past --play_audio_buffer_bytes, telling onPlayAudioDropped, and delivers the rest in order', async () => {
     const port = new FakeConversationPort();
     const turns: (() => void)[] = [];
     const dropped: string[] = [];
@@ -88,6 +92,7 @@ describe('conversation hub', () => {
     hub.openSession((frame) => frames.push(frame));
     for (const text of ['one', 'two', 'three']) port.playAudio.next({ ...message, text });
     for (let index = 0; index < 10 && turns.length > 0; index += 1) turns.shift()?.();
+    await writeTurn();
     assert.deepEqual(dropped, ['three']);
     assert.deepEqual(
       frames.flatMap((frame) =>
@@ -98,7 +103,7 @@ describe('conversation hub', () => {
     hub.close();
   });
 
-  it('shares the id allocator between chat answers and /play_audio', () => {
+  it('shares the id allocator between chat answers and /play_audio', async () => {
     const port = new FakeConversationPort();
     const hub = hubOver(port);
     const client = collect();
@@ -106,6 +111,7 @@ describe('conversation hub', () => {
     session?.send({ type: 'ws.binary', data: audioOf(1) });
     port.playAudio.next(message);
     port.callAt(0).respond({ emotion: 'calm', text: 'ok', audio: audioOf() });
+    await writeTurn();
     assert.deepEqual(
       client.frames.flatMap((frame) => (frame.kind === 'pair' ? [frame.messageId] : [])),
       [0, 1],
@@ -259,7 +265,7 @@ describe('conversation hub', () => {
     assert.equal(refused.frames[0]?.kind === 'close' ? refused.frames[0].code : 0, 1001);
   });
 
-  it('reports a failing /play_audio stream and subscribes again after a delay, sessions untouched', () => {
+  it('reports a failing /play_audio stream and subscribes again after a delay, sessions untouched', async () => {
     const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
     const port = new FakeConversationPort();
     const live = new Subject<PlayAudioMsg>();
@@ -294,6 +300,7 @@ describe('conversation hub', () => {
     scheduler.flush();
     assert.equal(subscriptions, 2);
     live.next(message);
+    await writeTurn();
     assert.equal(client.frames.at(-1)?.kind, 'pair');
     assert.equal(session?.getSnapshot().status, 'active');
     hub.close();

@@ -6,6 +6,7 @@ import {
   LOW_WATER_BYTES,
   TURN_WRITE_BYTES,
   WriteScheduler,
+  wireBytes,
 } from '../../src/streams/play-audio/outbound-queue.js';
 
 const MIB = 1024 * 1024;
@@ -29,7 +30,7 @@ const kiosk = (scheduler: WriteScheduler, reads: boolean, capBytes = 16 * MIB) =
         written.push(frame);
         if (!reads && frame.kind === 'pair')
           buffered += frame.binary.reduce((sum, part) => sum + part.byteLength, 0);
-        return true;
+        return buffered;
       },
       writeFailed: () => undefined,
       onDropped: (count, reason) => {
@@ -72,8 +73,29 @@ describe('the outbound write scheduler', () => {
       );
     }
     assert.ok(kiosks.every((one) => one.written.length === 1 && one.written[0] === shared));
-    assert.ok(perTurn.length >= 1_000 / (TURN_WRITE_BYTES / MIB), `turns: ${perTurn.length}`);
-    assert.ok(Math.max(...perTurn) <= Math.ceil(TURN_WRITE_BYTES / MIB), `per turn: ${perTurn.join(',')}`);
+    // One kiosk a turn: no turn holds the loop for more than one 1 MiB write.
+    assert.equal(TURN_WRITE_BYTES, MIB);
+    assert.ok(perTurn.length >= 1_000, `turns: ${perTurn.length}`);
+    assert.equal(Math.max(...perTurn), 1, `per turn: ${perTurn.join(',')}`);
+  });
+
+  it('writes no more than 1 MiB and one frame in a turn, however small the pairs', () => {
+    const { scheduler, runTurn } = manualTurns();
+    const kiosks = Array.from({ length: 1_000 }, () => kiosk(scheduler, true));
+    const shared = pair(1, 64 * 1024);
+    for (const { queue } of kiosks) queue.offer(shared);
+    const bytesPerTurn: number[] = [];
+    let before = 0;
+    for (let turn = 0; turn < 2_000 && runTurn(); turn += 1) {
+      const now = kiosks.filter((one) => one.written.length > 0).length * wireBytes(shared);
+      bytesPerTurn.push(now - before);
+      before = now;
+    }
+    assert.equal(before, 1_000 * wireBytes(shared), 'every kiosk got the pair');
+    assert.ok(
+      Math.max(...bytesPerTurn) <= MIB + wireBytes(shared),
+      `bytes per turn: ${bytesPerTurn.join(',')}`,
+    );
   });
 
   it('writes a kiosk that does not read only while uWS holds less than LOW_WATER_BYTES, the rest waiting whole', () => {
@@ -91,6 +113,35 @@ describe('the outbound write scheduler', () => {
       // as above
     }
     assert.equal(slow.written.length, 2);
+  });
+
+  it("keeps a slow kiosk's newest pairs within its cap, dropping the oldest whole, and tells it the count", () => {
+    const { scheduler, runTurn } = manualTurns();
+    const slow = kiosk(scheduler, false, 3 * wireBytes(pair(0, MIB)));
+    for (let id = 1; id <= 6; id += 1) slow.queue.offer(pair(id, MIB));
+    assert.deepEqual(slow.dropped, ['slow_kiosk', 'slow_kiosk', 'slow_kiosk']);
+    for (let round = 0; round < 4; round += 1) {
+      while (runTurn()) {
+        // what uWS takes now
+      }
+      slow.drain();
+      slow.queue.drained();
+    }
+    assert.deepEqual(
+      slow.written.map((frame) =>
+        frame.kind === 'pair' ? frame.messageId : frame.kind === 'text' ? frame.text : '',
+      ),
+      ['{"type":"audio_dropped","count":3}', 4, 5, 6],
+    );
+  });
+
+  it('drops a pair larger than the kiosk cap at once', () => {
+    const { scheduler, runTurn } = manualTurns();
+    const one = kiosk(scheduler, true, MIB);
+    one.queue.offer(pair(1, 2 * MIB));
+    assert.deepEqual(one.dropped, ['slow_kiosk']);
+    assert.equal(one.queue.bytes, 0);
+    assert.equal(runTurn(), false, 'nothing to write');
   });
 
   it('past the process-wide ceiling, the kiosk furthest behind loses its oldest pair first, and is told', () => {

@@ -259,10 +259,11 @@ describe('session machine', () => {
     assert.deepEqual(readGauges(gauges), NO_LEAKS);
   });
 
-  it('pushes play-audio pairs as they come, the very same frame object', () => {
+  it('pushes play-audio pairs as they come, the very same frame object, on the next write turn', async () => {
     const { frames, playAudio, actor } = openSession();
     const pair = encodeAudioPair(7, answer);
     playAudio.next(pair);
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(frames[1], pair);
     actor.stop();
   });

@@ -1,7 +1,7 @@
 import {
   KioskQueue,
+  WriteScheduler,
   type PlayAudioDropReason,
-  type WriteScheduler,
 } from '../../streams/play-audio/outbound-queue.js';
 import {
   type AudioPairFrame,
@@ -24,7 +24,6 @@ import {
   type SessionInput,
   type SessionSocket,
 } from './session-types.js';
-import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 
 /**
  * What the session sends: its way out to the socket (`Outbox`), and what a call's outcome and a refused
@@ -41,48 +40,39 @@ import { playAudioWriter, type PlayAudioWriter } from '../../streams/play-audio/
  */
 export class Outbox {
   #broken = false;
-  /** With a scheduler and the socket's buffer: what waits for the kiosk, held here (outbound-queue.ts). */
-  readonly #queue: KioskQueue | undefined;
+  /** What waits for the kiosk, held here (outbound-queue.ts). */
+  readonly #queue: KioskQueue;
   constructor(
     private readonly transportSend: SessionSocket['send'],
     private readonly transportBatch: SessionSocket['batch'],
-    private readonly bufferedBytes: SessionSocket['bufferedBytes'],
+    private readonly bufferedBytes: () => number,
     private readonly maxSendBufferBytes: number,
-    queued?: OutboxQueueing,
+    queueing: OutboxQueueing,
   ) {
-    const buffered = bufferedBytes;
-    this.#queue =
-      queued === undefined || buffered === undefined
-        ? undefined
-        : new KioskQueue(
-            {
-              capBytes: maxSendBufferBytes,
-              bufferedBytes: buffered,
-              write: this.#write,
-              writeFailed: queued.writeFailed,
-              ...(queued.onDropped === undefined ? {} : { onDropped: queued.onDropped }),
-            },
-            queued.scheduler,
-          );
-  }
-
-  /** Whether `/play_audio` pairs wait in this outbox's queue (offer, drained, clear). */
-  get queued(): boolean {
-    return this.#queue !== undefined;
+    this.#queue = new KioskQueue(
+      {
+        capBytes: maxSendBufferBytes,
+        bufferedBytes,
+        write: this.#write,
+        writeFailed: queueing.writeFailed,
+        ...(queueing.onDropped === undefined ? {} : { onDropped: queueing.onDropped }),
+      },
+      queueing.scheduler,
+    );
   }
 
   /** A `/play_audio` pair: queued, written on the scheduler's turns (outbound-queue.ts). */
   readonly offer = (pair: AudioPairFrame): void => {
-    if (!this.#broken) this.#queue?.offer(pair);
+    if (!this.#broken) this.#queue.offer(pair);
   };
 
   /** The socket drained: what waits is written again. */
   readonly drained = (): void => {
-    this.#queue?.drained();
+    this.#queue.drained();
   };
 
   readonly clear = (): void => {
-    this.#queue?.clear();
+    this.#queue.clear();
   };
 
   /**
@@ -109,10 +99,9 @@ export class Outbox {
   readonly send = (frame: OutboundFrame): boolean => {
     if (this.#broken) return false;
     if (frame.kind === 'close') {
-      this.#queue?.clear();
+      this.#queue.clear();
       return this.#transport(frame);
     }
-    if (this.#queue === undefined) return this.#write(frame);
     if (this.#queue.send(frame)) return !this.#wentBroken();
     // Could not wait either: more than the cap would wait with every /play_audio pair dropped.
     if (!this.#wentBroken()) this.#overflow();
@@ -124,14 +113,18 @@ export class Outbox {
     return this.#broken;
   }
 
-  /** One frame to the socket now; past the cap after it, the socket is closed with 1008. */
-  readonly #write = (frame: OutboundFrame): boolean => {
-    if (!this.#transport(frame)) return false;
-    if (this.bufferedBytes !== undefined && this.bufferedBytes() > this.maxSendBufferBytes) {
+  /**
+   * One frame to the socket now: what its send buffer holds after it (read once), or undefined when it
+   * could not be sent; past the cap after it, the socket is closed with 1008.
+   */
+  readonly #write = (frame: OutboundFrame): number | undefined => {
+    if (!this.#transport(frame)) return undefined;
+    const held = this.bufferedBytes();
+    if (held > this.maxSendBufferBytes) {
       this.#overflow();
-      return false;
+      return undefined;
     }
-    return true;
+    return held;
   };
 
   #transport(frame: OutboundFrame): boolean {
@@ -146,7 +139,7 @@ export class Outbox {
 
   #overflow(): void {
     this.#broken = true;
-    this.#queue?.clear();
+    this.#queue.clear();
     try {
       this.transportSend(closeFrame(CLOSE_CODES.sendBufferExceeded));
     } catch {
@@ -163,24 +156,17 @@ export interface OutboxQueueing {
   readonly onDropped?: ((count: number, reason: PlayAudioDropReason) => void) | undefined;
 }
 
-/** A session's outbox: queued (outbound-queue.ts) when the hub gives a scheduler and the socket its buffer. */
+/**
+ * A session's outbox, on the hub's scheduler. Without one (a session on its own) it gets a scheduler of its
+ * own within the same ceiling; a socket that does not say what it buffers is taken to hold nothing.
+ */
 export const outboxOf = (input: SessionInput, writeFailed: () => void): Outbox => {
-  const { outboundScheduler: scheduler, onPlayAudioDropped: onDropped } = input;
-  const queueing = scheduler && { scheduler, writeFailed, onDropped };
-  return new Outbox(input.send, input.batch, input.bufferedBytes, input.limits.maxSendBufferBytes, queueing);
+  const scheduler =
+    input.outboundScheduler ?? new WriteScheduler({ totalCapBytes: input.limits.maxOutboundBytes });
+  const queueing = { scheduler, writeFailed, onDropped: input.onPlayAudioDropped };
+  const bufferedBytes = input.bufferedBytes ?? (() => 0);
+  return new Outbox(input.send, input.batch, bufferedBytes, input.limits.maxSendBufferBytes, queueing);
 };
-
-/** How the session's `/play_audio` pairs are written: through the outbox's queue, else the kiosk writer. */
-export const playAudioOf = (outbox: Outbox, input: SessionInput, sendFailed: () => void): PlayAudioWriter =>
-  outbox.queued
-    ? { offer: outbox.offer, flush: outbox.drained, clear: outbox.clear }
-    : playAudioWriter({
-        maxSendBufferBytes: input.limits.maxSendBufferBytes,
-        bufferedBytes: input.bufferedBytes,
-        send: outbox.send,
-        sendFailed,
-        onDropped: input.onPlayAudioDropped,
-      });
 
 const failureCode = (service: ConversationRequest['service'], error: unknown): ErrorCode => {
   if (error instanceof RosTimeoutError) return `${service}_timeout`;

@@ -9,11 +9,10 @@ import {
 } from '../../protocol/ws-frames.js';
 import type { Turn, ChatInterface, HeardCommand, MessageId } from '../../protocol/ws-protocol.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import type { PlayAudioWriter } from '../../streams/play-audio/kiosk-writer.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
 import { trackSubscription, type BudgetShortfall, type ByteBudget } from '../conversation-gauges.js';
-import { type Outbox, outboxOf, playAudioOf, sendOutcome, type Refusal } from './session-outbox.js';
+import { type Outbox, outboxOf, sendOutcome, type Refusal } from './session-outbox.js';
 import {
   type CallOutcome,
   type ConversationRequest,
@@ -66,7 +65,6 @@ export class SessionResources {
   readonly #held = new Map<Turn, HeldAudio>();
   readonly #messageIds: MessageIdAllocator;
   readonly #chatInterface: ChatInterface;
-  readonly #playAudio: PlayAudioWriter;
   readonly #subscriptions = new Subscription();
   #call: Subscription | undefined;
   /** Streamed turns whose transcripts come to this session, until each turn ends. */
@@ -87,7 +85,6 @@ export class SessionResources {
     this.#budget = input.audioBudget;
     this.#messageIds = input.messageIds;
     this.#chatInterface = input.chatInterface ?? 'service';
-    this.#playAudio = playAudioOf(this.#outbox, input, this.#sendFailed);
     input.gauges.liveSessions.increment();
   }
 
@@ -197,7 +194,7 @@ export class SessionResources {
     this.#subscriptions.add(
       playAudioPairs$
         .pipe(trackSubscription(gauges.openSubscriptions))
-        .subscribe({ next: this.#playAudio.offer, error: fail }),
+        .subscribe({ next: this.#outbox.offer, error: fail }),
     );
     this.#subscriptions.add(
       microphone.enabled$.pipe(trackSubscription(gauges.openSubscriptions)).subscribe({
@@ -325,7 +322,7 @@ export class SessionResources {
 
   /** The socket took what it held (drain): write the `/play_audio` pairs that waited, while they fit. */
   flushPlayAudio(): void {
-    this.#playAudio.flush();
+    this.#outbox.drained();
   }
 
   /** The session ended, however it ended: its call abandoned, its subscriptions and budget given back. */
@@ -336,7 +333,7 @@ export class SessionResources {
     for (const unfollow of this.#following.values()) unfollow();
     this.#following.clear();
     this.#subscriptions.unsubscribe();
-    this.#playAudio.clear();
+    this.#outbox.clear();
     for (const held of this.#held.values()) for (const release of held.releases) release();
     this.#held.clear();
     this.#input.gauges.liveSessions.decrement();

@@ -47,8 +47,8 @@ export interface SessionDeps {
   /** Told how many `/play_audio` messages were dropped for this kiosk, and why (counted, logged). */
   readonly onPlayAudioDropped?: (count: number, reason: PlayAudioDropReason) => void;
   /**
-   * Where what the socket cannot take yet waits, process-wide (outbound-queue.ts): with it and
-   * `bufferedBytes`, `/play_audio` pairs are written on its turns and a slow kiosk's frames wait there.
+   * Where what the socket cannot take yet waits, process-wide (outbound-queue.ts): `/play_audio` pairs are
+   * written on its turns and a slow kiosk's frames wait there. Without it a session has one of its own.
    */
   readonly outboundScheduler?: WriteScheduler;
 }
@@ -79,10 +79,10 @@ export interface SessionInput extends SessionDeps, SessionSocket {
    */
   readonly onCallAbandoned?: (service: 'chat' | 'clear_history' | 'converse') => void;
   /**
-   * Bytes waiting in the socket's send buffer now. With it, `/play_audio` pairs are written only while they
-   * fit under `maxSendBufferBytes` and wait in a bounded backlog otherwise (PlayAudioBacklog), and a write
-   * that leaves more than that waiting closes the socket with 1008 (the outbox); without it pairs are
-   * written at once and only `ws.buffered` reports are checked.
+   * Bytes waiting in the socket's send buffer now. Frames are written while it holds less than
+   * LOW_WATER_BYTES and wait in the session's queue otherwise (outbound-queue.ts), and a write that leaves
+   * more than `maxSendBufferBytes` waiting closes the socket with 1008 (the outbox); without it the socket
+   * is taken to hold nothing and only `ws.buffered` reports are checked.
    */
   readonly bufferedBytes?: () => number;
 }

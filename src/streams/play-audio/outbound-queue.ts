@@ -11,10 +11,10 @@ export const LOW_WATER_BYTES = 256 * 1024;
 
 /**
  * Bytes written to all kiosks in one event-loop turn, at most (and at least one frame): a 1 MiB
- * `/play_audio` to 1,000 kiosks is written over about 250 turns, and everything else (HTTP, other frames,
- * ROS callbacks) runs between them.
+ * `/play_audio` to 1,000 kiosks is written one kiosk a turn, over 1,000 turns of about 2 ms each, and
+ * everything else (HTTP, other frames, ROS callbacks) runs between them. Measured in docs/operations.md.
  */
-export const TURN_WRITE_BYTES = 4 * 1024 * 1024;
+export const TURN_WRITE_BYTES = 1024 * 1024;
 
 /** Bytes a frame puts on the wire (a pair: its metadata and binary frames). */
 export const wireBytes = (frame: OutboundFrame): number => {
@@ -35,10 +35,10 @@ interface Waiting {
 export interface KioskQueueOptions {
   /** Bytes that may wait here for this kiosk (besides uWS's buffer): `--send_buffer_bytes`. */
   readonly capBytes: number;
-  /** Bytes waiting in uWS's send buffer for the socket now. */
+  /** Bytes waiting in uWS's send buffer for the socket now (read only when the last write's figure says wait). */
   readonly bufferedBytes: () => number;
-  /** Writes one frame (a pair in one corked write); false when the socket is gone. */
-  readonly write: (frame: OutboundFrame) => boolean;
+  /** Writes one frame (a pair in one corked write): what uWS holds for the socket after it; undefined when the socket is gone. */
+  readonly write: (frame: OutboundFrame) => number | undefined;
   /** A write failed: the session ends. */
   readonly writeFailed: () => void;
   /** `count` `/play_audio` pairs dropped for this kiosk, by why. */
@@ -60,6 +60,12 @@ export class KioskQueue {
   /** Pairs dropped and not yet told (the kiosk is told before the next pair it gets). */
   #untold = 0;
   #failed = false;
+  /**
+   * What uWS held after the last write: at least what it holds now, as it only drains between writes. A
+   * frame is written on this figure, so a frame costs one read of the buffer (the one after its write), and
+   * the buffer is read again only when this figure says the frame should wait.
+   */
+  #held = 0;
 
   constructor(
     private readonly options: KioskQueueOptions,
@@ -78,9 +84,7 @@ export class KioskQueue {
    */
   send(frame: OutboundFrame): boolean {
     if (this.#failed) return false;
-    if (this.#waiting.length === 0 && this.options.bufferedBytes() < LOW_WATER_BYTES) {
-      return this.#write(frame);
-    }
+    if (this.#waiting.length === 0 && this.#heldBelow(LOW_WATER_BYTES)) return this.#write(frame);
     const bytes = wireBytes(frame);
     while (this.#over(bytes) && this.dropOldest('slow_kiosk')) {
       // dropped one pair; check again
@@ -155,8 +159,21 @@ export class KioskQueue {
   /** uWS holds less than LOW_WATER_BYTES, and `item` keeps it within the cap (or it holds nothing). */
   #fits(item: Waiting | undefined): boolean {
     if (item === undefined) return false;
-    const buffered = this.options.bufferedBytes();
-    return buffered < LOW_WATER_BYTES && (buffered === 0 || buffered + item.bytes <= this.options.capBytes);
+    return this.#admits(this.#held, item) || this.#admits(this.#read(), item);
+  }
+
+  #admits(held: number, item: Waiting): boolean {
+    return held < LOW_WATER_BYTES && (held === 0 || held + item.bytes <= this.options.capBytes);
+  }
+
+  /** uWS holds less than `bytes`: by the last write's figure, else by reading the buffer again. */
+  #heldBelow(bytes: number): boolean {
+    return this.#held < bytes || this.#read() < bytes;
+  }
+
+  #read(): number {
+    this.#held = this.options.bufferedBytes();
+    return this.#held;
   }
 
   clear(): void {
@@ -190,7 +207,11 @@ export class KioskQueue {
   }
 
   #write(frame: OutboundFrame): boolean {
-    if (this.options.write(frame)) return true;
+    const held = this.options.write(frame);
+    if (held !== undefined) {
+      this.#held = held;
+      return true;
+    }
     this.#failed = true;
     this.options.writeFailed();
     return false;

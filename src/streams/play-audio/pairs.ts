@@ -9,18 +9,8 @@ import { resubscribing, type ResubscribeOptions } from '../resubscribe.js';
 import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';
 
 /*
- * /play_audio, from the robot to every kiosk. This folder is the stream's home; the files whose code runs
- * for each message (docs/architecture.md, "Three event paths"):
- *
- *   1. src/adapters/rclnodejs/play-audio-source.ts  the subscription (while a kiosk listens), its callback
- *                                                   converting the message (the simulation: sim-backend.ts)
- *   2. src/port/ros-wire.ts                         the audio as a plain Uint8Array, not copied
- *   3. buffer.ts                                    held within --play_audio_buffer_bytes, one a loop turn
- *   4. pairs.ts (here)                              one id and one encoding per message, for every session
- *   5. src/protocol/ws-frames.ts                    the metadata JSON and the 4-byte id + audio frame
- *   6. kiosk-writer.ts                              written while the socket keeps up, else a bounded backlog
- *   7. src/actors/session/session-outbox.ts         the write, and the slow-reader rule
- *   8. src/transport/ws/ws-endpoint.ts              both frames in one corked write
+ * /play_audio, from the robot to every kiosk. This folder is the stream's home; the files each message
+ * runs through are measured by `npm run paths` (docs/architecture.md, "Four event paths, by what runs").
  */
 
 export interface PlayAudioPairsOptions {
