@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { scratchDirs } from '../support/scratch-dir.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -41,7 +41,13 @@ const runSchemathesis = (service: ServerProcess, configFile: string, extraArgs: 
       '20',
       ...extraArgs,
     ],
-    { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' } },
+    {
+      // Its cache of findings goes to the scratch directory, beside the configuration, not into the clone.
+      cwd: dirname(configFile),
+      encoding: 'utf8',
+      timeout: RUN_TIMEOUT_MS,
+      env: { ...process.env, SCHEMATHESIS_TELEMETRY: 'false' },
+    },
   );
   return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
 };

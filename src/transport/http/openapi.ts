@@ -186,7 +186,8 @@ export const buildOpenApiDocument = (routes: readonly AnyRoute[], info: OpenApiI
               bearer: {
                 type: 'http',
                 scheme: 'bearer',
-                description: 'The service runs with --auth_token: required on every operation that lists it (401).',
+                description:
+                  'The service runs with --auth_token: required on every operation that lists it (401).',
               },
             },
           }
