@@ -10,8 +10,7 @@ import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';
 import { frameCounters } from './frame-counters.js';
-import type { InboundRates } from './inbound-budget.js';
-import { SharedInboundBudget } from './inbound-share.js';
+import { SharedInboundBudget, type InboundRates } from './inbound-budgets.js';
 import { SendTimeout } from './send-timeout.js';
 import { upgradeHandler, type SessionSocket } from './ws-upgrade.js';
 

@@ -4,7 +4,7 @@ import {
   PROCESS_BURST_SECONDS,
   SharedInboundBudget,
   type InboundShare,
-} from '../../src/transport/ws/inbound-share.js';
+} from '../../src/transport/ws/inbound-budgets.js';
 
 const rates = { framesPerSecond: 100, bytesPerSecond: 100_000 };
 
