@@ -74,6 +74,11 @@ describe('kiosk: hands-free at the one-minute limit', () => {
     );
     assert.equal(shared.service.chats.length, 1);
     assert.equal(await page.locator('#talk').getAttribute('data-look'), 'hands-free-speaking');
+    // What the page says is what it does: the voice interrupts only after a pause.
+    assert.equal(
+      await page.locator('#mic-text').textContent(),
+      'Robot speaking — pause, then talk to interrupt',
+    );
     await assertNoSeriousViolations(page, 'the kiosk answering after the hands-free limit');
 
     // The visitor pauses (nothing counts as voice at 0 dB) for longer than 900 ms; then their voice is a
@@ -89,6 +94,10 @@ describe('kiosk: hands-free at the one-minute limit', () => {
       5_000,
     );
     assert.equal(interrupted.page['recording'], 'true');
+    assert.notEqual(
+      await page.locator('#mic-text').textContent(),
+      'Robot speaking — pause, then talk to interrupt',
+    );
     await page.getByRole('button', { name: 'Close' }).click();
     await page.getByLabel('Hands-free').uncheck();
     assert.deepEqual(problems, []);

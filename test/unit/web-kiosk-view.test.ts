@@ -17,6 +17,7 @@ const ready: KioskState = {
   thinking: false,
   speaking: false,
   voiceInterrupts: false,
+  untilPause: undefined,
   touchOnly: false,
 };
 
@@ -122,6 +123,15 @@ describe('kioskView', () => {
     // Push-to-talk is unchanged by the setting: a press there always talks over the robot.
     const push = kioskView({ ...ready, speaking: true, voiceInterrupts: true }, 0);
     assert.equal(push.microphoneText, 'Microphone on');
+  });
+
+  it('hands-free past the length limit, the visitor still speaking: says their voice interrupts after a pause', () => {
+    const waiting = kioskView(
+      { ...ready, handsFree: true, speaking: true, voiceInterrupts: true, untilPause: { quietMs: 0 } },
+      0,
+    );
+    assert.equal(waiting.microphoneText, 'Robot speaking — pause, then talk to interrupt');
+    assert.match(waiting.hint, /pause a moment before you talk over it/);
   });
 
   it('says access refused, not offline, when the service refused this kiosk, with no countdown', () => {

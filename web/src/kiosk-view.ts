@@ -37,6 +37,11 @@ export interface KioskState {
    * the robot's echo on the microphone); otherwise only a press does.
    */
   readonly voiceInterrupts: boolean;
+  /**
+   * Hands-free sent at the length limit while the visitor went on speaking: their voice neither counts
+   * nor interrupts the answer until they pause.
+   */
+  readonly untilPause: unknown;
   /** The screen is the visitor's only way in (a finger: a phone, a kiosk tablet): no Space bar to offer. */
   readonly touchOnly: boolean;
 }
@@ -154,9 +159,11 @@ const microphone = (
   if (state.handsFree && state.speaking) {
     return {
       microphoneKey: 'enabled',
-      microphoneText: state.voiceInterrupts
-        ? 'Robot speaking — talk to interrupt'
-        : 'Not listening while the robot speaks',
+      microphoneText: !state.voiceInterrupts
+        ? 'Not listening while the robot speaks'
+        : state.untilPause !== undefined
+          ? 'Robot speaking — pause, then talk to interrupt'
+          : 'Robot speaking — talk to interrupt',
     };
   }
   return {
@@ -212,6 +219,9 @@ const hint = (state: KioskState, shown: ShownConnection): string => {
   if (state.device === 'failed') return NO_MICROPHONE;
   if (state.microphoneAllowed === undefined || state.device !== 'open') return 'The microphone is starting…';
   if (state.handsFree && state.speaking) {
+    if (state.voiceInterrupts && state.untilPause !== undefined) {
+      return 'The robot is answering what you said: pause a moment before you talk over it, or press the button, to interrupt it.';
+    }
     return state.voiceInterrupts
       ? 'The robot is speaking: talk over it, or press the button, to interrupt it.'
       : 'The robot is speaking and does not listen meanwhile: press the button to interrupt it.';

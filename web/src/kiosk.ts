@@ -448,9 +448,9 @@ const onChunk = (chunk: PcmChunk): void => {
     const full = !appendRecorded(chunk.samples);
     const event = vad.update(chunk.levelDb, chunk.ms);
     if (full) {
-      finishRecording(true, LIMIT_NOTICE);
       // The visitor is still speaking: that is not a new question, nor a reason to stop the answer.
       state.untilPause = { quietMs: 0 };
+      finishRecording(true, LIMIT_NOTICE);
     } else if (event === 'end') finishRecording(true);
     else if (event === 'discard') finishRecording(false);
     else openWhenSure();
@@ -466,6 +466,7 @@ const onChunk = (chunk: PcmChunk): void => {
       return;
     }
     state.untilPause = undefined;
+    render();
   }
   const speaking = player.busy;
   const listens = speaking
