@@ -54,6 +54,8 @@ const UNBUDGETED = {
   TOUR_BRIDGE_WS_FRAMES_PER_SECOND: '100000',
   TOUR_BRIDGE_WS_BYTES_PER_SECOND: String(1024 * 1024 * 1024),
   TOUR_BRIDGE_WS_SESSIONS_PER_ADDRESS: '0',
+  TOUR_BRIDGE_WS_TOTAL_FRAME_RATE: '10000000',
+  TOUR_BRIDGE_WS_TOTAL_BYTE_RATE: String(64 * 1024 * 1024 * 1024),
 };
 
 /** The uWebSockets.js build this tree's bridge and the bare peer choose here, by the bridge's own rule. */

@@ -209,6 +209,10 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       '100000',
       '--ws_bytes_per_second',
       String(1024 * 2 ** 20),
+      '--ws_total_frame_rate',
+      '10000000',
+      '--ws_total_byte_rate',
+      String(64 * 1024 * 2 ** 20),
       ...extra,
     ];
     const extraEnv = shipped ? imageAllocatorEnv(REPO) : {};

@@ -37,14 +37,22 @@ describe('the session places per client address', () => {
   });
 
   it('never counts a place given back twice', () => {
-    const counts = new AddressCounts(0, 10);
+    const counts = new AddressCounts(16, 10);
     counts.release('nobody');
     assert.equal(takeAll(counts, 'a', 9).filter((refusal) => refusal === undefined).length, 9);
     assert.equal(counts.take('a'), 'reserved', '9 of 10 held: the tenth is kept');
   });
 
   it('keeps none of a few places, and leaves the refusal past all of them to the hub', () => {
-    const counts = new AddressCounts(0, 2);
+    const counts = new AddressCounts(16, 2);
     assert.deepEqual(takeAll(counts, 'a', 3), [undefined, undefined, undefined]);
+  });
+
+  it('keeps no places without a per-address limit (addresses do not tell clients apart)', () => {
+    const counts = new AddressCounts(0, 10);
+    assert.deepEqual(
+      takeAll(counts, 'a', 10),
+      Array.from({ length: 10 }, () => undefined),
+    );
   });
 });

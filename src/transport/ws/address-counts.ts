@@ -26,7 +26,8 @@ export class AddressCounts {
     /** All places (--max_sessions); the hub refuses past them, this only keeps the last ones. */
     readonly places: number,
   ) {
-    this.unreserved = places - Math.floor(places * RESERVED_PLACES_SHARE);
+    // No per-address limit (0) says addresses do not tell clients apart (a front end): nothing is kept.
+    this.unreserved = limit > 0 ? places - Math.floor(places * RESERVED_PLACES_SHARE) : places;
   }
 
   /** Takes a place for `address`; else why not, and nothing taken. */
