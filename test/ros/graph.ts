@@ -247,7 +247,10 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
 
   try {
     let store = startStore();
-    const bridge = await startBridge('bridge', []);
+    // The speech suite's bursts put 32 MiB (16 × 2 MiB, 8 × 4 MiB) in each kiosk's queue at middleware
+    // speed to measure the middleware: past the default per-kiosk cap of 16 MiB, which drops a kiosk's
+    // oldest pairs when it reads slower (counted slow_kiosk; test/unit/outbound-queue.test.ts covers it).
+    const bridge = await startBridge('bridge', ['--send_buffer_bytes', String(64 * 2 ** 20)]);
     await pollUntil('the bridge spinning its ROS node', GRAPH_LIMITS.graphReadyMs, async () => {
       return (await readyDetail(bridge.baseUrl)).status === 200;
     });
