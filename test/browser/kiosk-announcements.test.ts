@@ -32,23 +32,39 @@ describe('kiosk: what a screen reader hears', () => {
     await watchAnnouncements(page);
   });
 
+  /**
+   * A 120 ms tap, and what was announced from it until a second later. On a loaded machine the release can
+   * reach the page 250 ms or more after the press: the page then sends it, rightly. Such a tap is made
+   * again (at most 3 times), so that what is judged is a tap the page itself timed as too short.
+   */
+  const shortTap = async (): Promise<Announcement[]> => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const sentBefore = (await snapshot(page)).sent.length;
+      const from = await pageNow(page);
+      await holdTalkButton(page, 120);
+      await page.waitForTimeout(1_000);
+      if ((await snapshot(page)).sent.length === sentBefore) return since(page, from);
+    }
+    throw new Error('three 120 ms taps each reached the page as a hold long enough to send');
+  };
+
   it('a 120 ms tap announces nothing as sent, and a second tap is told again', async () => {
-    const from = await pageNow(page);
-    await holdTalkButton(page, 120);
-    await page.waitForTimeout(1_000);
-    await holdTalkButton(page, 120);
-    await page.waitForTimeout(1_000);
-    const heard = await since(page, from);
-    assert.deepEqual(
-      heard.filter((entry) => /sent/i.test(entry.text)),
-      heard.filter((entry) => entry.text === TOO_SHORT),
-      `announced: ${JSON.stringify(heard)}`,
-    );
-    const tooShort = heard.filter((entry) => entry.text === TOO_SHORT);
-    assert.equal(tooShort.length, 2, `announced: ${JSON.stringify(heard)}`);
-    assert.ok(tooShort.every((entry) => entry.region === 'talk-status'));
+    for (const tap of ['first', 'second']) {
+      const heard = await shortTap();
+      const said = `${tap} tap, announced: ${JSON.stringify(heard)}`;
+      assert.deepEqual(
+        heard.filter((entry) => /sent/i.test(entry.text)),
+        heard.filter((entry) => entry.text === TOO_SHORT),
+        said,
+      );
+      const tooShort = heard.filter((entry) => entry.text === TOO_SHORT);
+      assert.equal(tooShort.length, 1, said);
+      assert.ok(
+        tooShort.every((entry) => entry.region === 'talk-status'),
+        said,
+      );
+    }
     assert.equal(await page.locator('#notice').textContent(), TOO_SHORT);
-    assert.equal((await snapshot(page)).sent.length, 0);
     await assertNoSeriousViolations(page, 'the kiosk after a tap too short to send');
   });
 
@@ -56,7 +72,6 @@ describe('kiosk: what a screen reader hears', () => {
     const before = (await snapshot(page)).played.length;
     const from = await pageNow(page);
     await holdTalkButton(page, 1_000);
-    const released = await pageNow(page);
     const answered = await waitForSnapshot(
       page,
       (s) => s.played.length === before + 1 && s.played[before]!.endedAt !== undefined,
@@ -74,7 +89,8 @@ describe('kiosk: what a screen reader hears', () => {
         ['talk-status', 'Sent.'],
       ],
     );
-    assert.ok(aboutPress[1]!.at >= released - 50);
+    // "Sent." at the release, a second or more after the press (a loaded machine only makes it later).
+    assert.ok(aboutPress[1]!.at >= from + 1_000 - 50, JSON.stringify(aboutPress));
     // The answer is said once, as its voice starts.
     assert.deepEqual(
       heard.filter((entry) => entry.region === 'speech-said').map((entry) => entry.text),
