@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertNoSeriousViolations } from './axe.js';
 import { kioskServiceAndBrowser, openKiosk, parseWav, snapshot, waitForSnapshot } from './kiosk-harness.js';
+import { announcements, watchAnnouncements } from './live-regions.js';
 
 /**
  * A visitor who holds the button past the one-minute limit sees the time left before it, and then that
@@ -37,6 +38,7 @@ describe('kiosk: the one-minute recording limit', () => {
 
   it('counts down the last seconds, then says it sent the message while the button is still held', async () => {
     const { page, problems } = await openKiosk(shared.browser, shared.service);
+    await watchAnnouncements(page);
     const box = await page.locator('#talk').boundingBox();
     assert.ok(box !== null);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -47,6 +49,12 @@ describe('kiosk: the one-minute recording limit', () => {
       const [first, later] = await countdownSeen(page, 58_000);
       assert.ok(first <= 10, `the countdown started at ${first} s`);
       console.log(`# countdown seen: ${first} → ${later} s`);
+      // A screen reader hears the countdown start once, politely, not every second.
+      const countdown = (await announcements(page)).filter((entry) => /seconds? left/.test(entry.text));
+      assert.equal(countdown.length, 1, JSON.stringify(countdown));
+      assert.equal(countdown[0]!.region, 'announcer');
+      const announced = Number(/^(\d+) seconds left\.$/.exec(countdown[0]!.text)?.[1]);
+      assert.ok(announced >= first && announced <= 10, countdown[0]!.text);
       await assertNoSeriousViolations(page, 'the kiosk counting down to the recording limit');
 
       const sent = await waitForSnapshot(
