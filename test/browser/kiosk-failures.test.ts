@@ -8,11 +8,12 @@ import { freeLoopbackPort } from '../support/free-port.js';
 import { commandsSent, watchSentFrames, type SentFrame } from './socket-log.js';
 import {
   holdTalkButton,
+  type KioskService,
   openKiosk,
+  pressTalkButton,
   restartKioskService,
   startKioskService,
   waitForSnapshot,
-  type KioskService,
 } from './kiosk-harness.js';
 
 /**
@@ -107,10 +108,7 @@ describe('kiosk: failures in the speech bubble', () => {
         },
       });
       await watchAnnouncements(page);
-      const box = await page.locator('#talk').boundingBox();
-      assert.ok(box !== null);
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-      await page.mouse.down();
+      await pressTalkButton(page);
       try {
         await page.locator('body[data-recording="true"]').waitFor();
         // Long enough for the streamed utterance to be open and its first parts sent.

@@ -170,11 +170,16 @@ export const waitForSnapshot = pagePoller(
 );
 
 /** Holds the push-to-talk button down with the mouse for `ms`. */
-export const holdTalkButton = async (page: Page, ms: number): Promise<void> => {
+/** Presses the talk button with the mouse and keeps it down: `page.mouse.up()` lets go. */
+export const pressTalkButton = async (page: Page): Promise<void> => {
   const box = await page.locator('#talk').boundingBox();
   if (box === null) throw new Error('the talk button is not visible');
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.down();
+};
+
+export const holdTalkButton = async (page: Page, ms: number): Promise<void> => {
+  await pressTalkButton(page);
   await page.waitForTimeout(ms);
   await page.mouse.up();
 };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertNoSeriousViolations } from './axe.js';
-import { kioskServiceAndBrowser, openKiosk, snapshot } from './kiosk-harness.js';
+import { kioskServiceAndBrowser, openKiosk, pressTalkButton, snapshot } from './kiosk-harness.js';
 import { announcements, pageNow, watchAnnouncements } from './live-regions.js';
 import { commandsSent, watchSentFrames, type SentFrame } from './socket-log.js';
 
@@ -36,10 +36,7 @@ describe('kiosk: the microphone switched off while the visitor speaks', () => {
       },
     });
     await watchAnnouncements(page);
-    const box = await page.locator('#talk').boundingBox();
-    assert.ok(box !== null);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.down();
+    await pressTalkButton(page);
     try {
       await page.locator('body[data-recording="true"]').waitFor();
       // The utterance is open and its parts flow (100 ms each).

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertNoSeriousViolations } from './axe.js';
-import { kioskServiceAndBrowser, openKiosk, parseWav, snapshot, waitForSnapshot } from './kiosk-harness.js';
+import {
+  kioskServiceAndBrowser,
+  openKiosk,
+  parseWav,
+  pressTalkButton,
+  snapshot,
+  waitForSnapshot,
+} from './kiosk-harness.js';
 import { announcements, watchAnnouncements } from './live-regions.js';
 
 /**
@@ -39,10 +46,7 @@ describe('kiosk: the one-minute recording limit', () => {
   it('counts down the last seconds, then says it sent the message while the button is still held', async () => {
     const { page, problems } = await openKiosk(shared.browser, shared.service);
     await watchAnnouncements(page);
-    const box = await page.locator('#talk').boundingBox();
-    assert.ok(box !== null);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.down();
+    await pressTalkButton(page);
     try {
       // The label has said "let go to send" for 50 s; then it counts down.
       assert.equal(await talkLabel(page), 'Listening…\nlet go to send');
