@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { parseCommandLine, type Options } from './cli/options.js';
 import { uwsChoice } from './transport/uws-build.js';
-import { RclnodejsUnavailableError, rosEnvironmentProblem } from './binding/rclnodejs-loader.js';
+import { RclnodejsUnavailableError, rosEnvironmentProblem } from './ros/binding/rclnodejs-loader.js';
 import { createLogger, type Logger } from './log/logger.js';
-import type { DeferredRosPort } from './port/deferred-port.js';
+import type { DeferredRosPort } from './ros/port/deferred-port.js';
 import { connectRosBackend, loadBackend } from './app/backend.js';
 import { startBridge, type RunningBridge } from './app/compose.js';
 import { SERVICE_VERSION } from './version.js';

@@ -1,7 +1,7 @@
 /**
  * A measuring peer, not a product: the bridge less its session actor. It runs the bridge's own `/ws`
  * transport (src/transport/ws/ws-endpoint.ts: the copy of each frame, the frame counters, the corked writes
- * and fragments), its one call wrapper (src/port/ros-calls.ts, with the call metrics) and the simulation, from
+ * and fragments), its one call wrapper (src/ros/port/ros-calls.ts, with the call metrics) and the simulation, from
  * the same build as the bridge it is measured beside. Each connection is answered by a plain function where
  * the bridge has its XState session: a binary frame is one `/chat` call, and its answer goes out as the
  * bridge's pair and `turn_end`. Nothing else of the protocol is served. The chat scenario runs it between
@@ -17,7 +17,7 @@
 import type { SessionActor } from '../../src/actors/session/session.js';
 import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
-import type { RosCallHandler, RosResponse } from '../../src/port/ros-port.js';
+import type { RosCallHandler, RosResponse } from '../../src/ros/port/ros-port.js';
 import { BENCH_CALL_TIMEOUTS_MS, buildModules } from '../lib/build-modules.js';
 import { startLeastChart } from '../lib/least-chart.js';
 import { parsePeerArgs } from './args.js';
@@ -37,7 +37,7 @@ const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, log
   load<typeof import('../../src/transport/ws/ws-endpoint.js')>('transport/ws/ws-endpoint.js'),
   load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
   load<typeof import('../../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
-  loadFirst<typeof import('../../src/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
+  loadFirst<typeof import('../../src/ros/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
   load<typeof import('../../src/metrics/bridge-metrics.js')>('metrics/bridge-metrics.js'),
   loadMessageIds(),

@@ -12,9 +12,9 @@ import {
   type ConversationLimits,
   type ChatInterface,
 } from '../protocol/ws-protocol.js';
-import type { RosCalls } from '../port/ros-calls.js';
-import type { RosPort } from '../port/ros-port.js';
-import type { PlayAudioMsg } from '../port/ros-messages.js';
+import type { RosCalls } from '../ros/port/ros-calls.js';
+import type { RosPort } from '../ros/port/ros-port.js';
+import type { PlayAudioMsg } from '../ros/port/ros-messages.js';
 import { playAudioStream } from '../streams/play-audio/pairs.js';
 import { WriteScheduler, type PlayAudioDropReason } from '../streams/play-audio/outbound-queue.js';
 import { speechUplink, type SpeechUplink } from '../streams/speech-uplink.js';

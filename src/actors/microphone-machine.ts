@@ -1,7 +1,7 @@
 import { concatMap, distinctUntilChanged, Observable, type Subscription } from 'rxjs';
 import { assign, createActor, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import type { SetBoolResponseMsg } from '../port/ros-messages.js';
-import type { MicrophoneRequest } from '../port/ros-port.js';
+import type { SetBoolResponseMsg } from '../ros/port/ros-messages.js';
+import type { MicrophoneRequest } from '../ros/port/ros-port.js';
 
 /**
  * The microphone of the kiosks, switched by ROS callers of /microphone/set_enabled. One actor per process.

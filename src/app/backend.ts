@@ -1,8 +1,8 @@
 import type { Options } from '../cli/options.js';
 import type { Logger } from '../log/logger.js';
-import { createDeferredPort, type DeferredRosPort } from '../port/deferred-port.js';
+import { createDeferredPort, type DeferredRosPort } from '../ros/port/deferred-port.js';
 import { createSimBackend } from '../robot/sim/sim-backend.js';
-import type { SimControl } from '../port/sim-control.js';
+import type { SimControl } from '../ros/port/sim-control.js';
 
 export interface LoadedBackend {
   /** The port the server starts on; the simulation is attached at once, ROS by connectRosBackend. */
@@ -58,7 +58,7 @@ export const connectRosBackend = async (
   log: Logger,
   { rosArgs = [], chatInterface = 'service', env = process.env }: RosBackendSettings,
 ): Promise<void> => {
-  const { createRclnodejsBackend } = await import('../adapters/rclnodejs/rclnodejs-backend.js');
+  const { createRclnodejsBackend } = await import('../ros/rclnodejs/rclnodejs-backend.js');
   const backend = await createRclnodejsBackend({
     logger: log,
     rosArgs,

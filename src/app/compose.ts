@@ -14,9 +14,9 @@ import {
   type ConversationLimits,
 } from '../protocol/ws-protocol.js';
 import { SIM_SCHEMAS, simRoutes } from '../transport/routes/sim-routes.js';
-import type { SimControl } from '../port/sim-control.js';
-import { createRosCalls, type RosCalls } from '../port/ros-calls.js';
-import type { RosPort, RosServiceKey } from '../port/ros-port.js';
+import type { SimControl } from '../ros/port/sim-control.js';
+import { createRosCalls, type RosCalls } from '../ros/port/ros-calls.js';
+import type { RosPort, RosServiceKey } from '../ros/port/ros-port.js';
 import { parseAllowedOrigins, type AccessPolicy } from '../transport/http/access-policy.js';
 import { openApiRoute, type DocumentedAccess } from '../transport/http/openapi.js';
 import type { AnyRoute } from '../transport/http/route.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.js';
 import { createLossReporter } from '../log/loss-reporter.js';
 import type { BridgeMetrics } from '../metrics/bridge-metrics.js';
-import type { PlayAudioMsg } from '../port/ros-messages.js';
+import type { PlayAudioMsg } from '../ros/port/ros-messages.js';
 
 /**
  * How `/play_audio` messages lost on the way to the kiosks are reported: each loss counts in

@@ -56,7 +56,7 @@ export const OPTION_SPECS = {
    * rmw_zenoh's query and reply queues likewise). A burst of more concurrent calls loses requests or
    * answers silently, each ending as a time-out: `npm run test:ros` saw 100 concurrent GET /tour/{name}
    * answer 80 times 504. With at most this many calls outstanding per service neither queue overflows,
-   * whatever the server's RMW; the rest wait in order in the bridge (the call wrapper, src/port/ros-calls.ts).
+   * whatever the server's RMW; the rest wait in order in the bridge (the call wrapper, src/ros/port/ros-calls.ts).
    * Raising it is only safe when the servers' and the bridge's queues are deeper.
    */
   ros_calls_in_flight: option(

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Registry } from 'prom-client';
-import type { RosCallObserver } from '../port/ros-calls.js';
-import type { RosCallKey } from '../port/ros-port.js';
+import type { RosCallObserver } from '../ros/port/ros-calls.js';
+import type { RosCallKey } from '../ros/port/ros-port.js';
 import {
   CounterFamily,
   HistogramFamily,
@@ -44,7 +44,7 @@ export interface BridgeMetrics {
   readonly rosStreamRestarts: CounterFamily;
   /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
   readonly playAudioDropped: CounterFamily;
-  /** Counts and times every ROS call; handed to the call wrapper (src/port/ros-calls.ts). */
+  /** Counts and times every ROS call; handed to the call wrapper (src/ros/port/ros-calls.ts). */
   readonly rosCalls: RosCallObserver;
 }
 

@@ -1,4 +1,4 @@
-import type { ChatRequestMsg, ChatResponseMsg, ConverseFeedbackMsg } from '../port/ros-messages.js';
+import type { ChatRequestMsg, ChatResponseMsg, ConverseFeedbackMsg } from '../ros/port/ros-messages.js';
 
 /** How long a WAV recording lasts (s), from its `fmt ` and `data` chunks; undefined when it is not one. */
 export const wavSeconds = (audio: Uint8Array): number | undefined => {

@@ -1,13 +1,13 @@
 import { Observable } from 'rxjs';
 import type { ChatInterface } from '../protocol/ws-protocol.js';
-import type { RosCalls } from '../port/ros-calls.js';
+import type { RosCalls } from '../ros/port/ros-calls.js';
 import {
   ConverseOutcome,
   type ConverseFeedbackMsg,
   type ConverseGoalMsg,
   type ConverseResultMsg,
-} from '../port/ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../port/ros-port.js';
+} from '../ros/port/ros-messages.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../ros/port/ros-port.js';
 
 /*
  * The session's ROS calls as cold observables: a service call, a Converse goal, and a turn (whichever

@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
-import type { HeardMsg, TranscriptMsg, UtteranceAudioMsg } from '../port/ros-messages.js';
-import type { RosPort } from '../port/ros-port.js';
+import type { HeardMsg, TranscriptMsg, UtteranceAudioMsg } from '../ros/port/ros-messages.js';
+import type { RosPort } from '../ros/port/ros-port.js';
 
 /**
  * What sessions send the robot about speech, and the transcripts it sends back: streamed utterances out on

@@ -2,7 +2,7 @@ import type { us_listen_socket } from 'uWebSockets.js';
 import type { ConversationHub } from '../actors/conversation-hub.js';
 import type { Logger } from '../log/logger.js';
 import type { BridgeMetrics } from '../metrics/bridge-metrics.js';
-import type { RosCalls } from '../port/ros-calls.js';
+import type { RosCalls } from '../ros/port/ros-calls.js';
 import type { AccessPolicy } from './http/access-policy.js';
 import type { AnswerDeliveries } from './http/answer-delivery.js';
 import { problemReply } from './http/reply.js';

@@ -3,8 +3,8 @@ import type { Page } from 'playwright-core';
 import { watchAudio } from './audio-log.js';
 import { launchBrowser, watchPage, type Browser } from './browser.js';
 import { pagePoller } from './page-poller.js';
-import type { RosPort, RosRequest } from '../../src/port/ros-port.js';
-import type { UtteranceAudioMsg } from '../../src/port/ros-messages.js';
+import type { RosPort, RosRequest } from '../../src/ros/port/ros-port.js';
+import type { UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   createSimBackend,
   type SimBackend,

@@ -12,7 +12,7 @@ import {
   startKioskService,
   waitForSnapshot,
 } from './kiosk-harness.js';
-import { UtteranceEvent } from '../../src/port/ros-messages.js';
+import { UtteranceEvent } from '../../src/ros/port/ros-messages.js';
 import { readPartHeader, PART_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
 
 /**

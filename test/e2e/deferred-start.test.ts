@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createDeferredPort } from '../../src/port/deferred-port.js';
+import { createDeferredPort } from '../../src/ros/port/deferred-port.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import { request } from '../support/http.js';

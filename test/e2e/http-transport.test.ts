@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { of, throwError, timer, map } from 'rxjs';
-import { TourOutcome } from '../../src/port/ros-messages.js';
-import { RosCallFailedError, RosServiceUnavailableError } from '../../src/port/ros-port.js';
+import { TourOutcome } from '../../src/ros/port/ros-messages.js';
+import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/port/ros-port.js';
 import { assertProblem } from '../contract/tour-api-contract.js';
 import {
   SIM_AUDIO_MAX_BYTES,

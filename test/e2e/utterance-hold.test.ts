@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
-import { UtteranceEvent, type UtteranceAudioMsg } from '../../src/port/ros-messages.js';
+import { UtteranceEvent, type UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
 import { CHAT_INTERFACES } from '../../src/protocol/ws-protocol.js';
 import { encodePartFrame } from '../../src/protocol/ws-wire.js';
 import { createSimBackend, type SimBackendOptions } from '../../src/robot/sim/sim-backend.js';

@@ -8,7 +8,7 @@ import { validate } from 'dockerfile-utils';
 import { parse as parseYaml } from 'yaml';
 import { OPTION_SPECS } from '../../src/cli/options.js';
 import { parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
-import { zenohSessionPlan } from '../../src/zenoh/zenoh-config.js';
+import { zenohSessionPlan } from '../../src/ros/zenoh/zenoh-config.js';
 import { requestIdOf } from '../../src/transport/http/installed-route.js';
 import {
   chooseUwsBuild,

@@ -10,7 +10,7 @@ import {
   ROS_SERVICES,
   ROS_TRANSCRIPT_TOPIC,
   ROS_UTTERANCE_AUDIO_TOPIC,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 
 const rows = markdownTableRows(readFileSync(new URL('../../docs/robot.md', import.meta.url), 'utf8'));

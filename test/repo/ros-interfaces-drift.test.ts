@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { TourOutcome } from '../../src/port/ros-messages.js';
+import { TourOutcome } from '../../src/ros/port/ros-messages.js';
 import { TOUR_GUIDE_INTERFACES } from '../support/ros-field-tables.js';
 import {
   describeFieldDrift,
@@ -14,7 +14,7 @@ import {
 } from '../support/ros-idl.js';
 
 /*
- * ros/tour_guide_interfaces (built by colcon on the robot) and src/port/ros-messages.ts (what this
+ * ros/tour_guide_interfaces (built by colcon on the robot) and src/ros/port/ros-messages.ts (what this
  * service sends and expects) must describe the same interfaces. tsc ties the field tables in
  * test/support/ros-field-tables.ts to those TS interfaces; this test ties the tables to the
  * .msg/.srv/.action files.
@@ -66,7 +66,7 @@ const describeConstants = (constants: readonly RosConstant[]): string[] =>
 const expectedOutcomeConstants = (outcomes: Readonly<Record<string, number>> = TourOutcome): string[] =>
   Object.entries(outcomes).map(([name, value]) => `uint8 OUTCOME_${name}=${value}`);
 
-describe(`ros/${PACKAGE} matches src/port/ros-messages.ts`, () => {
+describe(`ros/${PACKAGE} matches src/ros/port/ros-messages.ts`, () => {
   it('has one field table per .msg/.srv/.action file and no table without a file', () => {
     const files = FOLDERS.flatMap(filesIn).sort();
     assert.deepEqual(files, TABLE_KEYS.map(fileOf).sort());
@@ -106,7 +106,7 @@ describe(`ros/${PACKAGE} matches src/port/ros-messages.ts`, () => {
         assert.deepEqual(
           describeConstants(result.constants),
           expectedOutcomeConstants(entry.resultOutcomeConstants),
-          `${file}: result constants differ from ConverseOutcome in src/port/ros-messages.ts`,
+          `${file}: result constants differ from ConverseOutcome in src/ros/port/ros-messages.ts`,
         );
       });
       continue;
@@ -130,7 +130,7 @@ describe(`ros/${PACKAGE} matches src/port/ros-messages.ts`, () => {
               ),
           mirrored === undefined
             ? `${file}: constants are not mirrored in TS`
-            : `${file}: constants differ from their table in src/port/ros-messages.ts`,
+            : `${file}: constants differ from their table in src/ros/port/ros-messages.ts`,
         );
       });
       continue;
@@ -148,7 +148,7 @@ describe(`ros/${PACKAGE} matches src/port/ros-messages.ts`, () => {
       assert.deepEqual(
         describeConstants(response.constants),
         entry.outcomeConstants ? expectedOutcomeConstants() : [],
-        `${file}: response constants differ from TourOutcome in src/port/ros-messages.ts`,
+        `${file}: response constants differ from TourOutcome in src/ros/port/ros-messages.ts`,
       );
     });
   }

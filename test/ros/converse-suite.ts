@@ -4,14 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { echoChatParts } from '../../src/robot/echo-chat.js';
-import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/port/ros-messages.js';
-import { RosServiceUnavailableError, type RosPort } from '../../src/port/ros-port.js';
-import { createRclnodejsPort } from '../../src/adapters/rclnodejs/rclnodejs-port.js';
-import { initRclnodejs } from '../../src/binding/ros-init.js';
+import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/ros/port/ros-messages.js';
+import { RosServiceUnavailableError, type RosPort } from '../../src/ros/port/ros-port.js';
+import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
+import { initRclnodejs } from '../../src/ros/binding/ros-init.js';
 import { BURST_CONVERSE, CONVERSE, pollUntil, type RosGraph } from './graph.js';
 
 /**
- * The Converse action at the port: the bridge's rclnodejs port (src/adapters/rclnodejs/), in the test
+ * The Converse action at the port: the bridge's rclnodejs port (src/ros/rclnodejs/), in the test
  * process, against the reference demo chat node's action server over the RMW. Each port is a node of
  * its own (its own rcl context and `--ros-args`), so remapping puts one on the silent server and one
  * where no server is.
@@ -148,7 +148,7 @@ export const converseSuite = (graph: () => RosGraph): void => {
     });
 
     // Feedback is a topic and the result a service answer, so parts published right before the result
-    // could be taken after it; the port waits briefly for them (src/adapters/rclnodejs/converse-call.ts).
+    // could be taken after it; the port waits briefly for them (src/ros/rclnodejs/converse-call.ts).
     // Not seen here without that wait (Cyclone DDS, loopback, 40 parts), but a burst is where it would show.
     it('hands on every part of a burst (no wait between parts) before the result', async () => {
       const audio = patternBytes(4_000, 7);

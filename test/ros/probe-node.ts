@@ -1,15 +1,15 @@
 import type { Node } from 'rclnodejs';
 import { pino } from 'pino';
 import { subscriptionCount } from '../../src/robot/nodes/demo-chat-node.js';
-import type { PlayAudioMsg, SetBoolResponseMsg, UtteranceAudioMsg } from '../../src/port/ros-messages.js';
+import type { PlayAudioMsg, SetBoolResponseMsg, UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   ROS_MICROPHONE_SERVICE,
   ROS_PLAY_AUDIO_TOPIC,
   ROS_SERVICES,
   ROS_UTTERANCE_AUDIO_TOPIC,
-} from '../../src/port/ros-port.js';
-import { bytesFromWire } from '../../src/port/ros-wire.js';
-import { initRclnodejs } from '../../src/binding/ros-init.js';
+} from '../../src/ros/port/ros-port.js';
+import { bytesFromWire } from '../../src/ros/port/ros-wire.js';
+import { initRclnodejs } from '../../src/ros/binding/ros-init.js';
 
 /**
  * The test's own ROS node, a plain rclnodejs node in the test process (as any robot node would be,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { UtteranceEvent, type UtteranceAudioMsg } from '../../src/port/ros-messages.js';
+import { UtteranceEvent, type UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { encodePartFrame } from '../../src/protocol/ws-wire.js';
 import { echoChatParts } from '../../src/robot/echo-chat.js';

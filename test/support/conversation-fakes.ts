@@ -6,7 +6,7 @@ import type {
   SetBoolResponseMsg,
   TranscriptMsg,
   UtteranceAudioMsg,
-} from '../../src/port/ros-messages.js';
+} from '../../src/ros/port/ros-messages.js';
 import { speechUplink, type SpeechUplink } from '../../src/streams/speech-uplink.js';
 import {
   defaultServiceName,
@@ -17,7 +17,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 
 /** A speech uplink over a port nobody reads: for sessions whose tests do not stream. */
 export const unheardSpeech = (): SpeechUplink => new FakeConversationPort().speech();

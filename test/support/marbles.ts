@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { ChatRequestMsg, ConverseGoalMsg } from '../../src/port/ros-messages.js';
+import type { ChatRequestMsg, ConverseGoalMsg } from '../../src/ros/port/ros-messages.js';
 import {
   defaultServiceName,
   type RosCallHandler,
@@ -11,7 +11,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import { callFromObservable, converseFromObservable, type ConverseEmission } from './port-calls.js';
 
 export const marbleScheduler = (): TestScheduler =>

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/port/ros-messages.js';
+import type { ConverseFeedbackMsg, ConverseResultMsg } from '../../src/ros/port/ros-messages.js';
 import {
   ROS_SERVICE_KEYS,
   type RosConverseHandler,
@@ -9,7 +9,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 
 /** How a scripted call reads its source: which value ends it, where values go, and how it fails. */
 interface ScriptedCall<T> {

@@ -1,5 +1,5 @@
 /**
- * Field tables: the .msg/.srv field list of every interface in src/port/ros-messages.ts, as data. The
+ * Field tables: the .msg/.srv field list of every interface in src/ros/port/ros-messages.ts, as data. The
  * type `FieldTable<T>` ties each table to its TS interface (a field added, removed or retyped on one side
  * without the other fails `tsc`); test/repo/ros-interfaces-drift.test.ts compares the tables with the
  * files under ros/tour_guide_interfaces (field order included, since it is the wire layout).
@@ -29,7 +29,7 @@ import {
   type TourUpdateResponseMsg,
   type TranscriptMsg,
   type UtteranceAudioMsg,
-} from '../../src/port/ros-messages.js';
+} from '../../src/ros/port/ros-messages.js';
 
 type RosArraySuffix = '[]' | `[${number}]` | `[<=${number}]`;
 type RosNumberType =

@@ -5,7 +5,7 @@ import type {
   PlayAudioMsg,
   TranscriptMsg,
   UtteranceAudioMsg,
-} from '../../src/port/ros-messages.js';
+} from '../../src/ros/port/ros-messages.js';
 import {
   defaultServiceName,
   type BackendReadiness,
@@ -20,7 +20,7 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import { callFromObservable } from './port-calls.js';
 
 type Script = { [K in RosServiceKey]?: (request: RosRequest<K>) => Observable<RosResponse<K>> };

@@ -4,8 +4,8 @@ import {
   type ConverseFeedbackMsg,
   type TranscriptMsg,
   type UtteranceAudioMsg,
-} from '../../src/port/ros-messages.js';
-import type { RosConverseHandler } from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-messages.js';
+import type { RosConverseHandler } from '../../src/ros/port/ros-port.js';
 import { createSimBackend, type SimBackendOptions } from '../../src/robot/sim/sim-backend.js';
 
 /**

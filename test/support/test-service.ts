@@ -1,6 +1,6 @@
 import { parseCommandLine, type Options } from '../../src/cli/options.js';
 import { createLogger } from '../../src/log/logger.js';
-import type { RosPort } from '../../src/port/ros-port.js';
+import type { RosPort } from '../../src/ros/port/ros-port.js';
 import {
   createSimBackend,
   type SimBackend,

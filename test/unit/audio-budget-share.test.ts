@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createConversationHub } from '../../src/actors/conversation-hub.js';
 import { Gauge, sharedByteBudget } from '../../src/actors/conversation-gauges.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS, defaultAudioBytesPerAddress } from '../../src/protocol/ws-protocol.js';
 import { FakeConversationPort } from '../support/conversation-fakes.js';

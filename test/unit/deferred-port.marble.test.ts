@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import { NEVER, type Observable } from 'rxjs';
-import { createDeferredPort } from '../../src/port/deferred-port.js';
-import type { PlayAudioMsg } from '../../src/port/ros-messages.js';
-import { defaultServiceName, SETTLED_CALL, type RosPort } from '../../src/port/ros-port.js';
+import { createDeferredPort } from '../../src/ros/port/deferred-port.js';
+import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
+import { defaultServiceName, SETTLED_CALL, type RosPort } from '../../src/ros/port/ros-port.js';
 import { marbleScheduler } from '../support/marbles.js';
 
 const message = (text: string): PlayAudioMsg => ({ emotion: 'happy', text, audio: new Uint8Array([1]) });

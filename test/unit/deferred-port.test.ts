@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { lastValueFrom, of, toArray } from 'rxjs';
-import { createDeferredPort } from '../../src/port/deferred-port.js';
-import type { PlayAudioMsg } from '../../src/port/ros-messages.js';
-import { RosServiceUnavailableError, type MicrophoneRequest } from '../../src/port/ros-port.js';
+import { createDeferredPort } from '../../src/ros/port/deferred-port.js';
+import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
+import { RosServiceUnavailableError, type MicrophoneRequest } from '../../src/ros/port/ros-port.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { callOnce } from '../support/port-calls.js';
 import { ScriptedPort } from '../support/scripted-port.js';

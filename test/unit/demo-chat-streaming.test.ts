@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { UtteranceEvent, type ConverseResultMsg } from '../../src/port/ros-messages.js';
-import { ROS_HEARD_TOPIC, ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../src/port/ros-port.js';
+import { UtteranceEvent, type ConverseResultMsg } from '../../src/ros/port/ros-messages.js';
+import { ROS_HEARD_TOPIC, ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../src/ros/port/ros-port.js';
 import {
   createConverseServer,
   type ConverseGoalLike,

@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TourOutcome } from '../../src/port/ros-messages.js';
-import { tourToMsg } from '../../src/mapping/tour-message.js';
+import { TourOutcome } from '../../src/ros/port/ros-messages.js';
+import { tourToMsg } from '../../src/ros/tour-message.js';
 import { writeFileAtomically, type AtomicWriteStep } from '../../src/files/atomic-file.js';
 import {
   openDurableTourStore,

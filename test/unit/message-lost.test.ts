@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lostInEvent } from '../../src/adapters/rclnodejs/message-lost.js';
+import { lostInEvent } from '../../src/ros/rclnodejs/message-lost.js';
 
 describe("the middleware's message-lost event", () => {
   it('reads the newly lost count of rmw_message_lost_status_t, whatever its number type', () => {

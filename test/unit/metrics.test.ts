@@ -3,8 +3,8 @@ import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { NEVER, of, throwError } from 'rxjs';
 import { createBridgeMetrics, registerLiveGauges } from '../../src/metrics/bridge-metrics.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
-import { RosCallFailedError, RosServiceUnavailableError } from '../../src/port/ros-port.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
+import { RosCallFailedError, RosServiceUnavailableError } from '../../src/ros/port/ros-port.js';
 import { callTimeouts, callOnce } from '../support/port-calls.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 

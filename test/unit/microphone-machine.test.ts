@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createActor } from 'xstate';
-import type { SetBoolResponseMsg } from '../../src/port/ros-messages.js';
+import type { SetBoolResponseMsg } from '../../src/ros/port/ros-messages.js';
 import {
   isMicrophoneEnabled,
   MICROPHONE_MESSAGES,

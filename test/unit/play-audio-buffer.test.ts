@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { createLossReporter } from '../../src/log/loss-reporter.js';
-import type { PlayAudioMsg } from '../../src/port/ros-messages.js';
+import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import { playAudioBuffer } from '../../src/streams/play-audio/buffer.js';
 import { capturingLogger } from '../support/log-capture.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PlayAudioMsg } from '../../src/port/ros-messages.js';
+import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   createMessageIdAllocator,
   encodeSharedAudioPair,

@@ -24,7 +24,7 @@ import {
   ServerMessageSchema,
   type ServerMessage,
 } from '../../src/protocol/ws-protocol.js';
-import { RosTimeoutError } from '../../src/port/ros-port.js';
+import { RosTimeoutError } from '../../src/ros/port/ros-port.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import { LIMIT_DESCRIPTIONS } from '../support/ws-limits.js';
 

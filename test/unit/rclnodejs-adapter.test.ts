@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { firstValueFrom, lastValueFrom, Observable, toArray } from 'rxjs';
-import type { SetBoolResponseMsg, TourMsg } from '../../src/port/ros-messages.js';
+import type { SetBoolResponseMsg, TourMsg } from '../../src/ros/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
@@ -12,28 +12,28 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import {
   createMicrophoneHandler,
   NOT_READY_ANSWER,
-} from '../../src/adapters/rclnodejs/microphone-service.js';
+} from '../../src/ros/rclnodejs/microphone-service.js';
 import {
   loadRclnodejs,
   RclnodejsUnavailableError,
   rosEnvironmentProblem,
-} from '../../src/binding/rclnodejs-loader.js';
-import { describeReadiness } from '../../src/adapters/rclnodejs/readiness.js';
-import { rmwLabel } from '../../src/binding/rmw-label.js';
-import { rclInitArgv } from '../../src/binding/ros-args.js';
+} from '../../src/ros/binding/rclnodejs-loader.js';
+import { describeReadiness } from '../../src/ros/rclnodejs/readiness.js';
+import { rmwLabel } from '../../src/ros/binding/rmw-label.js';
+import { rclInitArgv } from '../../src/ros/binding/ros-args.js';
 import {
   callRosService,
   REQUEST_TO_WIRE,
   RESPONSE_FROM_WIRE,
   type ServiceCallOptions,
   type ServiceClientLike,
-} from '../../src/adapters/rclnodejs/service-call.js';
-import { bytesFromWire, bytesToWire, type WireRequest, type WireResponse } from '../../src/port/ros-wire.js';
-import { playAudioFromWire } from '../../src/adapters/rclnodejs/play-audio-source.js';
+} from '../../src/ros/rclnodejs/service-call.js';
+import { bytesFromWire, bytesToWire, type WireRequest, type WireResponse } from '../../src/ros/port/ros-wire.js';
+import { playAudioFromWire } from '../../src/ros/rclnodejs/play-audio-source.js';
 
 import { capturingLogger } from '../support/log-capture.js';
 

@@ -11,7 +11,7 @@ import {
   type PlayAudioMsg,
   type SetBoolResponseMsg,
   type TranscriptMsg,
-} from '../../src/port/ros-messages.js';
+} from '../../src/ros/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
@@ -20,18 +20,18 @@ import {
   ROS_TRANSCRIPT_TOPIC,
   ROS_UTTERANCE_AUDIO_TOPIC,
   type MicrophoneRequest,
-} from '../../src/port/ros-port.js';
-import { TRANSCRIPT_LIMITS } from '../../src/adapters/rclnodejs/transcript-source.js';
+} from '../../src/ros/port/ros-port.js';
+import { TRANSCRIPT_LIMITS } from '../../src/ros/rclnodejs/transcript-source.js';
 import {
   createRclnodejsBackend,
   RclnodejsUnavailableError,
-} from '../../src/adapters/rclnodejs/rclnodejs-backend.js';
-import type { Rclnodejs } from '../../src/binding/rclnodejs-loader.js';
-import { createRclnodejsPort } from '../../src/adapters/rclnodejs/rclnodejs-port.js';
-import { NOT_READY_ANSWER } from '../../src/adapters/rclnodejs/microphone-service.js';
+} from '../../src/ros/rclnodejs/rclnodejs-backend.js';
+import type { Rclnodejs } from '../../src/ros/binding/rclnodejs-loader.js';
+import { createRclnodejsPort } from '../../src/ros/rclnodejs/rclnodejs-port.js';
+import { NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
 import { FakeQoS } from '../support/fake-qos.js';
 import { callOnce, callTimeouts } from '../support/port-calls.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 const IGNORE = { answered: () => undefined, failed: () => undefined };
@@ -377,7 +377,7 @@ describe('rclnodejs port wiring', () => {
       node.services.map((service) => [service.type, service.name, service.options]),
       [['std_srvs/srv/SetBool', '/microphone/set_enabled', { qos: 'qos_profile_services_default' }]],
     );
-    // No timeout: the executor sleeps until the middleware has work (src/binding/spin-asleep.ts).
+    // No timeout: the executor sleeps until the middleware has work (src/ros/binding/spin-asleep.ts).
     assert.equal(node.spinTimeout, -1);
   });
 

@@ -14,7 +14,7 @@ import { serveDemoChat, subscriptionCount } from '../../src/robot/nodes/demo-cha
 import { greetingMessage, greetingTone } from '../../src/robot/nodes/greeting.js';
 import { NODE_HELP, parseNodeCommandLine } from '../../src/robot/nodes/node-options.js';
 import { serveTourStore } from '../../src/robot/nodes/tour-store-node.js';
-import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/port/ros-port.js';
+import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../src/ros/port/ros-port.js';
 import { openDurableTourStore } from '../../src/robot/tours/durable-tour-store.js';
 import { TOUR_SERVICE_KEYS } from '../../src/robot/tours/tour-rules.js';
 import { FakeQoS } from '../support/fake-qos.js';

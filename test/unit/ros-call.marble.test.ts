@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import type { SchedulerLike } from 'rxjs';
-import { createRosCalls } from '../../src/port/ros-calls.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import {
   RosServiceUnavailableError,
   RosTimeoutError,
   type RosPort,
   type RosRequest,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import { rosCall$ } from '../../src/streams/call-streams.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';

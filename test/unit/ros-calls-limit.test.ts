@@ -3,8 +3,8 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
-import type { ConverseResultMsg } from '../../src/port/ros-messages.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
+import type { ConverseResultMsg } from '../../src/ros/port/ros-messages.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
@@ -16,7 +16,7 @@ import {
   type RosConverseHandler,
   type RosRequest,
   type RosServiceKey,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import { callTimeouts } from '../support/port-calls.js';
 
 /*

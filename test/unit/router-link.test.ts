@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { watchRouterLink } from '../../src/zenoh/router-link.js';
+import { watchRouterLink } from '../../src/ros/zenoh/router-link.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 const listen = async (port = 0): Promise<Server> => {

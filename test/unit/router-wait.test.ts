@@ -6,8 +6,8 @@ import {
   routerProbePlan,
   waitForZenohRouter,
   type RouterWaitDeps,
-} from '../../src/zenoh/router-wait.js';
-import type { ProbeTarget } from '../../src/zenoh/zenoh-config.js';
+} from '../../src/ros/zenoh/router-wait.js';
+import type { ProbeTarget } from '../../src/ros/zenoh/zenoh-config.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 const WARN = 40;

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { readAudioFrame } from '../../src/protocol/ws-wire.js';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
-import { RosServiceUnavailableError, RosTimeoutError } from '../../src/port/ros-port.js';
+import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/port/ros-port.js';
 import {
   createMessageIdAllocator,
   encodeAudioPair,
@@ -17,7 +17,7 @@ import {
   createConversationGauges,
   readGauges as readConversationGauges,
 } from '../../src/actors/conversation-gauges.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';

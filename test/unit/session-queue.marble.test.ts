@@ -3,13 +3,13 @@ import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
 import { filter, map, NEVER, Observable, type SchedulerLike } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import {
   RosCallFailedError,
   RosServiceUnavailableError,
   RosTimeoutError,
   type RosPort,
-} from '../../src/port/ros-port.js';
+} from '../../src/ros/port/ros-port.js';
 import {
   createMessageIdAllocator,
   ackFrame,

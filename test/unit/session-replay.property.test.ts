@@ -12,7 +12,7 @@ import {
   type OutboundFrame,
 } from '../../src/protocol/ws-frames.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { byteBudget, createConversationGauges } from '../../src/actors/conversation-gauges.js';
 import { FakeConversationPort, fakeMicrophone } from '../support/conversation-fakes.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
 import { byteBudget, createConversationGauges, readGauges } from '../../src/actors/conversation-gauges.js';
-import { createRosCalls } from '../../src/port/ros-calls.js';
-import { UtteranceEvent } from '../../src/port/ros-messages.js';
+import { createRosCalls } from '../../src/ros/port/ros-calls.js';
+import { UtteranceEvent } from '../../src/ros/port/ros-messages.js';
 import {
   createMessageIdAllocator,
   type AudioPairFrame,

@@ -4,8 +4,8 @@ import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { echoChat, echoChatParts, echoChatWhole } from '../../src/robot/echo-chat.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
-import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/port/ros-messages.js';
-import { RosServiceUnavailableError, type RosConverseHandler } from '../../src/port/ros-port.js';
+import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/ros/port/ros-messages.js';
+import { RosServiceUnavailableError, type RosConverseHandler } from '../../src/ros/port/ros-port.js';
 import { callOnce } from '../support/port-calls.js';
 
 const concat = (parts: readonly { audio: Uint8Array }[]): Uint8Array =>

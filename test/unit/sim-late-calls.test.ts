@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VirtualTimeScheduler } from 'rxjs';
-import { tourToMsg } from '../../src/mapping/tour-message.js';
+import { tourToMsg } from '../../src/ros/tour-message.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
-import type { RosCallHandler, RosServiceKey } from '../../src/port/ros-port.js';
+import type { RosCallHandler, RosServiceKey } from '../../src/ros/port/ros-port.js';
 
 /**
  * A call the bridge stops waiting for (time-out, caller gone) has still reached the simulated robot,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConverseOutcome, type HeardMsg } from '../../src/port/ros-messages.js';
+import { ConverseOutcome, type HeardMsg } from '../../src/ros/port/ros-messages.js';
 import { HEARD_HISTORY_LENGTH } from '../../src/robot/sim/heard-history.js';
 import { abandoned, end, goalRecorder, part, pcm, simOnVirtualTime } from '../support/sim-speech.js';
 

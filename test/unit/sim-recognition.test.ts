@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConverseOutcome } from '../../src/port/ros-messages.js';
+import { ConverseOutcome } from '../../src/ros/port/ros-messages.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';

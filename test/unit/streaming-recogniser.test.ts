@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../src/port/ros-messages.js';
+import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   createStreamingRecogniser,
   RECOGNISER_LIMITS,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tourMsgToJson } from '../../src/mapping/tour-message.js';
+import { tourMsgToJson } from '../../src/ros/tour-message.js';
 import { createTourRepresentations } from '../../src/transport/routes/tour-routes.js';
 import { tourEntityTag } from '../../src/protocol/tour-version.js';
-import type { TourMsg } from '../../src/port/ros-messages.js';
+import type { TourMsg } from '../../src/ros/port/ros-messages.js';
 
 const tourMsg = (name: string, description = 'Roses'): TourMsg => ({
   tour_name: name,

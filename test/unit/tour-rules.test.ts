@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { TourOutcome } from '../../src/port/ros-messages.js';
-import { tourFromMsg, tourToMsg } from '../../src/mapping/tour-message.js';
+import { TourOutcome } from '../../src/ros/port/ros-messages.js';
+import { tourFromMsg, tourToMsg } from '../../src/ros/tour-message.js';
 import {
   applyTourEvent,
   decideTourCreate,

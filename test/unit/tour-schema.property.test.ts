@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { TourOutcome } from '../../src/port/ros-messages.js';
-import { tourFromMsg, tourMsgToJson, tourToMsg } from '../../src/mapping/tour-message.js';
+import { TourOutcome } from '../../src/ros/port/ros-messages.js';
+import { tourFromMsg, tourMsgToJson, tourToMsg } from '../../src/ros/tour-message.js';
 import {
   decideTourCreate,
   decideTourGet,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tourMsgToJson, tourToMsg } from '../../src/mapping/tour-message.js';
+import { tourMsgToJson, tourToMsg } from '../../src/ros/tour-message.js';
 import {
   IF_MATCH_MAX_CHARS,
   ifMatchHolds,

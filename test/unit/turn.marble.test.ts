@@ -8,9 +8,9 @@ import {
   type ConversationLimits,
   type ChatInterface,
 } from '../../src/protocol/ws-protocol.js';
-import { createRosCalls, type RosCallOutcome } from '../../src/port/ros-calls.js';
-import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/port/ros-messages.js';
-import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/port/ros-port.js';
+import { createRosCalls, type RosCallOutcome } from '../../src/ros/port/ros-calls.js';
+import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/ros/port/ros-messages.js';
+import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/ros/port/ros-port.js';
 import {
   byteBudget,
   createConversationGauges,

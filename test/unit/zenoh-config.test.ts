@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Json5SyntaxError, parseJson5Value } from '../../src/zenoh/json5-value.js';
+import { Json5SyntaxError, parseJson5Value } from '../../src/ros/zenoh/json5-value.js';
 import {
   describeRouterCheckPolicy,
   probeTargetOf,
   routerCheckPolicy,
   splitConfigOverride,
   zenohSessionPlan,
-} from '../../src/zenoh/zenoh-config.js';
+} from '../../src/ros/zenoh/zenoh-config.js';
 
 const SPEC_OVERRIDE = 'mode="client";connect/endpoints=["tcp/host.docker.internal:7447"]';
 

@@ -15,7 +15,7 @@ import {
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
 import { CLOSE_CODES, type ErrorCode, type MessageId, type Turn } from '../../protocol/ws-protocol.js';
-import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../port/ros-port.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/port/ros-port.js';
 import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import {
   type ConversationRequest,

@@ -7,7 +7,7 @@ import type {
   ChatInterface,
   HeardCommand,
 } from '../../protocol/ws-protocol.js';
-import type { RosCalls } from '../../port/ros-calls.js';
+import type { RosCalls } from '../../ros/port/ros-calls.js';
 import { type TurnPart } from '../../streams/call-streams.js';
 import type { PlayAudioDropReason, WriteScheduler } from '../../streams/play-audio/outbound-queue.js';
 import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';

@@ -1,4 +1,4 @@
-import { UtteranceEvent, type UtteranceEventCode } from '../../port/ros-messages.js';
+import { UtteranceEvent, type UtteranceEventCode } from '../../ros/port/ros-messages.js';
 import type { TextFrame } from '../../protocol/ws-frames.js';
 import type { Turn } from '../../protocol/ws-protocol.js';
 import type { SpeechUplink } from '../../streams/speech-uplink.js';

@@ -1,11 +1,11 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { echoChatParts, MAX_ECHO_PARTS } from '../echo-chat.js';
-import { ConverseOutcome, type ConverseResultMsg } from '../../port/ros-messages.js';
-import { ROS_ACTIONS } from '../../port/ros-port.js';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
+import { ConverseOutcome, type ConverseResultMsg } from '../../ros/port/ros-messages.js';
+import { ROS_ACTIONS } from '../../ros/port/ros-port.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
-import { bytesToWire } from '../../port/ros-wire.js';
+import { bytesToWire } from '../../ros/port/ros-wire.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
 import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';

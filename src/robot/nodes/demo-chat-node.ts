@@ -1,8 +1,8 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { echoChat } from '../echo-chat.js';
-import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../port/ros-port.js';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
+import { ROS_PLAY_AUDIO_TOPIC, ROS_SERVICES } from '../../ros/port/ros-port.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
 import { playAudioToWire, REQUEST_FROM_WIRE, RESPONSE_TO_WIRE } from './node-wire.js';
 import { greetingMessage } from './greeting.js';

@@ -1,4 +1,4 @@
-import type { HeardMsg } from '../../port/ros-messages.js';
+import type { HeardMsg } from '../../ros/port/ros-messages.js';
 
 /*
  * The reference Converse server's dialogue history: what the visitor said (the recogniser's transcript)

@@ -1,4 +1,4 @@
-import type { PlayAudioMsg } from '../../port/ros-messages.js';
+import type { PlayAudioMsg } from '../../ros/port/ros-messages.js';
 import { PCM_SAMPLE_RATE } from '../../protocol/ws-wire.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 

@@ -1,11 +1,11 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import type { HeardMsg } from '../../port/ros-messages.js';
-import { ROS_HEARD_TOPIC } from '../../port/ros-port.js';
-import type { WireHeard } from '../../port/ros-wire.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
+import type { HeardMsg } from '../../ros/port/ros-messages.js';
+import { ROS_HEARD_TOPIC } from '../../ros/port/ros-port.js';
+import type { WireHeard } from '../../ros/port/ros-wire.js';
 import { createDialogueHistory, historyJson, type DialogueHistory } from './dialogue-history.js';
-import { conversationTopicQos, latestStateQos } from '../../port/topic-qos.js';
+import { conversationTopicQos, latestStateQos } from '../../ros/port/topic-qos.js';
 import { heardFromWire } from './node-wire.js';
 
 /**

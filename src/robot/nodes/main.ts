@@ -11,7 +11,7 @@ import { serveHistory } from './history-topics.js';
 import { serveRecognition } from './recognition-topics.js';
 import { REAL_CLOCK } from '../speech/stand-in-clock.js';
 import type { StreamingRecogniser } from './streaming-recogniser.js';
-import { ROS_ACTIONS } from '../../port/ros-port.js';
+import { ROS_ACTIONS } from '../../ros/port/ros-port.js';
 
 /** On SIGINT/SIGTERM, longest wait for queued tour store writes before exiting anyway. */
 const SHUTDOWN_TIMEOUT_MS = 5_000;

@@ -1,5 +1,5 @@
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import { reliableQos } from '../../port/topic-qos.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
+import { reliableQos } from '../../ros/port/topic-qos.js';
 
 /**
  * What a node publishing speech uses (the demo chat's greeting on /play_audio, the Converse parts as

@@ -4,8 +4,8 @@ import type {
   PlayAudioMsg,
   TranscriptMsg,
   UtteranceAudioMsg,
-} from '../../port/ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../../port/ros-port.js';
+} from '../../ros/port/ros-messages.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/port/ros-port.js';
 import {
   requestCopies,
   responseCopies,
@@ -15,14 +15,14 @@ import {
   type WireResponse,
   type WireTranscript,
   type WireUtteranceAudio,
-} from '../../port/ros-wire.js';
-import { bytesFromWire, bytesToWire } from '../../port/ros-wire.js';
+} from '../../ros/port/ros-wire.js';
+import { bytesFromWire, bytesToWire } from '../../ros/port/ros-wire.js';
 
 /*
  * The server side of the port's services, as the reference nodes serve them: what rclnodejs hands a
  * service callback, and what the callback sends back; the /play_audio the demo chat publishes; the
  * streamed conversation's topics and the Converse goal as the demo chat takes them.
- * The bridge's adapter does the client side (src/adapters/rclnodejs/service-call.ts) with the same field copies.
+ * The bridge's adapter does the client side (src/ros/rclnodejs/service-call.ts) with the same field copies.
  */
 
 export const REQUEST_FROM_WIRE: {

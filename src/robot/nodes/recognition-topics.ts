@@ -1,9 +1,9 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import { ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../port/ros-port.js';
-import type { WireUtteranceAudio } from '../../port/ros-wire.js';
-import { conversationTopicQos } from '../../port/topic-qos.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
+import { ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../ros/port/ros-port.js';
+import type { WireUtteranceAudio } from '../../ros/port/ros-wire.js';
+import { conversationTopicQos } from '../../ros/port/topic-qos.js';
 import { transcriptToWire, utteranceAudioFromWire } from './node-wire.js';
 import type { StandInClock } from '../speech/stand-in-clock.js';
 import {

@@ -1,8 +1,8 @@
 import type { Context, Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import { initRclnodejs } from '../../binding/ros-init.js';
-import { spinAsleep, type AsleepSpin } from '../../binding/spin-asleep.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
+import { initRclnodejs } from '../../ros/binding/ros-init.js';
+import { spinAsleep, type AsleepSpin } from '../../ros/binding/spin-asleep.js';
 
 export interface RosNodeHost {
   readonly rcl: Rclnodejs;

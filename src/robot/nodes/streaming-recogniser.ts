@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../port/ros-messages.js';
+import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../ros/port/ros-messages.js';
 import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 import { RecentOutcomes } from '../speech/recent-outcomes.js';

@@ -1,8 +1,8 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import { ROS_SERVICES, type RosRequest } from '../../port/ros-port.js';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import type { WireServiceType } from '../../port/ros-wire.js';
+import { ROS_SERVICES, type RosRequest } from '../../ros/port/ros-port.js';
+import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
+import type { WireServiceType } from '../../ros/port/ros-wire.js';
 import { REQUEST_FROM_WIRE, RESPONSE_TO_WIRE } from './node-wire.js';
 import type { DurableTourStore } from '../tours/durable-tour-store.js';
 import { TOUR_SERVICE_KEYS, type TourServiceKey } from '../tours/tour-rules.js';

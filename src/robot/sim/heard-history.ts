@@ -1,4 +1,4 @@
-import type { HeardMsg } from '../../port/ros-messages.js';
+import type { HeardMsg } from '../../ros/port/ros-messages.js';
 
 /** How many heard reports the simulation keeps: the latest, as a dialogue history's last turns. */
 export const HEARD_HISTORY_LENGTH = 16;

@@ -6,7 +6,7 @@ import {
   type SetBoolResponseMsg,
   type TranscriptMsg,
   type UtteranceAudioMsg,
-} from '../../port/ros-messages.js';
+} from '../../ros/port/ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
@@ -21,8 +21,8 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../port/ros-port.js';
-import type { SimControl } from '../../port/sim-control.js';
+} from '../../ros/port/ros-port.js';
+import type { SimControl } from '../../ros/port/sim-control.js';
 import { refusalBeyondMaxTours, TOUR_STORE_LIMITS } from '../tours/durable-tour-store.js';
 import { foldTourEvents, SAMPLE_TOUR, type TourServiceKey, type TourState } from '../tours/tour-rules.js';
 import type { Tour } from '../../protocol/tour-schema.js';

@@ -1,4 +1,4 @@
-import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../port/ros-messages.js';
+import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../ros/port/ros-messages.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';

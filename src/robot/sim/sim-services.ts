@@ -1,5 +1,5 @@
 import { echoChatWhole } from '../echo-chat.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../../port/ros-port.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/port/ros-port.js';
 import {
   decideTourService,
   type Decision,

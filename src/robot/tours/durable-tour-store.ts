@@ -1,9 +1,9 @@
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { TourOutcome, type TourOutcomeCode, type TourOutcomeFields } from '../../port/ros-messages.js';
-import type { RosRequest, RosResponse } from '../../port/ros-port.js';
-import { emptyTourMsg } from '../../mapping/tour-message.js';
+import { TourOutcome, type TourOutcomeCode, type TourOutcomeFields } from '../../ros/port/ros-messages.js';
+import type { RosRequest, RosResponse } from '../../ros/port/ros-port.js';
+import { emptyTourMsg } from '../../ros/tour-message.js';
 import {
   removeStaleTemporaries,
   writeFileAtomically,

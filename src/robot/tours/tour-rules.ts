@@ -10,9 +10,9 @@ import {
   type TourListResponseMsg,
   type TourMsg,
   type TourUpdateRequestMsg,
-} from '../../port/ros-messages.js';
-import type { RosRequest, RosResponse } from '../../port/ros-port.js';
-import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../mapping/tour-message.js';
+} from '../../ros/port/ros-messages.js';
+import type { RosRequest, RosResponse } from '../../ros/port/ros-port.js';
+import { emptyTourMsg, tourFromMsg, tourToMsg } from '../../ros/tour-message.js';
 import { issuePath } from '../../protocol/json-issues.js';
 import { NewTourSchema, TourSchema, tourNameKey, type Tour } from '../../protocol/tour-schema.js';
 

@@ -1,5 +1,5 @@
 import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
-import type { PlayAudioMsg } from '../../port/ros-messages.js';
+import type { PlayAudioMsg } from '../../ros/port/ros-messages.js';
 
 export interface PlayAudioBufferOptions {
   /** Audio bytes held at most (`--play_audio_buffer_bytes`); a message that would pass it is dropped. */

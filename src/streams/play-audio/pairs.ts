@@ -4,7 +4,7 @@ import {
   encodeSharedAudioPair,
   type AudioPairFrame,
 } from '../../protocol/ws-frames.js';
-import type { PlayAudioMsg } from '../../port/ros-messages.js';
+import type { PlayAudioMsg } from '../../ros/port/ros-messages.js';
 import { resubscribing, type ResubscribeOptions } from '../resubscribe.js';
 import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';
 

@@ -8,7 +8,7 @@ import {
   type RosCallTicket,
   type RosResponse,
   type RosServiceKey,
-} from '../../port/ros-port.js';
+} from '../../ros/port/ros-port.js';
 import { corsHeaders, routeAccessRefusal } from './access-policy.js';
 import { MAX_LISTED_ERRORS, problemReply, withHeaders, writeReply, type HttpReply } from './reply.js';
 import { rosErrorReply } from './ros-error-reply.js';

@@ -1,4 +1,4 @@
-import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../port/ros-port.js';
+import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/port/ros-port.js';
 import { problemReply, type HttpReply } from './reply.js';
 
 /** The documented 502/503/504 answers for failures of the ROS side; undefined for anything else (a bug). */

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { JsonShape } from '../../protocol/json-shape.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../../port/ros-port.js';
+import type { RosRequest, RosResponse, RosServiceKey } from '../../ros/port/ros-port.js';
 import type { HttpReply, ProblemType } from './reply.js';
 
 /**

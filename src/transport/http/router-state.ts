@@ -1,7 +1,7 @@
 import type { FailureLog } from '../../log/failure-log.js';
 import type { Logger } from '../../log/logger.js';
 import type { CounterFamily } from '../../metrics/plain-metrics.js';
-import type { RosCalls } from '../../port/ros-calls.js';
+import type { RosCalls } from '../../ros/port/ros-calls.js';
 import type { AccessPolicy } from './access-policy.js';
 import type { AnswerDeliveries } from './answer-delivery.js';
 import type { HttpReply } from './reply.js';

@@ -1,5 +1,5 @@
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
-import type { RosPort } from '../../port/ros-port.js';
+import type { RosPort } from '../../ros/port/ros-port.js';
 import { jsonReply, problemReply } from '../http/reply.js';
 import type { AnyRoute } from '../http/route.js';
 import type { UwsBuild } from '../uws-build.js';

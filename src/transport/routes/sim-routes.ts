@@ -1,4 +1,4 @@
-import type { SimControl } from '../../port/sim-control.js';
+import type { SimControl } from '../../ros/port/sim-control.js';
 import { jsonReply } from '../http/reply.js';
 import type { AnyRoute, Route } from '../http/route.js';
 import {

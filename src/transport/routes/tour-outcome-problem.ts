@@ -1,4 +1,4 @@
-import { TourOutcome, type TourOutcomeFields } from '../../port/ros-messages.js';
+import { TourOutcome, type TourOutcomeFields } from '../../ros/port/ros-messages.js';
 import { problemReply, type HttpReply } from '../http/reply.js';
 
 /**

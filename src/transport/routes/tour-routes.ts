@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { tourMsgToJson, tourToMsg } from '../../mapping/tour-message.js';
+import { tourMsgToJson, tourToMsg } from '../../ros/tour-message.js';
 import {
   NewTourSchema,
   PathTourNameSchema,
@@ -12,7 +12,7 @@ import {
   type Tour,
 } from '../../protocol/tour-schema.js';
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
-import { type TourMsg, type TourOutcomeFields, type TourStepMsg } from '../../port/ros-messages.js';
+import { type TourMsg, type TourOutcomeFields, type TourStepMsg } from '../../ros/port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
 import { outcomeProblem } from './tour-outcome-problem.js';

@@ -1,16 +1,16 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { Subject, type Observable } from 'rxjs';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../../port/ros-messages.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
+import type { SetBoolRequestMsg, SetBoolResponseMsg } from '../port/ros-messages.js';
 import {
   ROS_MICROPHONE_SERVICE,
   ROS_MICROPHONE_STATE_TOPIC,
   type MicrophoneRequest,
-} from '../../port/ros-port.js';
+} from '../port/ros-port.js';
 import { microphoneStateQos, serviceQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';
-import type { WireSetBoolRequest } from '../../port/ros-wire.js';
+import type { WireSetBoolRequest } from '../port/ros-wire.js';
 
 /** A SetBool request as the port types it. */
 const setBoolRequestFromWire = (request: WireSetBoolRequest): SetBoolRequestMsg => ({

@@ -1,12 +1,12 @@
-import type { RosPort } from '../../port/ros-port.js';
-import { firstLine } from '../../binding/error-text.js';
+import type { RosPort } from '../port/ros-port.js';
+import { firstLine } from '../binding/error-text.js';
 import { createRclnodejsPort } from './rclnodejs-port.js';
-import { watchRouterLink } from '../../zenoh/router-link.js';
+import { watchRouterLink } from '../zenoh/router-link.js';
 import { loadMessageLostEvents } from './message-lost.js';
-import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from '../../binding/ros-init.js';
+import { initRclnodejs, RclnodejsSetupError, type RosInitOptions } from '../binding/ros-init.js';
 
-export { RclnodejsUnavailableError } from '../../binding/rclnodejs-loader.js';
-export { RclnodejsSetupError } from '../../binding/ros-init.js';
+export { RclnodejsUnavailableError } from '../binding/rclnodejs-loader.js';
+export { RclnodejsSetupError } from '../binding/ros-init.js';
 
 export interface RclnodejsBackendOptions extends RosInitOptions {
   /** `--chat_interface`; see RclnodejsPortOptions. Default `service`. */
@@ -23,7 +23,7 @@ const describeSetupFailure = (error: unknown): string =>
 
 /**
  * The RosPort backed by a real ROS 2 graph through rclnodejs. Start-up (router wait, rcl_init) is in
- * src/binding/ros-init.ts, shared with the reference nodes; the server runs this after it listens, on a deferred port (src/port/deferred-port.ts).
+ * src/ros/binding/ros-init.ts, shared with the reference nodes; the server runs this after it listens, on a deferred port (src/ros/port/deferred-port.ts).
  *
  * Throws RclnodejsUnavailableError when rclnodejs cannot be loaded here, RclnodejsSetupError when it
  * loads but the node cannot be brought up, and the signal's reason when aborted.

@@ -1,4 +1,4 @@
-import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../../port/ros-messages.js';
+import type { ConverseFeedbackMsg, ConverseGoalMsg, ConverseResultMsg } from '../port/ros-messages.js';
 import {
   defaultServiceName,
   RosCallFailedError,
@@ -6,12 +6,12 @@ import {
   SETTLED_CALL,
   type RosCallTicket,
   type RosConverseHandler,
-} from '../../port/ros-port.js';
-import { firstLine } from '../../binding/error-text.js';
+} from '../port/ros-port.js';
+import { firstLine } from '../binding/error-text.js';
 import { serverMatched } from './service-call.js';
 import { missingConverseClient, type CallTargets } from './call-targets.js';
-import type { RouterLink } from '../../zenoh/router-link.js';
-import { bytesFromWire, bytesToWire } from '../../port/ros-wire.js';
+import type { RouterLink } from '../zenoh/router-link.js';
+import { bytesFromWire, bytesToWire } from '../port/ros-wire.js';
 
 /*
  * One Converse goal through an rclnodejs ActionClient (lib/action/client.js): sendGoal with a feedback
@@ -183,7 +183,7 @@ export const converseCalls =
  * `cancel()` drops everything later and cancels the goal on the ROS side (at once if accepted, or as
  * soon as the acceptance arrives). `backendLifetime` is aborted when the port closes: later goals are
  * unavailable. Time-outs, the in-flight limit and failing the goals outstanding when the port closes are
- * the call wrapper's (src/port/ros-calls.ts), which cancels them here (on the graph too).
+ * the call wrapper's (src/ros/port/ros-calls.ts), which cancels them here (on the graph too).
  */
 const callConverse = (
   client: ConverseActionClientLike,

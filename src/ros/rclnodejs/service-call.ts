@@ -8,8 +8,8 @@ import {
   type RosRequest,
   type RosResponse,
   type RosServiceKey,
-} from '../../port/ros-port.js';
-import { firstLine } from '../../binding/error-text.js';
+} from '../port/ros-port.js';
+import { firstLine } from '../binding/error-text.js';
 import {
   bytesFromWire,
   bytesToWire,
@@ -17,12 +17,12 @@ import {
   responseCopies,
   type WireRequest,
   type WireResponse,
-} from '../../port/ros-wire.js';
-import type { RouterLink } from '../../zenoh/router-link.js';
+} from '../port/ros-wire.js';
+import type { RouterLink } from '../zenoh/router-link.js';
 
 /*
  * A service call through an rclnodejs Client, and the conversions it needs: the port's message shapes
- * (src/port/ros-messages.ts) to what rclnodejs takes, and back (the reference nodes serve the other side
+ * (src/ros/port/ros-messages.ts) to what rclnodejs takes, and back (the reference nodes serve the other side
  * with the same field copies, src/robot/nodes/node-wire.ts).
  */
 
@@ -101,7 +101,7 @@ export interface ServiceCallOptions {
  * One service call, sent at once: a missing server is answered at once. `cancel()` abandons it: the
  * request's signal aborts and rclnodejs drops the late answer. `backendLifetime` is aborted when the port
  * closes: later calls are unavailable. Time-outs, the in-flight limit and failing the calls outstanding
- * when the port closes are the call wrapper's (src/port/ros-calls.ts), which cancels them here.
+ * when the port closes are the call wrapper's (src/ros/port/ros-calls.ts), which cancels them here.
  */
 export const callRosService = <K extends RosServiceKey>(
   service: K,

@@ -45,7 +45,7 @@ const ZENOH_RMW = 'rmw_zenoh_cpp';
 
 /**
  * Waits for the Zenoh router when rmw_zenoh is the RMW (asynchronously, see
- * src/zenoh/router-wait.ts), loads rclnodejs, then runs rcl_init in a fresh context with the
+ * src/ros/zenoh/router-wait.ts), loads rclnodejs, then runs rcl_init in a fresh context with the
  * given ROS arguments. Shared by the bridge and the reference nodes.
  *
  * Throws RclnodejsUnavailableError when rclnodejs cannot be loaded, RclnodejsSetupError when rcl_init

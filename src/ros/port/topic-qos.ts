@@ -26,7 +26,7 @@ export const reliableQos = (
 
 /**
  * The streamed conversation's topics (/utterance/audio, /utterance/transcript, /conversation/heard):
- * reliable, keep-last `depth` (each topic's, src/port/ros-port.ts), volatile. Reliable: a lost part is a
+ * reliable, keep-last `depth` (each topic's, src/ros/port/ros-port.ts), volatile. Reliable: a lost part is a
  * hole in what the recogniser hears, a lost transcript or report a stale screen or history. Keep-last,
  * not keep-all: rclnodejs publishes on the event loop, and a keep-all publisher on rmw_zenoh blocks
  * while the link is congested, so a stalled recogniser would stall every kiosk; parts come at the speed

@@ -1,4 +1,4 @@
-import type { BackendReadiness } from '../../port/ros-port.js';
+import type { BackendReadiness } from '../port/ros-port.js';
 
 export interface ReadinessState {
   readonly spinning: boolean;

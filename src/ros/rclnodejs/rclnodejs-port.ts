@@ -1,10 +1,10 @@
 import type { ChatInterface } from '../../protocol/ws-protocol.js';
 import type { Context } from 'rclnodejs';
 import type { Logger } from 'pino';
-import { spinAsleep, type AsleepSpin } from '../../binding/spin-asleep.js';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import { ROS_NODE_NAME, ROS_SERVICE_KEYS, type RosPort } from '../../port/ros-port.js';
-import { ALWAYS_UP, type RouterLink } from '../../zenoh/router-link.js';
+import { spinAsleep, type AsleepSpin } from '../binding/spin-asleep.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
+import { ROS_NODE_NAME, ROS_SERVICE_KEYS, type RosPort } from '../port/ros-port.js';
+import { ALWAYS_UP, type RouterLink } from '../zenoh/router-link.js';
 import { calledWithoutServer, createCallTargets, type CallTargets } from './call-targets.js';
 import { converseCalls } from './converse-call.js';
 import type { AttachMessageLost } from './message-lost.js';

@@ -1,11 +1,11 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import type { TranscriptMsg } from '../../port/ros-messages.js';
-import { ROS_TRANSCRIPT_TOPIC } from '../../port/ros-port.js';
-import type { WireTranscript } from '../../port/ros-wire.js';
-import { conversationTopicQos } from '../../port/topic-qos.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
+import type { TranscriptMsg } from '../port/ros-messages.js';
+import { ROS_TRANSCRIPT_TOPIC } from '../port/ros-port.js';
+import type { WireTranscript } from '../port/ros-wire.js';
+import { conversationTopicQos } from '../port/topic-qos.js';
 import { resolvedName } from './resolved-name.js';
 
 /** A transcript as the port types it: only the fields it knows. */

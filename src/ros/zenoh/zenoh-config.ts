@@ -3,7 +3,7 @@ import { Json5SyntaxError, parseJson5Value, type Json5Value } from './json5-valu
 /*
  * What rmw_zenoh_cpp will do about the Zenoh router, read from the same environment variables, so the
  * bridge can wait for the router itself — asynchronously — before ROS initialisation, which waits
- * synchronously (see src/zenoh/router-wait.ts). The rules below follow rmw_zenoh_cpp's
+ * synchronously (see src/ros/zenoh/router-wait.ts). The rules below follow rmw_zenoh_cpp's
  * src/detail/zenoh_config.cpp and its DEFAULT_RMW_ZENOH_SESSION_CONFIG.json5.
  */
 

@@ -1,5 +1,5 @@
 import type { Tour, TourInput, TourStep } from '../protocol/tour-schema.js';
-import type { TourMsg, TourStepMsg } from '../port/ros-messages.js';
+import type { TourMsg, TourStepMsg } from './port/ros-messages.js';
 
 // Nullable strings travel as `string[<=1]`: [] is null, [value] is the value, so null and "" stay distinct.
 const optionalToMsg = (value: string | null | undefined): string[] =>

@@ -1,9 +1,9 @@
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import { latestStateQos, reliableQos } from '../../port/topic-qos.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
+import { latestStateQos, reliableQos } from '../port/topic-qos.js';
 
 /*
  * The QoS profiles of the bridge's own topics and calls, in one place (the streamed conversation's topics
- * use the profile the robot's nodes build too, src/port/topic-qos.ts; the reference nodes' speech
+ * use the profile the robot's nodes build too, src/ros/port/topic-qos.ts; the reference nodes' speech
  * publishers are src/robot/nodes/node-qos.ts). docs/robot.md lists what a robot's nodes must use to match
  * them, and why (on rmw_zenoh only a reliable keep-all publisher blocks instead of dropping a message when
  * the link is congested).

@@ -1,7 +1,7 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import { firstLine } from '../../binding/error-text.js';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
+import { firstLine } from '../binding/error-text.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
 import {
   ROS_ACTIONS,
   ROS_SERVICE_KEYS,
@@ -9,8 +9,8 @@ import {
   RosCallFailedError,
   RosServiceUnavailableError,
   type RosServiceKey,
-} from '../../port/ros-port.js';
-import type { WireRequest, WireResponse, WireServiceType } from '../../port/ros-wire.js';
+} from '../port/ros-port.js';
+import type { WireRequest, WireResponse, WireServiceType } from '../port/ros-wire.js';
 import type { ConverseActionClientLike } from './converse-call.js';
 import { converseFeedbackQos, serviceQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';

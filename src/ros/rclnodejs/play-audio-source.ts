@@ -1,10 +1,10 @@
 import { Observable, Subject } from 'rxjs';
 import type { Node } from 'rclnodejs';
 import type { Logger } from '../../log/logger.js';
-import type { PlayAudioMsg } from '../../port/ros-messages.js';
-import { ROS_PLAY_AUDIO_TOPIC } from '../../port/ros-port.js';
-import { bytesFromWire, type WirePlayAudio } from '../../port/ros-wire.js';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
+import type { PlayAudioMsg } from '../port/ros-messages.js';
+import { ROS_PLAY_AUDIO_TOPIC } from '../port/ros-port.js';
+import { bytesFromWire, type WirePlayAudio } from '../port/ros-wire.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
 import type { AttachMessageLost } from './message-lost.js';
 import { playAudioQos } from './qos.js';
 import { resolvedName } from './resolved-name.js';

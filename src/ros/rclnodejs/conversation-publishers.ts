@@ -1,11 +1,11 @@
 import type { Node } from 'rclnodejs';
 import type { Logger } from 'pino';
-import type { Rclnodejs } from '../../binding/rclnodejs-loader.js';
-import type { HeardMsg, UtteranceAudioMsg } from '../../port/ros-messages.js';
-import { ROS_HEARD_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../port/ros-port.js';
-import { conversationTopicQos } from '../../port/topic-qos.js';
+import type { Rclnodejs } from '../binding/rclnodejs-loader.js';
+import type { HeardMsg, UtteranceAudioMsg } from '../port/ros-messages.js';
+import { ROS_HEARD_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../port/ros-port.js';
+import { conversationTopicQos } from '../port/topic-qos.js';
 import { resolvedName } from './resolved-name.js';
-import { bytesToWire, type WireHeard, type WireUtteranceAudio } from '../../port/ros-wire.js';
+import { bytesToWire, type WireHeard, type WireUtteranceAudio } from '../port/ros-wire.js';
 
 const utteranceAudioToWire = (message: UtteranceAudioMsg): WireUtteranceAudio => ({
   utterance_id: message.utterance_id,

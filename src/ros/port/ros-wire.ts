@@ -11,7 +11,7 @@ import {
 
 /*
  * The port's messages as rclnodejs types them (type-only: nothing here loads rclnodejs), and the field
- * copies every program here that runs rclnodejs makes: the bridge's adapter (src/adapters/rclnodejs/) as a
+ * copies every program here that runs rclnodejs makes: the bridge's adapter (src/ros/rclnodejs/) as a
  * client, subscriber and publisher, the reference nodes (src/robot/nodes/node-wire.ts) as servers. A copy
  * takes only the fields the port knows, so an interface that grew a field on the robot does not leak
  * unchecked data into the service; a uint8[] field becomes a plain Uint8Array, copied only when rclnodejs

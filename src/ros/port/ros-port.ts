@@ -181,7 +181,7 @@ export interface RosPort {
    * Calls a ROS service; the handler hears the one outcome: the response, or RosServiceUnavailableError
    * / RosCallFailedError. Callbacks rather than an Observable or a Promise: this runs behind every HTTP
    * request, and each layer of either adds its objects and calls to every one. Time-outs
-   * are the call wrapper's (src/port/ros-calls.ts), which is the only caller.
+   * are the call wrapper's (src/ros/port/ros-calls.ts), which is the only caller.
    */
   call<K extends RosServiceKey>(
     service: K,
