@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { UtteranceEvent, type ConverseResultMsg } from '../../src/ros/port/ros-messages.js';
-import { ROS_HEARD_TOPIC, ROS_TRANSCRIPT_TOPIC, ROS_UTTERANCE_AUDIO_TOPIC } from '../../src/ros/port/ros-port.js';
+import {
+  ROS_HEARD_TOPIC,
+  ROS_TRANSCRIPT_TOPIC,
+  ROS_UTTERANCE_AUDIO_TOPIC,
+} from '../../src/ros/port/ros-port.js';
 import {
   createConverseServer,
   type ConverseGoalLike,

@@ -13,10 +13,7 @@ import {
   type RosResponse,
   type RosServiceKey,
 } from '../../src/ros/port/ros-port.js';
-import {
-  createMicrophoneHandler,
-  NOT_READY_ANSWER,
-} from '../../src/ros/rclnodejs/microphone-service.js';
+import { createMicrophoneHandler, NOT_READY_ANSWER } from '../../src/ros/rclnodejs/microphone-service.js';
 import {
   loadRclnodejs,
   RclnodejsUnavailableError,
@@ -32,7 +29,12 @@ import {
   type ServiceCallOptions,
   type ServiceClientLike,
 } from '../../src/ros/rclnodejs/service-call.js';
-import { bytesFromWire, bytesToWire, type WireRequest, type WireResponse } from '../../src/ros/port/ros-wire.js';
+import {
+  bytesFromWire,
+  bytesToWire,
+  type WireRequest,
+  type WireResponse,
+} from '../../src/ros/port/ros-wire.js';
 import { playAudioFromWire } from '../../src/ros/rclnodejs/play-audio-source.js';
 
 import { capturingLogger } from '../support/log-capture.js';

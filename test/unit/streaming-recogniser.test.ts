@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
+import {
+  UtteranceEvent,
+  type TranscriptMsg,
+  type UtteranceAudioMsg,
+} from '../../src/ros/port/ros-messages.js';
 import {
   createStreamingRecogniser,
   RECOGNISER_LIMITS,

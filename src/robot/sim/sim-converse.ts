@@ -1,5 +1,9 @@
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import { ConverseOutcome, type ConverseFeedbackMsg, type ConverseGoalMsg } from '../../ros/port/ros-messages.js';
+import {
+  ConverseOutcome,
+  type ConverseFeedbackMsg,
+  type ConverseGoalMsg,
+} from '../../ros/port/ros-messages.js';
 import type { RosCallTicket, RosConverseHandler } from '../../ros/port/ros-port.js';
 import { echoChatParts } from '../echo-chat.js';
 import type { StandInTimer } from '../speech/stand-in-clock.js';
