@@ -37,7 +37,11 @@ const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, log
   load<typeof import('../../src/transport/ws/ws-endpoint.js')>('transport/ws/ws-endpoint.js'),
   load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
   load<typeof import('../../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
-  loadFirst<typeof import('../../src/ros/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
+  loadFirst<typeof import('../../src/ros/port/ros-calls.js')>(
+    'ros/port/ros-calls.js',
+    'port/ros-calls.js',
+    'ros/ros-calls.js',
+  ),
   load<typeof import('../../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
   load<typeof import('../../src/metrics/bridge-metrics.js')>('metrics/bridge-metrics.js'),
   loadMessageIds(),
@@ -126,12 +130,14 @@ app.get('/health', (res) => {
 type Hub = Parameters<typeof endpoint.installConversationEndpoint>[1]['hub'];
 // The endpoint only sends a session its events and reads the limits; a PlainSession takes the events.
 const hub: Pick<Hub, 'limits' | 'openSession'> = {
-  // Measured without the inbound budget and the per-address limit, like the bridge (bench/run.ts): the
+  // Measured without the inbound budgets and the per-address limit, like the bridge (bench/run.ts): the
   // scenarios send as fast as it answers, from up to 1,000 sessions on loopback.
   limits: {
     ...protocol.DEFAULT_LIMITS,
     maxInboundFramesPerSecond: 100_000,
     maxInboundBytesPerSecond: 2 ** 30,
+    maxProcessInboundFramesPerSecond: 10_000_000,
+    maxProcessInboundBytesPerSecond: 2 ** 36,
     maxSessionsPerAddress: 0,
   },
   openSession: (send, hooks) =>
