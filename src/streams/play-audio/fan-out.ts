@@ -10,8 +10,8 @@ import type { KioskQueue } from './outbound-queue.js';
 
 /*
  * /play_audio, from the robot to every kiosk, in this file's three steps:
- *  1. `take`: a message from the port waits in a buffer of at most `bufferBytes` (`--play_audio_buffer_bytes`);
- *     one that would pass it is dropped (`buffer_full`).
+ *  1. `take`: a message from the port waits in a buffer of at most `bufferBytes`
+ *     (`--play_audio_buffer_bytes`); one that would pass it is dropped (`buffer_full`).
  *  2. `handOn`, one message a loop turn: it becomes one pair (one id, encoded once) and a loop puts that
  *     pair in every kiosk's queue (outbound-queue.ts); then the process-wide ceiling is kept
  *     (`--outbound_buffer_bytes`: the kiosks furthest behind lose their oldest pair, `outbound_full`).
