@@ -14,9 +14,7 @@ import {
 } from '../protocol/ws-protocol.js';
 import type { RosCalls } from '../ros/port/ros-calls.js';
 import type { RosPort } from '../ros/port/ros-port.js';
-import type { PlayAudioMsg } from '../ros/port/ros-messages.js';
-import { playAudioStream } from '../streams/play-audio/pairs.js';
-import { WriteScheduler, type PlayAudioDropReason } from '../streams/play-audio/outbound-queue.js';
+import { playAudioFanOut, WriteScheduler, type PlayAudioDropped } from '../streams/play-audio/fan-out.js';
 import { speechUplink, type SpeechUplink } from '../streams/speech-uplink.js';
 import {
   sharedByteBudget,
@@ -72,17 +70,15 @@ export interface ConversationHubOptions {
   readonly resubscribeDelayMs?: number;
   /** /play_audio audio held between the port and the kiosks (`--play_audio_buffer_bytes`); default 64 MiB. */
   readonly playAudioBufferBytes?: number;
-  /** A /play_audio message dropped because the buffer was full. */
-  readonly onPlayAudioDropped?: (message: PlayAudioMsg) => void;
+  /** `/play_audio` messages dropped on the way to the kiosks, by reason (the fan-out's and the queues'). */
+  readonly playAudioDropped?: PlayAudioDropped;
   /** The microphone's state at start (kept from the previous run with `--state_dir`); default enabled. */
   readonly microphoneEnabled?: boolean;
   /** Keeps each microphone change before it is answered (`--state_dir`); without it nothing is kept. */
   readonly keepMicrophone?: KeepMicrophoneState;
-  /** `count` `/play_audio` messages dropped for a kiosk (oldest first): past its cap, or the process's. */
-  readonly onSlowKioskDropped?: (count: number, reason: PlayAudioDropReason) => void;
   /** Each /play_audio message, once for all sessions, as it is encoded for them. */
   readonly onPlayAudioPair?: () => void;
-  /** Runs the buffer's delivery turns (default setImmediate). */
+  /** Runs the fan-out's hand-on turns (default setImmediate). */
   readonly schedulePlayAudio?: (task: () => void) => void;
 }
 
@@ -132,25 +128,30 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
   const speech = speechUplink(options.port, options.onSpeechPublishFailed);
   const instanceId = options.instanceId ?? randomBytes(4).toString('hex');
   let sessionsOpened = 0;
+  const { playAudioDropped } = options;
+  // What waits for the kiosks, for all of them together: written over loop turns, within one ceiling.
+  const outboundScheduler = new WriteScheduler({
+    totalCapBytes: limits.maxOutboundBytes,
+    ...(playAudioDropped === undefined ? {} : { playAudioDropped }),
+  });
   const sessionDeps = {
     calls: options.calls,
     speech,
     chatInterface: options.chatInterface ?? 'service',
     messageIds,
-    playAudioPairs$: playAudioStream(options.port.playAudio$, {
-      restart: restartOptions('play_audio'),
-      buffer: {
-        budgetBytes: options.playAudioBufferBytes ?? DEFAULT_PLAY_AUDIO_BUFFER_BYTES,
-        onDropped: (message) => options.onPlayAudioDropped?.(message),
+    playAudioPairs$: playAudioFanOut(
+      options.port.playAudio$.pipe(resubscribing('play_audio', restartOptions('play_audio'))),
+      {
+        bufferBytes: options.playAudioBufferBytes ?? DEFAULT_PLAY_AUDIO_BUFFER_BYTES,
+        messageIds,
+        writes: outboundScheduler,
+        ...(playAudioDropped === undefined ? {} : { playAudioDropped }),
+        ...(options.onPlayAudioPair === undefined ? {} : { onPair: options.onPlayAudioPair }),
         ...(options.schedulePlayAudio === undefined ? {} : { schedule: options.schedulePlayAudio }),
       },
-      messageIds,
-      ...(options.onPlayAudioPair === undefined ? {} : { onPair: options.onPlayAudioPair }),
-    }),
+    ),
     microphone: microphoneView(microphone),
-    ...(options.onSlowKioskDropped === undefined ? {} : { onPlayAudioDropped: options.onSlowKioskDropped }),
-    // What waits for the kiosks, for all of them together: written over loop turns, within one ceiling.
-    outboundScheduler: new WriteScheduler({ totalCapBytes: limits.maxOutboundBytes }),
+    outboundScheduler,
     limits,
     gauges,
   };

@@ -200,11 +200,7 @@ export const startBridge = async ({
     microphoneEnabled: microphoneLog.enabled,
     keepMicrophone: microphoneLog.keep,
     playAudioBufferBytes: options.play_audio_buffer_bytes,
-    onPlayAudioDropped: losses.bufferFull,
-    onSlowKioskDropped: (count, reason) => {
-      if (reason === 'outbound_full') losses.outboundFull(count);
-      else losses.slowKiosk(count);
-    },
+    playAudioDropped: losses.playAudioDropped,
     onPlayAudioPair: quietGc.traffic,
     calls,
     chatInterface: options.chat_interface,
@@ -224,7 +220,9 @@ export const startBridge = async ({
   const microphonePublishing = microphoneEnabled$.subscribe((enabled) => {
     port.publishMicrophoneEnabled?.(enabled);
   });
-  const lossCounting = port.playAudioLost$?.subscribe(losses.middlewareLost);
+  const lossCounting = port.playAudioLost$?.subscribe((count) => {
+    losses.playAudioDropped('middleware_lost', count);
+  });
   registerLiveGauges(metrics, () => hub.readGauges());
   registerBuildInfo(metrics, { uws: uws.name, line: uws.line, reason: uws.reason });
 

@@ -79,21 +79,22 @@ describe('conversation hub', () => {
     hub.close();
   });
 
-  it('drops /play_audio past --play_audio_buffer_bytes, telling onPlayAudioDropped, and delivers the rest in order', async () => {
+  it('drops /play_audio past --play_audio_buffer_bytes, telling playAudioDropped, and delivers the rest in order', async () => {
     const port = new FakeConversationPort();
     const turns: (() => void)[] = [];
-    const dropped: string[] = [];
+    // The newest, 'three', is dropped (all three are 2 bytes): delivered are 'one' and 'two'.
+    const dropped: unknown[][] = [];
     const hub = hubOver(port, {
       playAudioBufferBytes: 4,
       schedulePlayAudio: (task) => turns.push(task),
-      onPlayAudioDropped: (dropping) => dropped.push(dropping.text),
+      playAudioDropped: (...drop) => dropped.push(drop),
     });
     const frames: OutboundFrame[] = [];
     hub.openSession((frame) => frames.push(frame));
     for (const text of ['one', 'two', 'three']) port.playAudio.next({ ...message, text });
     for (let index = 0; index < 10 && turns.length > 0; index += 1) turns.shift()?.();
     await writeTurn();
-    assert.deepEqual(dropped, ['three']);
+    assert.deepEqual(dropped, [['buffer_full', 1, 2]]);
     assert.deepEqual(
       frames.flatMap((frame) =>
         frame.kind === 'pair' ? [(JSON.parse(frame.meta) as { text: string }).text] : [],

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws-frames.js';
+import { Subject } from 'rxjs';
+import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
-  KioskQueue,
-  LOW_WATER_BYTES,
+  playAudioFanOut,
   TURN_WRITE_BYTES,
   WriteScheduler,
-  wireBytes,
-} from '../../src/streams/play-audio/outbound-queue.js';
+  type PlayAudioDropReason,
+} from '../../src/streams/play-audio/fan-out.js';
+import { KioskQueue, LOW_WATER_BYTES, wireBytes } from '../../src/streams/play-audio/outbound-queue.js';
 
 const MIB = 1024 * 1024;
 const pair = (id: number, audioBytes: number): AudioPairFrame => ({
@@ -20,38 +23,41 @@ const pair = (id: number, audioBytes: number): AudioPairFrame => ({
 /** A kiosk's socket as the queue sees it: what it was written, and what uWS would hold (`reads` or not). */
 const kiosk = (scheduler: WriteScheduler, reads: boolean, capBytes = 16 * MIB) => {
   const written: OutboundFrame[] = [];
-  const dropped: string[] = [];
   let buffered = 0;
   const queue = new KioskQueue(
     {
       capBytes,
       bufferedBytes: () => buffered,
-      write: (frame) => {
+      send: (frame) => {
         written.push(frame);
         if (!reads && frame.kind === 'pair')
           buffered += frame.binary.reduce((sum, part) => sum + part.byteLength, 0);
-        return buffered;
       },
       writeFailed: () => undefined,
-      onDropped: (count, reason) => {
-        for (let index = 0; index < count; index += 1) dropped.push(reason);
-      },
     },
     scheduler,
   );
-  return { queue, written, dropped, drain: () => (buffered = 0) };
+  const told = () => written.flatMap((frame) => (frame.kind === 'text' ? [frame.text] : []));
+  return { queue, written, told, drain: () => (buffered = 0) };
 };
 
-/** A scheduler whose turns run only when the test says so. */
+/** A scheduler whose turns run only when the test says so, and the drops its queues counted, by reason. */
 const manualTurns = (totalCapBytes = 1024 * MIB) => {
   const turns: (() => void)[] = [];
-  const scheduler = new WriteScheduler({ totalCapBytes, schedule: (task) => turns.push(task) });
+  const dropped: PlayAudioDropReason[] = [];
+  const scheduler = new WriteScheduler({
+    totalCapBytes,
+    schedule: (task) => turns.push(task),
+    playAudioDropped: (reason, count) => {
+      for (let index = 0; index < count; index += 1) dropped.push(reason);
+    },
+  });
   const runTurn = (): boolean => {
     const turn = turns.shift();
     turn?.();
     return turn !== undefined;
   };
-  return { scheduler, runTurn };
+  return { scheduler, runTurn, dropped };
 };
 
 // Issue 51, item 5: a 1 MiB /play_audio to 1,000 kiosks was written in one go, holding the event loop.
@@ -116,10 +122,10 @@ describe('the outbound write scheduler', () => {
   });
 
   it("keeps a slow kiosk's newest pairs within its cap, dropping the oldest whole, and tells it the count", () => {
-    const { scheduler, runTurn } = manualTurns();
+    const { scheduler, runTurn, dropped } = manualTurns();
     const slow = kiosk(scheduler, false, 3 * wireBytes(pair(0, MIB)));
     for (let id = 1; id <= 6; id += 1) slow.queue.offer(pair(id, MIB));
-    assert.deepEqual(slow.dropped, ['slow_kiosk', 'slow_kiosk', 'slow_kiosk']);
+    assert.deepEqual(dropped, ['slow_kiosk', 'slow_kiosk', 'slow_kiosk']);
     for (let round = 0; round < 4; round += 1) {
       while (runTurn()) {
         // what uWS takes now
@@ -136,23 +142,24 @@ describe('the outbound write scheduler', () => {
   });
 
   it('drops a pair larger than the kiosk cap at once', () => {
-    const { scheduler, runTurn } = manualTurns();
+    const { scheduler, runTurn, dropped } = manualTurns();
     const one = kiosk(scheduler, true, MIB);
     one.queue.offer(pair(1, 2 * MIB));
-    assert.deepEqual(one.dropped, ['slow_kiosk']);
+    assert.deepEqual(dropped, ['slow_kiosk']);
     assert.equal(one.queue.bytes, 0);
     assert.equal(runTurn(), false, 'nothing to write');
   });
 
   it('past the process-wide ceiling, the kiosk furthest behind loses its oldest pair first, and is told', () => {
-    const { scheduler, runTurn } = manualTurns(6.5 * MIB);
+    const { scheduler, runTurn, dropped } = manualTurns(6.5 * MIB);
     const far = kiosk(scheduler, false);
     const near = kiosk(scheduler, false);
     for (let id = 0; id < 5; id += 1) far.queue.offer(pair(id, MIB));
     for (let id = 10; id < 12; id += 1) near.queue.offer(pair(id, MIB));
+    // The fan-out keeps the ceiling once a message is in every queue.
+    scheduler.keepWithinCeiling();
     assert.ok(scheduler.bytes <= 6.5 * MIB, String(scheduler.bytes));
-    assert.deepEqual(far.dropped, ['outbound_full']);
-    assert.deepEqual(near.dropped, []);
+    assert.deepEqual(dropped, ['outbound_full'], 'one pair dropped, for the kiosk furthest behind');
     while (runTurn()) {
       // write what uWS takes: one pair each
     }
@@ -161,11 +168,50 @@ describe('the outbound write scheduler', () => {
     while (runTurn()) {
       // as above
     }
-    const texts = far.written.flatMap((frame) => (frame.kind === 'text' ? [frame.text] : []));
-    assert.deepEqual(texts, ['{"type":"audio_dropped","count":1}']);
+    assert.deepEqual(far.told(), ['{"type":"audio_dropped","count":1}']);
     const ids = far.written.flatMap((frame) => (frame.kind === 'pair' ? [frame.messageId] : []));
     // All seven waited (nothing is written before a turn): the far kiosk's oldest, pair 0, was dropped.
     assert.deepEqual(ids, [1, 2]);
     assert.ok(near.written.some((frame) => frame.kind === 'pair' && frame.messageId === 10));
+    near.drain();
+    near.queue.drained();
+    while (runTurn()) {
+      // the nearer kiosk's second pair
+    }
+    assert.deepEqual(near.told(), [], 'the nearer kiosk lost nothing');
+    assert.deepEqual(
+      near.written.flatMap((frame) => (frame.kind === 'pair' ? [frame.messageId] : [])),
+      [10, 11],
+    );
+  });
+
+  it('the fan-out keeps the ceiling after each message it puts in the queues: the furthest behind loses its oldest', () => {
+    const { scheduler, dropped } = manualTurns(2.5 * MIB);
+    const topic = new Subject<PlayAudioMsg>();
+    const pairs$ = playAudioFanOut(topic, {
+      bufferBytes: 64 * MIB,
+      messageIds: createMessageIdAllocator(),
+      writes: scheduler,
+      schedule: (task) => {
+        task();
+      },
+    });
+    const far = kiosk(scheduler, false);
+    const near = kiosk(scheduler, false);
+    pairs$.subscribe(far.queue.offer);
+    const message = (text: string): PlayAudioMsg => ({
+      emotion: 'neutral',
+      text,
+      audio: new Uint8Array(MIB),
+    });
+    topic.next(message('m0'));
+    topic.next(message('m1'));
+    pairs$.subscribe(near.queue.offer);
+    topic.next(message('m2'));
+    topic.next(message('m3'));
+    // Each pair counts once, however many queues hold it: m0 and then m1 went, both the far kiosk's alone.
+    assert.deepEqual(dropped, ['outbound_full', 'outbound_full']);
+    assert.ok(scheduler.bytes <= 2.5 * MIB, String(scheduler.bytes));
+    assert.equal(far.queue.bytes, near.queue.bytes, 'both hold m2 and m3');
   });
 });

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import { createLossReporter } from '../../src/log/loss-reporter.js';
+import { createMessageIdAllocator, type AudioPairFrame } from '../../src/protocol/ws-frames.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
-import { playAudioBuffer } from '../../src/streams/play-audio/buffer.js';
+import {
+  playAudioFanOut,
+  WriteScheduler,
+  type PlayAudioDropped,
+} from '../../src/streams/play-audio/fan-out.js';
 import { capturingLogger } from '../support/log-capture.js';
 
 const message = (text: string, bytes: number): PlayAudioMsg => ({
@@ -11,6 +16,24 @@ const message = (text: string, bytes: number): PlayAudioMsg => ({
   text,
   audio: new Uint8Array(bytes),
 });
+
+/** The text a pair carries. */
+const textOf = (pair: AudioPairFrame): string => (JSON.parse(pair.meta) as { text: string }).text;
+
+/** The fan-out's buffer over `source`: `budgetBytes` of audio, its drops told to `dropped`. */
+const bufferOver = (
+  source: Observable<PlayAudioMsg>,
+  budgetBytes: number,
+  playAudioDropped: PlayAudioDropped,
+  schedule: (task: () => void) => void,
+): Observable<AudioPairFrame> =>
+  playAudioFanOut(source, {
+    bufferBytes: budgetBytes,
+    messageIds: createMessageIdAllocator(),
+    writes: new WriteScheduler({ totalCapBytes: Number.POSITIVE_INFINITY }),
+    playAudioDropped,
+    schedule,
+  });
 
 /** Delivery turns run only when the test says so. */
 const manualTurns = () => {
@@ -23,22 +46,20 @@ const manualTurns = () => {
   };
 };
 
-describe('/play_audio buffer between ROS and the kiosks', () => {
+describe('/play_audio buffer between ROS and the kiosks (the fan-out)', () => {
   it('keeps a burst that fits the byte budget whole and in order, handing one message on per turn', () => {
     const turns = manualTurns();
-    const dropped: PlayAudioMsg[] = [];
-    const buffer = playAudioBuffer({ budgetBytes: 10_000, onDropped: (m) => dropped.push(m), ...turns });
+    // What was dropped: reason, count and bytes (the message 'one byte over' is the only 1-byte one).
+    const dropped: unknown[][] = [];
     const source = new Subject<PlayAudioMsg>();
+    const pairs$ = bufferOver(source, 10_000, (...drop) => dropped.push(drop), turns.schedule);
     const seen: string[] = [];
-    buffer(source).subscribe((m) => seen.push(m.text));
+    pairs$.subscribe((pair) => seen.push(textOf(pair)));
     for (let index = 0; index < 200; index += 1) source.next(message(`m${String(index)}`, 50));
     assert.deepEqual(seen, [], 'taking does not deliver in the same turn');
     // The budget is full: one more byte does not fit.
     source.next(message('one byte over', 1));
-    assert.deepEqual(
-      dropped.map((m) => m.text),
-      ['one byte over'],
-    );
+    assert.deepEqual(dropped, [['buffer_full', 1, 1]]);
     turns.runAll();
     assert.deepEqual(
       seen,
@@ -53,17 +74,18 @@ describe('/play_audio buffer between ROS and the kiosks', () => {
 
   it('drops the messages that would pass the budget, reports each, and takes again once there is room', () => {
     const turns = manualTurns();
-    const dropped: string[] = [];
-    const buffer = playAudioBuffer({ budgetBytes: 250, onDropped: (m) => dropped.push(m.text), ...turns });
+    // The bytes of each message dropped: c's 100, then the 251 of 'too big alone'.
+    const dropped: number[] = [];
     const source = new Subject<PlayAudioMsg>();
+    const pairs$ = bufferOver(source, 250, (_, __, bytes) => dropped.push(bytes ?? -1), turns.schedule);
     const seen: string[] = [];
-    buffer(source).subscribe((m) => seen.push(m.text));
+    pairs$.subscribe((pair) => seen.push(textOf(pair)));
     source.next(message('a', 100));
     source.next(message('b', 100));
     source.next(message('c', 100)); // 300 > 250
     source.next(message('d', 50)); // 250: fits
     source.next(message('too big alone', 251));
-    assert.deepEqual(dropped, ['c', 'too big alone']);
+    assert.deepEqual(dropped, [100, 251]);
     turns.runAll();
     source.next(message('e', 250));
     turns.runAll();
@@ -72,11 +94,11 @@ describe('/play_audio buffer between ROS and the kiosks', () => {
 
   it('hands on what it holds before the source’s end or failure, and releases it on unsubscribe', () => {
     const turns = manualTurns();
-    const buffer = playAudioBuffer({ budgetBytes: 1_000, onDropped: () => undefined, ...turns });
     const source = new Subject<PlayAudioMsg>();
+    const ended$ = bufferOver(source, 1_000, () => undefined, turns.schedule);
     const events: string[] = [];
-    buffer(source).subscribe({
-      next: (m) => events.push(m.text),
+    ended$.subscribe({
+      next: (pair) => events.push(textOf(pair)),
       error: () => events.push('error'),
     });
     source.next(message('a', 10));
@@ -84,18 +106,21 @@ describe('/play_audio buffer between ROS and the kiosks', () => {
     turns.runAll();
     assert.deepEqual(events, ['a', 'error']);
 
-    // Held by one subscription, the bytes count against another's room; released when it unsubscribes.
+    // Held while one kiosk listens, the bytes count against the room of what comes next; released when
+    // the last kiosk leaves.
     const other = new Subject<PlayAudioMsg>();
-    const subscription = buffer(other).subscribe();
+    const droppedBytes: number[] = [];
+    const pairs$ = bufferOver(other, 1_000, (_, __, bytes) => droppedBytes.push(bytes ?? -1), turns.schedule);
+    const subscription = pairs$.subscribe();
     other.next(message('held', 100));
-    const third = new Subject<PlayAudioMsg>();
     const thirdSeen: string[] = [];
-    buffer(third).subscribe((m) => {
-      thirdSeen.push(m.text);
-    });
-    third.next(message('does not fit beside it', 901));
+    other.next(message('does not fit beside it', 901));
+    assert.deepEqual(droppedBytes, [901]);
     subscription.unsubscribe();
-    third.next(message('fits once it is released', 1_000));
+    pairs$.subscribe((pair) => {
+      thirdSeen.push(textOf(pair));
+    });
+    other.next(message('fits once it is released', 1_000));
     turns.runAll();
     assert.deepEqual(thirdSeen, ['fits once it is released']);
   });

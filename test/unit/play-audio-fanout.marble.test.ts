@@ -1,19 +1,32 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
+import type { Observable } from 'rxjs';
 import {
   createMessageIdAllocator,
   encodeSharedAudioPair,
   type AudioPairFrame,
+  type MessageIdAllocator,
 } from '../../src/protocol/ws-frames.js';
-import { playAudioPairs } from '../../src/streams/play-audio/pairs.js';
+import { playAudioFanOut, WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler } from '../support/marbles.js';
 
 const a: PlayAudioMsg = { emotion: 'happy', text: 'Look left', audio: audioOf(1, 2, 3) };
 const b: PlayAudioMsg = { emotion: 'neutral', text: 'Thank you', audio: audioOf() };
 
-describe('playAudioPairs (marbles)', () => {
+/** The fan-out over `topic`, each message handed on as it arrives (the marbles' own frames stand for turns). */
+const playAudioPairs = (topic: Observable<PlayAudioMsg>, messageIds: MessageIdAllocator) =>
+  playAudioFanOut(topic, {
+    bufferBytes: 1024,
+    messageIds,
+    writes: new WriteScheduler({ totalCapBytes: Number.POSITIVE_INFINITY }),
+    schedule: (task) => {
+      task();
+    },
+  });
+
+describe('the /play_audio fan-out (marbles)', () => {
   it('gives every listener the same pairs with one id per message', () => {
     marbleScheduler().run(({ hot, expectObservable }) => {
       const pairs$ = playAudioPairs(hot('-a--b', { a, b }), createMessageIdAllocator(41));

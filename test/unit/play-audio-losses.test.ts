@@ -29,12 +29,10 @@ const setUp = () => {
   return { lines, losses, dropped };
 };
 
-const audio = (bytes: number) => ({ emotion: 'happy', text: 'hi', audio: new Uint8Array(bytes) });
-
 describe('/play_audio losses: counted by reason, and said in the warn lines docs/operations.md lists', () => {
   it('buffer_full: each message counts; the first is a line at once with the limit, the rest on close', async () => {
     const { lines, losses, dropped } = setUp();
-    losses.bufferFull(audio(1_000));
+    losses.playAudioDropped('buffer_full', 1, 1_000);
     assert.equal(await dropped('buffer_full'), 1);
     assert.equal(lines.length, 1);
     const first = lines[0] ?? {};
@@ -47,8 +45,8 @@ describe('/play_audio losses: counted by reason, and said in the warn lines docs
       `docs/operations.md names "${String(first['msg'])}"`,
     );
 
-    losses.bufferFull(audio(10));
-    losses.bufferFull(audio(20));
+    losses.playAudioDropped('buffer_full', 1, 10);
+    losses.playAudioDropped('buffer_full', 1, 20);
     assert.equal(await dropped('buffer_full'), 3);
     assert.equal(lines.length, 1, 'a burst writes no line per message');
     losses.close();
@@ -62,7 +60,7 @@ describe('/play_audio losses: counted by reason, and said in the warn lines docs
 
   it('slow_kiosk: counts as many as were dropped at once, with the kiosk buffer limit and no bytes', async () => {
     const { lines, losses, dropped } = setUp();
-    losses.slowKiosk(5);
+    losses.playAudioDropped('slow_kiosk', 5);
     assert.equal(await dropped('slow_kiosk'), 5);
     const line = lines[0] ?? {};
     assert.deepEqual([line['dropped'], line['droppedTotal'], line['sendBufferBytes']], [5, 5, 2_048]);
@@ -74,8 +72,8 @@ describe('/play_audio losses: counted by reason, and said in the warn lines docs
 
   it('middleware_lost: the middleware’s count, in one step', async () => {
     const { lines, losses, dropped } = setUp();
-    losses.middlewareLost(7);
-    losses.middlewareLost(2);
+    losses.playAudioDropped('middleware_lost', 7);
+    losses.playAudioDropped('middleware_lost', 2);
     assert.equal(await dropped('middleware_lost'), 9);
     const line = lines[0] ?? {};
     assert.deepEqual([line['dropped'], line['droppedTotal']], [7, 7]);

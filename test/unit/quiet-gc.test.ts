@@ -4,7 +4,7 @@ import { Subject } from 'rxjs';
 import { createQuietGc, QUIET_GC_AFTER_MS, type QuietTimer } from '../../src/app/quiet-gc.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
-import { playAudioPairs } from '../../src/streams/play-audio/pairs.js';
+import { playAudioFanOut, WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
 import { audioOf } from '../support/conversation-fakes.js';
 
 /** A virtual clock with Node.js's timeout semantics the collector relies on: refresh and unref. */
@@ -130,7 +130,15 @@ describe('one full GC after /play_audio goes quiet', () => {
   it('hears each /play_audio message once, however many sessions listen', () => {
     const topic = new Subject<PlayAudioMsg>();
     let heard = 0;
-    const pairs$ = playAudioPairs(topic, createMessageIdAllocator(), () => (heard += 1));
+    const pairs$ = playAudioFanOut(topic, {
+      bufferBytes: 1024,
+      messageIds: createMessageIdAllocator(),
+      writes: new WriteScheduler({ totalCapBytes: Number.POSITIVE_INFINITY }),
+      onPair: () => (heard += 1),
+      schedule: (task) => {
+        task();
+      },
+    });
     const sessions = [1, 2, 3].map(() => pairs$.subscribe());
     for (let message = 0; message < 4; message += 1) {
       topic.next({ emotion: 'neutral', text: 'hi', audio: audioOf(1, 2) });

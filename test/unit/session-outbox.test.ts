@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Outbox } from '../../src/actors/session/session-outbox.js';
 import { textFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
-import { LOW_WATER_BYTES, WriteScheduler } from '../../src/streams/play-audio/outbound-queue.js';
+import { WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
+import { LOW_WATER_BYTES } from '../../src/streams/play-audio/outbound-queue.js';
 
 const MIB = 1024 * 1024;
 

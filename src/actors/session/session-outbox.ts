@@ -1,20 +1,16 @@
-import {
-  KioskQueue,
-  WriteScheduler,
-  type PlayAudioDropReason,
-} from '../../streams/play-audio/outbound-queue.js';
+import { WriteScheduler } from '../../streams/play-audio/fan-out.js';
+import { KioskQueue } from '../../streams/play-audio/outbound-queue.js';
 import {
   type AudioPairFrame,
   type MessageIdAllocator,
   ackFrame,
   busyMessage,
-  closeFrame,
   encodeAudioPair,
   errorFrame,
   turnEndFrame,
   type OutboundFrame,
 } from '../../protocol/ws-frames.js';
-import { CLOSE_CODES, type ErrorCode, type MessageId, type Turn } from '../../protocol/ws-protocol.js';
+import { type ErrorCode, type MessageId, type Turn } from '../../protocol/ws-protocol.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/port/ros-port.js';
 import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import {
@@ -34,37 +30,30 @@ import {
  * The session's way out: the transport's `send`, and whether it still works. A send that throws marks the
  * outbox broken (the socket is gone), which the machine reads to close instead of going on.
  *
- * The slow-reader rule is kept here, where the bytes leave: a write after which more than
+ * The slow-reader rule is kept by the kiosk's queue, where the bytes leave: a write after which more than
  * `maxSendBufferBytes` wait in the socket's send buffer closes it with 1008 and breaks the outbox. The
  * transport does not report its buffer back after a write, so no write re-enters the session it came from.
  */
 export class Outbox {
+  /** A close frame could not be sent. */
   #broken = false;
-  /** What waits for the kiosk, held here (outbound-queue.ts). */
+  /** What waits for the kiosk, held here (outbound-queue.ts); it writes to the transport. */
   readonly #queue: KioskQueue;
+  /** A `/play_audio` pair: the kiosk's queue takes it, written on the scheduler's turns (fan-out.ts). */
+  readonly offer: (pair: AudioPairFrame) => void;
   constructor(
     private readonly transportSend: SessionSocket['send'],
     private readonly transportBatch: SessionSocket['batch'],
-    private readonly bufferedBytes: () => number,
-    private readonly maxSendBufferBytes: number,
+    bufferedBytes: () => number,
+    maxSendBufferBytes: number,
     queueing: OutboxQueueing,
   ) {
     this.#queue = new KioskQueue(
-      {
-        capBytes: maxSendBufferBytes,
-        bufferedBytes,
-        write: this.#write,
-        writeFailed: queueing.writeFailed,
-        ...(queueing.onDropped === undefined ? {} : { onDropped: queueing.onDropped }),
-      },
+      { capBytes: maxSendBufferBytes, bufferedBytes, send: transportSend, writeFailed: queueing.writeFailed },
       queueing.scheduler,
     );
+    this.offer = this.#queue.offer;
   }
-
-  /** A `/play_audio` pair: queued, written on the scheduler's turns (outbound-queue.ts). */
-  readonly offer = (pair: AudioPairFrame): void => {
-    if (!this.#broken) this.#queue.offer(pair);
-  };
 
   /** The socket drained: what waits is written again. */
   readonly drained = (): void => {
@@ -80,7 +69,7 @@ export class Outbox {
    * `writes` returns: whether every frame was sent.
    */
   batch(writes: () => boolean): boolean {
-    if (this.transportBatch === undefined || this.#broken) return writes();
+    if (this.transportBatch === undefined || this.broken) return writes();
     let sent = false;
     this.transportBatch(() => {
       sent = writes();
@@ -89,42 +78,20 @@ export class Outbox {
   }
 
   get broken(): boolean {
-    return this.#broken;
+    return this.#broken || this.#queue.broken;
   }
 
   /**
-   * False when the frame could not be sent (now or before), or left the reader too far behind. A property,
-   * so the /play_audio writer holds it directly.
+   * False when the frame could not be sent (now or before), or left the reader too far behind (the queue
+   * closed the socket with 1008).
    */
   readonly send = (frame: OutboundFrame): boolean => {
-    if (this.#broken) return false;
+    if (this.broken) return false;
     if (frame.kind === 'close') {
       this.#queue.clear();
       return this.#transport(frame);
     }
-    if (this.#queue.send(frame)) return !this.#wentBroken();
-    // Could not wait either: more than the cap would wait with every /play_audio pair dropped.
-    if (!this.#wentBroken()) this.#overflow();
-    return false;
-  };
-
-  /** Read after a write, which may have broken the outbox (narrowing cannot see that). */
-  #wentBroken(): boolean {
-    return this.#broken;
-  }
-
-  /**
-   * One frame to the socket now: what its send buffer holds after it (read once), or undefined when it
-   * could not be sent; past the cap after it, the socket is closed with 1008.
-   */
-  readonly #write = (frame: OutboundFrame): number | undefined => {
-    if (!this.#transport(frame)) return undefined;
-    const held = this.bufferedBytes();
-    if (held > this.maxSendBufferBytes) {
-      this.#overflow();
-      return undefined;
-    }
-    return held;
+    return this.#queue.send(frame);
   };
 
   #transport(frame: OutboundFrame): boolean {
@@ -136,16 +103,6 @@ export class Outbox {
       return false;
     }
   }
-
-  #overflow(): void {
-    this.#broken = true;
-    this.#queue.clear();
-    try {
-      this.transportSend(closeFrame(CLOSE_CODES.sendBufferExceeded));
-    } catch {
-      // the socket is gone already
-    }
-  }
 }
 
 /** How an outbox queues what the socket cannot take yet. */
@@ -153,7 +110,6 @@ export interface OutboxQueueing {
   readonly scheduler: WriteScheduler;
   /** A queued write failed (after the session's own call returned): the session ends. */
   readonly writeFailed: () => void;
-  readonly onDropped?: ((count: number, reason: PlayAudioDropReason) => void) | undefined;
 }
 
 /**
@@ -163,7 +119,7 @@ export interface OutboxQueueing {
 export const outboxOf = (input: SessionInput, writeFailed: () => void): Outbox => {
   const scheduler =
     input.outboundScheduler ?? new WriteScheduler({ totalCapBytes: input.limits.maxOutboundBytes });
-  const queueing = { scheduler, writeFailed, onDropped: input.onPlayAudioDropped };
+  const queueing = { scheduler, writeFailed };
   const bufferedBytes = input.bufferedBytes ?? (() => 0);
   return new Outbox(input.send, input.batch, bufferedBytes, input.limits.maxSendBufferBytes, queueing);
 };

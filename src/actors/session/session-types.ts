@@ -9,7 +9,7 @@ import type {
 } from '../../protocol/ws-protocol.js';
 import type { RosCalls } from '../../ros/port/ros-calls.js';
 import { type TurnPart } from '../../streams/call-streams.js';
-import type { PlayAudioDropReason, WriteScheduler } from '../../streams/play-audio/outbound-queue.js';
+import type { WriteScheduler } from '../../streams/play-audio/fan-out.js';
 import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
 import type { MicrophoneView } from '../microphone-machine.js';
 import type { SpeechUplink } from '../../streams/speech-uplink.js';
@@ -44,11 +44,10 @@ export interface SessionDeps {
   readonly gauges: ConversationGauges;
   /** Audio bytes held by the chat calls of all sessions, running or waiting (`maxQueuedAudioBytes`). */
   readonly audioBudget: ByteBudget;
-  /** Told how many `/play_audio` messages were dropped for this kiosk, and why (counted, logged). */
-  readonly onPlayAudioDropped?: (count: number, reason: PlayAudioDropReason) => void;
   /**
-   * Where what the socket cannot take yet waits, process-wide (outbound-queue.ts): `/play_audio` pairs are
-   * written on its turns and a slow kiosk's frames wait there. Without it a session has one of its own.
+   * Where what the socket cannot take yet waits, process-wide (fan-out.ts): `/play_audio` pairs are
+   * written on its turns and a slow kiosk's frames wait there; it counts what is dropped. Without it a
+   * session has one of its own.
    */
   readonly outboundScheduler?: WriteScheduler;
 }

@@ -11,7 +11,7 @@ import { resolvedName } from './resolved-name.js';
 
 /*
  * /play_audio as the port offers it: the first of the files a message crosses on its way to every kiosk
- * (the route: src/streams/play-audio/pairs.ts).
+ * (the route: src/streams/play-audio/fan-out.ts).
  */
 
 export const playAudioFromWire = (message: WirePlayAudio): PlayAudioMsg => ({

@@ -16,7 +16,7 @@ import { latestStateQos, reliableQos } from '../port/topic-qos.js';
  * subscriber got every one, even from a depth-10 publisher, since a reliable writer resends what the
  * reader has room for). 1000 holds bursts well beyond the 200 the real-graph test publishes. A count,
  * not bytes: the bridge takes messages at once into its own buffer, bounded in bytes by
- * `--play_audio_buffer_bytes` (src/streams/play-audio/buffer.ts), so this queue fills only while the
+ * `--play_audio_buffer_bytes` (src/streams/play-audio/fan-out.ts), so this queue fills only while the
  * event loop is blocked.
  */
 export const PLAY_AUDIO_DEPTH = 1000;

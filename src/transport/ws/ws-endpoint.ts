@@ -9,7 +9,6 @@ import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
 import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';
-import { frameCounters } from './frame-counters.js';
 import { SharedInboundBudget, type InboundRates } from './inbound-budgets.js';
 import { SendTimeout } from './send-timeout.js';
 import { upgradeHandler, type SessionSocket } from './ws-upgrade.js';
@@ -27,18 +26,14 @@ export interface ConversationEndpoint {
 }
 
 /**
- * uWebSockets.js drops a connection whose frame exceeds `maxPayloadLength` without a close frame (the
- * client sees 1006). The transport ceiling therefore sits well above our own limits, so a frame over a
- * limit reaches the session, which closes with 1009 and a reason; only frames past twice the limit are
- * cut off by the transport.
+ * uWebSockets.js drops a connection whose frame exceeds `maxPayloadLength` without a close frame (1006), so
+ * its ceiling sits well above our limits: a frame over a limit reaches the session, which closes with 1009
+ * and a reason; only frames past twice the limit are cut off by the transport.
  */
 export const transportCeilingBytes = (largestFrameLimit: number): number =>
   Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
 
-/**
- * The `/ws` endpoint: translates socket events into session events and outbound items into frames.
- * All conversation logic lives in the session actors (src/actors).
- */
+/** The `/ws` endpoint: socket events to session events, outbound items to frames (the logic: src/actors). */
 export const installConversationEndpoint = (
   app: TemplatedApp,
   options: ConversationEndpointOptions,
@@ -48,8 +43,8 @@ export const installConversationEndpoint = (
   app.ws<SessionSocket>('/ws', {
     compression: uWS.DISABLED,
     maxPayloadLength: transportCeilingBytes(Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes)),
-    // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its own.
-    // (closeOnBackpressureLimit keeps its default, off.)
+    // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its
+    // own (closeOnBackpressureLimit keeps its default, off).
     maxBackpressure: 2 ** 31 - 1,
     // uWS pings idle sockets on its own and closes those that stop answering.
     idleTimeout: 120,
@@ -97,6 +92,37 @@ interface EndpointState {
   /** Closes a client that reads nothing for `limits.sendTimeoutMs`. */
   readonly sendTimeout: SendTimeout<SessionSocket>;
 }
+
+/**
+ * The frames and bytes each way, by kind, and what the outbound frames say (refusals, turns ended). Text
+ * sizes are in characters (JSON is ASCII but for the text a robot says).
+ */
+const frameCounters = (metrics: BridgeMetrics) => {
+  const counters = (direction: 'in' | 'out', kind: 'text' | 'binary') => ({
+    frames: metrics.wsFrames.child(direction, kind),
+    bytes: metrics.wsBytes.child(direction, kind),
+  });
+  const outText = counters('out', 'text');
+  const outBinary = counters('out', 'binary');
+  return {
+    inText: counters('in', 'text'),
+    inBinary: counters('in', 'binary'),
+    outbound: (frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
+      if (frame.kind === 'text') {
+        outText.frames.inc();
+        outText.bytes.inc(frame.text.length);
+        // An error frame answers a client frame that was not carried out.
+        if (frame.message.type === 'error') metrics.wsRefusedFrames.child(frame.message.code).inc();
+        else if (frame.message.type === 'turn_end') metrics.wsTurns.child(frame.message.outcome).inc();
+        return;
+      }
+      outText.frames.inc();
+      outText.bytes.inc(frame.meta.length);
+      outBinary.frames.inc();
+      outBinary.bytes.inc(frame.binary.reduce((bytes, part) => bytes + part.byteLength, 0));
+    },
+  };
+};
 
 const endpointState = ({
   hub,
@@ -207,13 +233,12 @@ const openSession = (
       ws.end(frame.code, frame.reason);
       return;
     }
-    // Nothing is reported back: the session's outbox reads bufferedBytes after its writes.
+    // Nothing is reported back: the kiosk's queue reads bufferedBytes after its writes.
     writeData(ws, frame);
     counters?.outbound(frame);
   };
   // Several frames of one decision (a turn's last pair and its turn_end) in one write while they fit the
-  // cork buffer (16 KiB; a larger pair leaves at once and its turn_end in a second write); a closed
-  // socket cannot be corked, and `send` then drops the frames anyway.
+  // cork buffer (16 KiB); a closed socket cannot be corked, and `send` then drops the frames anyway.
   const batch = (writes: () => void) => {
     if (socket.open) ws.cork(writes);
     else writes();
@@ -239,55 +264,37 @@ const openSession = (
 
 /**
  * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
- * binary frame is one WebSocket message, whole or as fragments (the header, then the audio, uncopied, in
- * pieces of at most FRAGMENT_BYTES). Like `send`, the fragment calls buffer what the socket cannot take;
- * the caller reads getBufferedAmount().
+ * binary frame is one WebSocket message: one frame, or fragments (views of the header and the audio,
+ * uncopied). What the socket cannot take, uWS buffers; the caller reads getBufferedAmount().
  */
 const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
   if (frame.kind === 'text') {
     ws.send(frame.text, false);
     return;
   }
+  const fragments = fragmentsOf(frame.binary);
+  const lastIndex = fragments.length - 1;
   ws.cork(() => {
     ws.send(frame.meta, false);
-    writeBinary(ws, frame.binary);
+    fragments.forEach((fragment, index) => {
+      if (lastIndex === 0) ws.send(fragment, true);
+      else if (index === 0) ws.sendFirstFragment(fragment, true);
+      else if (index < lastIndex) ws.sendFragment(fragment);
+      else ws.sendLastFragment(fragment);
+    });
   });
 };
 
 /**
  * The largest frame of a binary message the bridge writes. uWebSockets.js assembles a frame over its 16 KiB
- * cork buffer in the socket's own send buffer, a string that keeps its capacity until the socket closes:
- * a 512 KiB message leaves about 1 MiB behind in each kiosk's socket. A binary message past this size goes
- * out as fragments of at most this many bytes, so each socket keeps about a fragment's worth (the client
- * reassembles one message). Measured in docs/performance.md.
+ * cork buffer in the socket's send buffer, which keeps its capacity until the socket closes (a 512 KiB
+ * message leaves about 1 MiB in each kiosk's socket); as fragments, each socket keeps about a fragment's
+ * worth, and the client reassembles one message. Measured in docs/performance.md.
  */
 export const FRAGMENT_BYTES = 64 * 1024;
 
-/**
- * One binary message: as it is (one frame, or the header and the audio as two fragments) while every part
- * fits a fragment, as most do; else as a run of fragments of at most FRAGMENT_BYTES.
- */
-const writeBinary = (ws: WebSocket<SessionSocket>, binary: AudioPairFrame['binary']): void => {
-  if (binary.every((part) => part.byteLength <= FRAGMENT_BYTES)) {
-    if (binary.length === 1) {
-      ws.send(binary[0], true);
-    } else {
-      ws.sendFirstFragment(binary[0], true);
-      ws.sendLastFragment(binary[1]);
-    }
-    return;
-  }
-  const fragments = fragmentsOf(binary);
-  const lastIndex = fragments.length - 1;
-  fragments.forEach((fragment, index) => {
-    if (index === 0) ws.sendFirstFragment(fragment, true);
-    else if (index < lastIndex) ws.sendFragment(fragment);
-    else ws.sendLastFragment(fragment);
-  });
-};
-
 /** The binary message's parts, each cut into pieces of at most FRAGMENT_BYTES (views, not copies). */
-const fragmentsOf = (parts: readonly Uint8Array[]): Uint8Array[] => {
+const fragmentsOf = (parts: AudioPairFrame['binary']): Uint8Array[] => {
   const fragments: Uint8Array[] = [];
   for (const part of parts) {
     if (part.byteLength <= FRAGMENT_BYTES) fragments.push(part);
@@ -331,10 +338,9 @@ const messageHandler = (endpoint: EndpointState) => {
 };
 
 /**
- * uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy.
- * Into memory that is not zeroed first (every byte is overwritten at once): `ArrayBuffer.slice` zero-fills
- * its new buffer before copying, a second pass over each frame (docs/performance.md). Never pooled, so the
- * copy owns its whole ArrayBuffer, which the ROS message can take without another copy.
+ * uWebSockets.js reuses a message's memory once the handler returns; queued audio needs its own copy. Not
+ * zero-filled first, as `slice` does (measured in docs/performance.md), and never pooled: the copy owns its
+ * whole ArrayBuffer, which the ROS message can take without another copy.
  */
 const copyOf = (message: ArrayBuffer): Uint8Array => {
   const copy = new Uint8Array(Buffer.allocUnsafeSlow(message.byteLength).buffer);
