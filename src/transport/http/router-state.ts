@@ -24,16 +24,16 @@ export interface RouterSettings {
   readonly requests: CounterFamily;
   /** The answers written on as their clients read (answer-delivery.ts): one per connection at most. */
   readonly deliveries: AnswerDeliveries;
-  /**
-   * Asked before a route runs: a reply here is written at once and the connection closed, and the route
-   * never runs (used while the service stops, so keep-alive connections start no new work).
-   */
-  readonly refusal: () => HttpReply | undefined;
 }
 
 /** The router's state, shared by every request. */
 export interface RouterState {
   readonly settings: RouterSettings;
+  /**
+   * Once set, every request gets this reply at once and its connection is closed, and no route runs (set
+   * as the service stops, so keep-alive connections start no new work).
+   */
+  readonly refusal: HttpReply | undefined;
   /** Requests started and not yet answered or abandoned. */
   inFlight: number;
   /** The requests in flight, for the graceful stop to cut. */

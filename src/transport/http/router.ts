@@ -1,11 +1,12 @@
-import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { TemplatedApp } from 'uWebSockets.js';
 import { createFailureLog, type FailureLog } from '../../log/failure-log.js';
 import { corsHeaders, preflightHeaders, type AccessPolicy } from './access-policy.js';
 import type { Exchange } from './exchange.js';
-import { framingRefusal, InstalledRoute, requestIdOf } from './installed-route.js';
-import { answerAtOnce, problemReply, refuseMisframed, type HttpReply } from './reply.js';
+import { answerAtOnce, refuseMisframed } from './exchange.js';
+import { InstalledRoute, requestIdOf } from './installed-route.js';
+import { problemReply, type HttpReply } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
-import { methodAsSent } from '../uws-build.js';
+import { framingRefusal, methodAsSent } from '../uws-build.js';
 import type { RouterSettings, RouterState } from './router-state.js';
 import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
 
@@ -14,8 +15,8 @@ import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
  * uWebSockets.js dispatches; per pattern, every other method answers 405 with `Allow`, OPTIONS answers a
  * CORS preflight, and everything else is 404. A request is read by its InstalledRoute (installed-route.ts:
  * framing, the parts the route declared) and lives as one Exchange (exchange.ts: the access guard, the
- * body, the handler's result — a reply, a ROS call through the one call wrapper, or a promise — then
- * exactly one answer, or the client leaving, which cancels the call).
+ * handler — it reads its request, awaits its ROS calls through the exchange (the one call wrapper) and
+ * returns its reply — then exactly one answer, or the client leaving, which cancels the call).
  */
 
 export type { RouterSettings } from './router-state.js';
@@ -28,6 +29,8 @@ export interface InstalledRoutes {
    * (the graceful stop's end: a client learns its request was cut rather than getting an empty reply).
    */
   cutInFlight(reply: HttpReply): void;
+  /** From now on every request is answered `reply` at once and its connection closed; no route runs. */
+  refuseFromNow(reply: HttpReply): void;
 }
 
 /** Most characters of a request path a 404 repeats: a 100 KB path gets no 100 KB body. */
@@ -54,6 +57,7 @@ const methodLabel = (method: string): string => (COUNTED_METHODS.has(method) ? m
 
 class Router implements InstalledRoutes, RouterState {
   inFlight = 0;
+  refusal: HttpReply | undefined = undefined;
   /** The exchanges in flight, for the graceful stop to cut. */
   readonly live = new Set<Exchange>();
   readonly debug: boolean;
@@ -72,6 +76,10 @@ class Router implements InstalledRoutes, RouterState {
 
   cutInFlight(reply: HttpReply): void {
     for (const exchange of [...this.live]) exchange.cut(reply);
+  }
+
+  refuseFromNow(reply: HttpReply): void {
+    this.refusal = reply;
   }
 }
 
@@ -124,10 +132,7 @@ export const installRoutes = (
   }
 
   const install = (route: AnyRoute) => {
-    const installed = new InstalledRoute(route, router);
-    const handler = (res: HttpResponse, req: HttpRequest) => {
-      installed.handle(res, req);
-    };
+    const handler = new InstalledRoute(route, router).handle;
     switch (route.method) {
       case 'GET':
         app.get(route.pattern, handler);
@@ -159,7 +164,7 @@ export const installRoutes = (
     app.any(pattern, (res, req) => {
       const method = methodAsSent(req);
       const reply =
-        settings.refusal() ??
+        router.refusal ??
         problemReply(
           'method-not-allowed',
           `${echoed(method)} is not allowed on ${pattern}; allowed: ${allow} (method names are case-sensitive)`,

@@ -7,14 +7,15 @@
 /** Requests that may wait behind one holding a key's turn in the router; 503 `tour-busy` beyond. */
 export const SERIAL_WAITING_MAX = 32;
 
-export interface Turn {
+/** A request's place in its key's queue: first in line holds the turn. */
+export interface QueuePlace {
   /** Ends the turn (or leaves the queue before it came); the next request of the key starts. Idempotent. */
   release(): void;
 }
 
 interface Waiter {
-  readonly start: (turn: Turn) => void;
-  readonly turn: Turn;
+  readonly start: (place: QueuePlace) => void;
+  readonly place: QueuePlace;
   released: boolean;
 }
 
@@ -27,15 +28,15 @@ export class SerialByKey {
 
   /**
    * Takes a turn for `key`: `start` gets it now when nobody holds it, or when the requests ahead released
-   * theirs; it may release the turn at once. The turn is returned too, to leave the queue while waiting.
+   * theirs; it may release the turn at once. The place is returned too, to leave the queue while waiting.
    * Undefined (and `start` never runs) when `maxWaiting` requests already wait.
    */
-  enter(key: string, start: (turn: Turn) => void): Turn | undefined {
+  enter(key: string, start: (place: QueuePlace) => void): QueuePlace | undefined {
     const queue = this.#queues.get(key);
     if (queue !== undefined && queue.length > this.maxWaiting) return undefined;
     const waiter: Waiter = {
       start,
-      turn: {
+      place: {
         release: () => {
           this.#release(key, waiter);
         },
@@ -44,11 +45,11 @@ export class SerialByKey {
     };
     if (queue === undefined) {
       this.#queues.set(key, [waiter]);
-      start(waiter.turn);
+      start(waiter.place);
     } else {
       queue.push(waiter);
     }
-    return waiter.turn;
+    return waiter.place;
   }
 
   #release(key: string, waiter: Waiter): void {
@@ -64,6 +65,6 @@ export class SerialByKey {
     }
     // Only the holder's release passes the turn on; one leaving the queue changes nothing else.
     const next = queue[0];
-    if (holder && next !== undefined) next.start(next.turn);
+    if (holder && next !== undefined) next.start(next.place);
   }
 }
