@@ -303,12 +303,7 @@ export class InstalledRoute implements ExchangeRoute {
   };
 
   /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
-  #readBody(
-    res: HttpResponse,
-    schema: v.GenericSchema,
-    exchange: Exchange,
-    request: RouteRequest,
-  ): void {
+  #readBody(res: HttpResponse, schema: v.GenericSchema, exchange: Exchange, request: RouteRequest): void {
     const maxBodyBytes = this.route.maxBodyBytes ?? this.router.settings.maxBodyBytes;
     const contentLength = request.headers['content-length'] ?? '';
     const early = jsonHeadRefusal(request.headers['content-type'] ?? '', contentLength, maxBodyBytes);
@@ -333,12 +328,7 @@ export class InstalledRoute implements ExchangeRoute {
   }
 
   /** The body read whole: its shape checked before it is parsed, then validated, then the route run. */
-  #bodyRead(
-    bytes: Buffer,
-    schema: v.GenericSchema,
-    exchange: Exchange,
-    request: RouteRequest,
-  ): void {
+  #bodyRead(bytes: Buffer, schema: v.GenericSchema, exchange: Exchange, request: RouteRequest): void {
     const shapeProblem = jsonShapeProblem(bytes, this.route.bodyShape ?? FLAT_BODY_SHAPE);
     if (shapeProblem !== undefined) {
       exchange.answer(bodyShapeRefused(shapeProblem));
