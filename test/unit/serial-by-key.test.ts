@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SerialByKey, type QueuePlace } from '../../src/transport/http/serial-by-key.js';
+import { SerialByKey, type QueuePlace } from '../../src/transport/http/exchange.js';
 
 /** Each key is free: a new request of it starts at once (a key still held or queued would make it wait). */
 const assertFree = (serial: SerialByKey, ...keys: string[]) => {

@@ -65,7 +65,7 @@ export interface RouteRos {
   call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Promise<RosResponse<K>>;
   /**
    * Waits for this request's turn among those that took one with the same key, in arrival order, and
-   * holds it until the request is answered: nothing else with that key runs meanwhile (./serial-by-key.ts).
+   * holds it until the request is answered: nothing else with that key runs meanwhile (./exchange.ts).
    * Resolves undefined once the turn is this request's, or to the 503 `tour-busy` to answer when too many
    * requests already wait for it.
    */

@@ -1,3 +1,4 @@
+import type { RosServiceKey } from '../../ros/port/ros-port.js';
 import type { FailureLog } from '../../log/failure-log.js';
 import type { Logger } from '../../log/logger.js';
 import type { CounterFamily } from '../../metrics/plain-metrics.js';
@@ -6,7 +7,7 @@ import type { AccessPolicy } from './access-policy.js';
 import type { AnswerDeliveries } from './answer-delivery.js';
 import type { HttpReply } from './reply.js';
 import type { AnyRoute, HttpMethod } from './route.js';
-import type { SerialByKey } from './serial-by-key.js';
+import type { SerialByKey } from './exchange.js';
 
 /**
  * What the parts of the router share: its settings, the state every request of every route counts in,
@@ -41,6 +42,8 @@ export interface RouterState {
   readonly debug: boolean;
   /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
   readonly rosFailures: FailureLog;
+  /** The services with a run of failures open in `rosFailures`: only their next answer ends one. */
+  readonly failingServices: Set<RosServiceKey>;
   /** Turns of the requests whose calls run one at a time per key (conditional changes to one tour). */
   readonly serial: SerialByKey;
 }

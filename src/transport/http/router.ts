@@ -1,4 +1,5 @@
 import type { TemplatedApp } from 'uWebSockets.js';
+import type { RosServiceKey } from '../../ros/port/ros-port.js';
 import { createFailureLog, type FailureLog } from '../../log/failure-log.js';
 import { corsHeaders, preflightHeaders, type AccessPolicy } from './access-policy.js';
 import type { Exchange } from './exchange.js';
@@ -8,7 +9,7 @@ import { problemReply, type HttpReply } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
 import { framingRefusal, methodAsSent } from '../uws-build.js';
 import type { RouterSettings, RouterState } from './router-state.js';
-import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
+import { SERIAL_WAITING_MAX, SerialByKey } from './exchange.js';
 
 /**
  * Installs the route table on a uWebSockets.js app. Each route gets its own handler for its method, so
@@ -63,6 +64,8 @@ class Router implements InstalledRoutes, RouterState {
   readonly debug: boolean;
   /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
   readonly rosFailures: FailureLog;
+  /** The services with a run of failures open in `rosFailures`: only their next answer ends one. */
+  readonly failingServices = new Set<RosServiceKey>();
   /** Turns of the requests whose calls run one at a time per key (conditional changes to one tour). */
   readonly serial: SerialByKey;
   constructor(readonly settings: RouterSettings) {

@@ -14,7 +14,7 @@ import {
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
 import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
-import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
+import { SERIAL_WAITING_MAX } from '../http/exchange.js';
 import type { AnyRoute, ResponseDoc, Route, RouteDocs, RouteParams, RouteRos } from '../http/route.js';
 
 /**
