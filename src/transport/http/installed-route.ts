@@ -344,7 +344,8 @@ export class InstalledRoute implements ExchangeRoute {
       exchange.answer(validationFailed(validated.issues));
       return;
     }
-    exchange.run({ ...request, body: validated.output });
+    const { requestId, params, headers, url, ros } = request;
+    exchange.run({ requestId, params, headers, url, body: validated.output, ros });
   }
 
   /** uWebSockets.js gives the path parameters by position; the route reads them by name. */

@@ -12,7 +12,12 @@ import {
   type Tour,
 } from '../../protocol/tour-schema.js';
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
-import { TourOutcome, type TourMsg, type TourOutcomeFields } from '../../ros/port/ros-messages.js';
+import {
+  TourOutcome,
+  type TourMsg,
+  type TourOutcomeFields,
+  type TourStepMsg,
+} from '../../ros/port/ros-messages.js';
 import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
 import { SERIAL_WAITING_MAX } from '../http/exchange.js';
 import type { AnyRoute, ResponseDoc, Route, RouteDocs, RouteParams, RouteRos } from '../http/route.js';
@@ -62,14 +67,77 @@ export const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefin
   }
 };
 
-/** A tour as `GET /tour/{name}` answers it: its JSON and, as its ETag, that JSON's entity tag. */
-const tourReply = (tour: TourMsg): HttpReply => {
-  const json = tourMsgToJson(tour);
-  return {
-    status: 200,
-    headers: { 'content-type': JSON_CONTENT_TYPE, etag: tourEntityTag(json) },
-    body: json,
+// ---------------------------------------------------------------------------------------------------------
+// A tour as HTTP shows it (the body of `GET /tour/{name}` and its entity tag). Writing the JSON and hashing
+// it are much of a GET's own work, and a store answers the same few tours again and again: the last
+// representation of a few small tours is kept by name with a copy of its message, and reused while a new
+// message holds the same fields. Each service makes its own: nothing is kept at module level.
+
+export interface TourRepresentation {
+  readonly json: string;
+  readonly etag: string;
+}
+
+const REMEMBERED_TOURS_MAX = 32;
+const REMEMBERED_JSON_MAX_CHARS = 8 * 1024;
+
+interface Remembered {
+  readonly tour: TourMsg;
+  readonly representation: TourRepresentation;
+}
+const sameOptional = (left: readonly string[], right: readonly string[]): boolean =>
+  left.length === right.length && left[0] === right[0];
+
+const sameStep = (left: TourStepMsg, right: TourStepMsg): boolean =>
+  left.description === right.description &&
+  sameOptional(left.destination, right.destination) &&
+  sameOptional(left.dialogue, right.dialogue);
+
+const sameTour = (left: TourMsg, right: TourMsg): boolean =>
+  left.map_name === right.map_name &&
+  left.steps.length === right.steps.length &&
+  left.steps.every((step, index) => {
+    const other = right.steps[index];
+    return other !== undefined && sameStep(step, other);
+  });
+
+// A copy: the message may be the store's own object, changed in place by a later write.
+const copyOf = (tour: TourMsg): TourMsg => ({
+  tour_name: tour.tour_name,
+  map_name: tour.map_name,
+  steps: tour.steps.map((step) => ({
+    description: step.description,
+    destination: [...step.destination],
+    dialogue: [...step.dialogue],
+  })),
+});
+
+/** The representation of a tour message, as written afresh, whatever was kept. */
+export type TourRepresentations = (tour: TourMsg) => TourRepresentation;
+
+export const createTourRepresentations = (): TourRepresentations => {
+  const rememberedByName = new Map<string, Remembered>();
+  return (tour) => {
+    const remembered = rememberedByName.get(tour.tour_name);
+    if (remembered !== undefined && sameTour(remembered.tour, tour)) return remembered.representation;
+    const json = tourMsgToJson(tour);
+    const representation = { json, etag: tourEntityTag(json) };
+    rememberedByName.delete(tour.tour_name);
+    if (json.length <= REMEMBERED_JSON_MAX_CHARS) {
+      // The oldest is forgotten first: a Map keeps its keys in insertion order.
+      const oldest =
+        rememberedByName.size >= REMEMBERED_TOURS_MAX ? rememberedByName.keys().next() : undefined;
+      if (oldest?.done === false) rememberedByName.delete(oldest.value);
+      rememberedByName.set(tour.tour_name, { tour: copyOf(tour), representation });
+    }
+    return representation;
   };
+};
+
+/** A tour as `GET /tour/{name}` answers it: its JSON, and that JSON's entity tag as its ETag. */
+const tourReply = (representationOf: TourRepresentations, tour: TourMsg): HttpReply => {
+  const { json, etag } = representationOf(tour);
+  return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
 };
 
 /**
@@ -80,6 +148,7 @@ const tourReply = (tour: TourMsg): HttpReply => {
  * tag. A writer that bypasses the bridge can still slip in (docs/operations.md).
  */
 const requireCurrentVersion = async (
+  representationOf: TourRepresentations,
   ros: RouteRos,
   name: string,
   ifMatch: string | undefined,
@@ -92,7 +161,7 @@ const requireCurrentVersion = async (
   const read = await ros.call('tour_get', { tour_name: name });
   const problem = outcomeProblem(read);
   if (problem !== undefined) return problem;
-  const current = tourEntityTag(tourMsgToJson(read.tour));
+  const current = representationOf(read.tour).etag;
   if (ifMatchHolds(condition, current)) return undefined;
   return problemReply(
     'tour-changed',
@@ -180,7 +249,7 @@ const listTours: Route = {
   },
 };
 
-const getTour: Route<undefined, TourNamePath> = {
+const getTour = (representationOf: TourRepresentations): Route<undefined, TourNamePath> => ({
   method: 'GET',
   pattern: '/tour/:tour_name',
   params: TOUR_NAME_PATH,
@@ -200,9 +269,9 @@ const getTour: Route<undefined, TourNamePath> = {
   ),
   handle: async ({ params, ros }) => {
     const response = await ros.call('tour_get', { tour_name: params.tour_name });
-    return outcomeProblem(response) ?? tourReply(response.tour);
+    return outcomeProblem(response) ?? tourReply(representationOf, response.tour);
   },
-};
+});
 
 const createTour: Route<Tour> = {
   method: 'POST',
@@ -225,7 +294,7 @@ const createTour: Route<Tour> = {
   },
 };
 
-const updateTour: Route<Tour> = {
+const updateTour = (representationOf: TourRepresentations): Route<Tour> => ({
   method: 'PUT',
   pattern: '/tour',
   body: TourSchema,
@@ -238,14 +307,16 @@ const updateTour: Route<Tour> = {
     { bodyName: 'Tour', ...IF_MATCH_DOCS },
   ),
   handle: async ({ body, headers, ros }) => {
-    const refused = await requireCurrentVersion(ros, body.tour_name, headers['if-match']);
+    const refused = await requireCurrentVersion(representationOf, ros, body.tour_name, headers['if-match']);
     if (refused !== undefined) return refused;
     const response = await ros.call('tour_update', { tour: tourToMsg(body) });
     return outcomeProblem(response) ?? DONE;
   },
-};
+});
 
-const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>, TourNamePath> = {
+const updateTourByPath = (
+  representationOf: TourRepresentations,
+): Route<v.InferOutput<typeof TourPathBodySchema>, TourNamePath> => ({
   method: 'PUT',
   pattern: '/tour/:tour_name',
   params: TOUR_NAME_PATH,
@@ -274,14 +345,14 @@ const updateTourByPath: Route<v.InferOutput<typeof TourPathBodySchema>, TourName
         },
       );
     }
-    const refused = await requireCurrentVersion(ros, name, headers['if-match']);
+    const refused = await requireCurrentVersion(representationOf, ros, name, headers['if-match']);
     if (refused !== undefined) return refused;
     const response = await ros.call('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) });
     return outcomeProblem(response) ?? DONE;
   },
-};
+});
 
-const deleteTour: Route<undefined, TourNamePath> = {
+const deleteTour = (representationOf: TourRepresentations): Route<undefined, TourNamePath> => ({
   method: 'DELETE',
   pattern: '/tour/:tour_name',
   params: TOUR_NAME_PATH,
@@ -294,19 +365,22 @@ const deleteTour: Route<undefined, TourNamePath> = {
   ),
   handle: async ({ params, headers, ros }) => {
     const name = params.tour_name;
-    const refused = await requireCurrentVersion(ros, name, headers['if-match']);
+    const refused = await requireCurrentVersion(representationOf, ros, name, headers['if-match']);
     if (refused !== undefined) return refused;
     const response = await ros.call('tour_delete', { tour_name: name });
     return outcomeProblem(response) ?? DONE;
   },
-};
+});
 
-/** The `/tour` routes. */
-export const tourRoutes = (): readonly AnyRoute[] => [
-  listTours,
-  getTour,
-  createTour,
-  updateTour,
-  updateTourByPath,
-  deleteTour,
-];
+/** The `/tour` routes of one service, with the tour representations it keeps (its own, none shared). */
+export const tourRoutes = (): readonly AnyRoute[] => {
+  const representationOf = createTourRepresentations();
+  return [
+    listTours,
+    getTour(representationOf),
+    createTour,
+    updateTour(representationOf),
+    updateTourByPath(representationOf),
+    deleteTour(representationOf),
+  ];
+};
