@@ -19,6 +19,12 @@ const INTERNAL_ERROR = problemReply(
   'an unexpected error occurred; see the log for the request id',
 );
 
+/** The answer to a request whose key already has `waiting` requests waiting for its turn. */
+const busy = (waiting: number): HttpReply =>
+  problemReply('tour-busy', `${waiting} other changes to this tour are waiting; try again`, {
+    headers: { 'retry-after': '1' },
+  });
+
 /** What a call that is never to be made (its request already answered) resolves to: nothing, ever. */
 const NEVER = new Promise<never>(() => undefined);
 
@@ -116,17 +122,8 @@ export class Exchange implements RouteRos, RosCallHandler<RosServiceKey> {
       const place = serial.enter(key, () => {
         resolve(undefined);
       });
-      if (place === undefined) {
-        resolve(
-          problemReply(
-            'tour-busy',
-            `${serial.maxWaiting} other changes to this tour are waiting; try again`,
-            {
-              headers: { 'retry-after': '1' },
-            },
-          ),
-        );
-      } else this.#place = place;
+      if (place !== undefined) this.#place = place;
+      else resolve(busy(serial.maxWaiting));
     });
   }
 
