@@ -57,8 +57,6 @@ const CUT_SHORT = problemReply(
 export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsApp> => {
   const { host, port, hub, log } = settings;
   const app = uWS.App();
-  // Set when a graceful stop begins: keep-alive connections may still send requests, which start nothing.
-  let stopBegun = false;
   // The WebSocket endpoint first: on /ws it takes the upgrades and passes plain GETs on to the route table.
   const ws = installConversationEndpoint(app, {
     hub,
@@ -79,7 +77,6 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
     calls: settings.calls,
     requests: settings.metrics.httpRequests,
     deliveries,
-    refusal: () => (stopBegun ? SHUTTING_DOWN : undefined),
   });
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -93,7 +90,8 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
   });
 
   const stop = async (drainMs: number): Promise<boolean> => {
-    stopBegun = true;
+    // Keep-alive connections may still send requests: they start nothing.
+    http.refuseFromNow(SHUTTING_DOWN);
     uWS.us_listen_socket_close(listenSocket);
     hub.close();
     const deadline = Date.now() + drainMs;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SerialByKey, type Turn } from '../../src/transport/http/serial-by-key.js';
+import { SerialByKey, type QueuePlace } from '../../src/transport/http/exchange.js';
 
 /** Each key is free: a new request of it starts at once (a key still held or queued would make it wait). */
 const assertFree = (serial: SerialByKey, ...keys: string[]) => {
@@ -18,7 +18,7 @@ describe('SerialByKey', () => {
   it('runs one per key at a time, in arrival order; other keys do not wait', () => {
     const serial = new SerialByKey(10);
     const started: string[] = [];
-    const turns = new Map<string, Turn>();
+    const turns = new Map<string, QueuePlace>();
     const enter = (key: string, label: string) =>
       serial.enter(key, (turn) => {
         started.push(label);
@@ -44,7 +44,7 @@ describe('SerialByKey', () => {
   it('lets a waiter leave the queue without taking its turn', () => {
     const serial = new SerialByKey(10);
     const started: string[] = [];
-    let first: Turn | undefined;
+    let first: QueuePlace | undefined;
     serial.enter('k', (turn) => {
       started.push('first');
       first = turn;

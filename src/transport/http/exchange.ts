@@ -1,179 +1,48 @@
 import type { HttpResponse } from 'uWebSockets.js';
-import * as v from 'valibot';
-import { issuePath } from '../../protocol/json-issues.js';
-import { jsonShapeProblem } from '../../protocol/json-shape.js';
 import {
   RosServiceUnavailableError,
   type RosCallHandler,
   type RosCallTicket,
+  type RosRequest,
   type RosResponse,
   type RosServiceKey,
 } from '../../ros/port/ros-port.js';
 import { corsHeaders, routeAccessRefusal } from './access-policy.js';
-import { MAX_LISTED_ERRORS, problemReply, withHeaders, writeReply, type HttpReply } from './reply.js';
+import { finishWhenDrained, type AnswerDeliveries } from './answer-delivery.js';
+import { problemReply, statusLine, withHeaders, type HttpReply } from './reply.js';
 import { rosErrorReply } from './ros-error-reply.js';
-import { FLAT_BODY_SHAPE, type AnyRosCallResult, type RosCallResult, type RouteRequest } from './route.js';
+import type { RouteRequest, RouteRos } from './route.js';
 import type { ExchangeRoute } from './router-state.js';
-import type { Turn } from './serial-by-key.js';
 
 const INTERNAL_ERROR = problemReply(
   'internal-error',
   'an unexpected error occurred; see the log for the request id',
 );
 
-// ---------------------------------------------------------------------------------------------------------
-// The JSON body: its head checked before a byte is read, then the body read within the limit, its shape
-// checked, parsed and validated
-
-/**
- * Most bytes of an oversized body read and thrown away before the 413: a client still sending when the
- * connection closes often fails with EPIPE instead of reading it. Past this the connection is closed.
- */
-const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
-
-const tooLarge = (limit: number): HttpReply =>
-  problemReply('payload-too-large', `the request body exceeds the limit of ${limit} bytes`);
-
-/**
- * The refusal a JSON body's head earns, before a byte of the body is read. Only UTF-8 JSON is accepted
- * (RFC 8259): a declared other charset is a client bug worth a clear 415, not a garbled tour name.
- */
-const jsonHeadRefusal = (
-  contentType: string,
-  contentLength: string,
-  limit: number,
-): HttpReply | undefined => {
-  // The type nearly every client sends, with no parameters, needs no parsing.
-  if (contentType !== 'application/json') {
-    const refused = mediaTypeProblem(contentType);
-    if (refused !== undefined) return refused;
-  }
-  if (contentLength !== '') {
-    const declared = /^\d{1,15}$/.test(contentLength) ? Number(contentLength) : Number.NaN;
-    if (Number.isNaN(declared)) return problemReply('bad-request', 'content-length is not a number');
-    if (declared > limit) return tooLarge(limit);
-  }
-  return undefined;
-};
-
-const mediaTypeProblem = (contentType: string): HttpReply | undefined => {
-  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-  if (mediaType === '') {
-    return problemReply(
-      'unsupported-media-type',
-      'a request body must be sent with content type application/json',
-    );
-  }
-  if (mediaType !== 'application/json') {
-    return problemReply(
-      'unsupported-media-type',
-      `content type ${mediaType} is not supported; send application/json`,
-    );
-  }
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='));
-  if (charset !== undefined && !['charset=utf-8', 'charset="utf-8"'].includes(charset)) {
-    return problemReply('unsupported-media-type', `only UTF-8 JSON is accepted, not ${charset}`);
-  }
-  return undefined;
-};
-
-type BodyResult =
-  | { readonly kind: 'complete'; readonly bytes: Buffer }
-  /** `drained`: the rest of the body was read and thrown away, so the connection can stay open. */
-  | { readonly kind: 'too-large'; readonly drained: boolean }
-  | { readonly kind: 'aborted' };
-
-/**
- * Collects a body of at most `limit` bytes and hands it to `done` once. uWebSockets.js reuses a chunk's
- * memory after the callback returns, so chunks are copied. Past the limit nothing more is kept and the
- * rest is discarded (up to DISCARD_LIMIT_BYTES). `abort()` reports the client gone: `done` hears `aborted`.
- */
-const readRequestBody = (
-  res: HttpResponse,
-  limit: number,
-  done: (result: BodyResult) => void,
-): { abort(): void } => {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  let settled = false;
-  const settle = (result: BodyResult) => {
-    if (settled) return;
-    settled = true;
-    done(result);
-  };
-  res.onData((chunk, isLast) => {
-    if (settled) return;
-    received += chunk.byteLength;
-    if (received > limit) {
-      chunks.length = 0;
-      if (isLast) settle({ kind: 'too-large', drained: true });
-      else if (received > DISCARD_LIMIT_BYTES) settle({ kind: 'too-large', drained: false });
-      return;
-    }
-    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-    if (isLast) settle({ kind: 'complete', bytes: Buffer.concat(chunks, received) });
+/** The answer to a request whose key already has `waiting` requests waiting for its turn. */
+const busy = (waiting: number): HttpReply =>
+  problemReply('tour-busy', `${waiting} other changes to this tour are waiting; try again`, {
+    headers: { 'retry-after': '1' },
   });
-  return {
-    abort: () => {
-      settle({ kind: 'aborted' });
-    },
-  };
-};
 
-/** A body whose shape is over the route's, refused before it is parsed (its cost would follow its shape). */
-const bodyShapeRefused = (problem: string): HttpReply => {
-  const message = `the body is refused before parsing: ${problem}`;
-  return problemReply('validation-failed', message, {
-    extensions: { errors: [{ field: '(body)', message }] },
-  });
-};
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-const parseJsonBody = (
-  bytes: Uint8Array,
-): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reply: HttpReply } => {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return { ok: false, reply: problemReply('malformed-json', 'the body is not valid UTF-8') };
-  }
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    const reason = error instanceof SyntaxError ? error.message : 'unparseable';
-    return { ok: false, reply: problemReply('malformed-json', `the body is not valid JSON: ${reason}`) };
-  }
-};
-
-const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
-  const errors = issues
-    .slice(0, MAX_LISTED_ERRORS)
-    .map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
-  const first = errors[0];
-  const detail = first === undefined ? 'the body is not valid' : `${first.field}: ${first.message}`;
-  const omitted = issues.length - errors.length;
-  return problemReply('validation-failed', detail, {
-    extensions: omitted > 0 ? { errors, errors_omitted: omitted } : { errors },
-  });
-};
-
-// ---------------------------------------------------------------------------------------------------------
+/** What a call that is never to be made (its request already answered) resolves to: nothing, ever. */
+const NEVER = new Promise<never>(() => undefined);
 
 /**
- * One request, from its handler to its one answer. It is also the handler of the request's ROS call, so a
- * tour request allocates this, its RouteRequest and the call wrapper's own record, nothing more.
+ * One request, from its handler to its one answer. It is the handler's RouteRos too: a ROS call is a
+ * promise the exchange settles from the call wrapper's answer, and a client that leaves cancels it.
  */
-export class Exchange implements RosCallHandler<RosServiceKey> {
+export class Exchange implements RouteRos, RosCallHandler<RosServiceKey> {
   #done = false;
   #abortWatched = false;
   #cors: Readonly<Record<string, string>> | undefined = undefined;
   #call: RosCallTicket | undefined = undefined;
-  #toReply: ((response: RosResponse<RosServiceKey>) => HttpReply | AnyRosCallResult) | undefined = undefined;
-  /** The request's turn among those with its serial key, held until its answer. */
-  #turn: Turn | undefined = undefined;
+  /** The service of the call in flight, and how its promise is settled. */
   #service: RosServiceKey | undefined = undefined;
+  #resolve: ((response: RosResponse<RosServiceKey>) => void) | undefined = undefined;
+  #reject: ((error: Error) => void) | undefined = undefined;
+  /** The request's place among those with its key (takeTurn), held until its answer. */
+  #place: QueuePlace | undefined = undefined;
   /** The answer is a ROS failure, logged by the router's failure log rather than as a line of its own. */
   #rosFailure = false;
   #body: { abort(): void } | undefined = undefined;
@@ -206,51 +75,13 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     return refusal === undefined;
   }
 
-  /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
-  readBody(headers: Readonly<Record<string, string>>, request: (body: unknown) => RouteRequest): void {
-    const maxBodyBytes = this.installed.route.maxBodyBytes ?? this.installed.router.settings.maxBodyBytes;
-    const contentLength = headers['content-length'] ?? '';
-    const early = jsonHeadRefusal(headers['content-type'] ?? '', contentLength, maxBodyBytes);
-    this.#watchAbort();
-    if (early !== undefined) {
-      if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
-        // Answered at once, before the body: uWebSockets.js reads the declared body to its end and throws
-        // it away, so a client still sending reads the answer, and the connection stays usable.
-        this.answer(early);
-        return;
-      }
-      // The body was not read: close the connection so its bytes are not taken for the next request.
-      this.answer(early, true);
-      return;
-    }
-    this.#body = readRequestBody(this.res, maxBodyBytes, (result) => {
-      if (result.kind === 'complete') this.#bodyRead(result.bytes, request);
-      else if (result.kind === 'too-large') this.answer(tooLarge(maxBodyBytes), !result.drained);
-    });
+  /** The request body being read (installed-route.ts), abandoned if the client leaves or the stop cuts. */
+  reading(body: { abort(): void }): void {
+    this.#body = body;
+    this.watchAbort();
   }
 
-  /** The body read whole: its shape checked before it is parsed, then validated, then the route run. */
-  #bodyRead(bytes: Buffer, request: (body: unknown) => RouteRequest): void {
-    const shapeProblem = jsonShapeProblem(bytes, this.installed.route.bodyShape ?? FLAT_BODY_SHAPE);
-    if (shapeProblem !== undefined) {
-      this.answer(bodyShapeRefused(shapeProblem));
-      return;
-    }
-    const parsed = parseJsonBody(bytes);
-    if (!parsed.ok) {
-      this.answer(parsed.reply);
-      return;
-    }
-    const schema = this.installed.route.body;
-    const validated =
-      schema === undefined ? undefined : v.safeParse(schema, parsed.value, { abortPipeEarly: true });
-    if (validated !== undefined && !validated.success) {
-      this.answer(validationFailed(validated.issues));
-      return;
-    }
-    this.run(request(validated?.output));
-  }
-
+  /** Runs the route's handler and answers what it returns, or 500 if it throws. */
   run(request: RouteRequest): void {
     let result;
     try {
@@ -259,66 +90,63 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
       this.#fail(error);
       return;
     }
-    if (result instanceof Promise) {
-      this.#watchAbort();
-      result.then(
-        (reply) => {
-          this.answer(reply);
-        },
-        (error: unknown) => {
-          this.#fail(error);
-        },
-      );
+    if (!(result instanceof Promise)) {
+      this.answer(result);
       return;
     }
-    if ('kind' in result) {
-      const call = result as RosCallResult;
-      if (call.serialKey === undefined) {
-        this.#send(call);
-        return;
-      }
-      this.#watchAbort();
-      const turn = this.installed.router.serial.enter(call.serialKey, (granted) => {
-        this.#turn = granted;
-        this.#send(call);
+    this.watchAbort();
+    result.then(
+      (reply) => {
+        this.answer(reply);
+      },
+      (error: unknown) => {
+        this.#failed(error);
+      },
+    );
+  }
+
+  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Promise<RosResponse<K>> {
+    if (this.#done) return NEVER;
+    return new Promise<RosResponse<K>>((resolve, reject) => {
+      this.#service = service;
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.#call = this.installed.router.settings.calls.call(service, request, this);
+    });
+  }
+
+  takeTurn(key: string): Promise<HttpReply | undefined> {
+    if (this.#done) return NEVER;
+    const { serial } = this.installed.router;
+    return new Promise((resolve) => {
+      const place = serial.enter(key, () => {
+        resolve(undefined);
       });
-      if (turn === undefined) {
-        this.answer(
-          problemReply(
-            'tour-busy',
-            `${this.installed.router.serial.maxWaiting} other changes to this tour are waiting; try again`,
-            { headers: { 'retry-after': '1' } },
-          ),
-        );
-      } else this.#turn ??= turn;
-      return;
-    }
-    this.answer(result);
+      if (place !== undefined) this.#place = place;
+      else resolve(busy(serial.maxWaiting));
+    });
   }
 
-  #send(call: RosCallResult): void {
-    this.#toReply = call.reply;
-    this.#service = call.service;
-    this.#call = this.installed.router.settings.calls.call(call.service, call.request, this);
-    // Answered already (a service known to be missing): uWebSockets.js needs nothing more.
-    if (!this.#done) this.#watchAbort();
-  }
-
+  /** The call wrapper's answer to the call in flight. */
   answered(response: RosResponse<RosServiceKey>): void {
-    if (this.#service !== undefined) this.installed.router.rosFailures.succeeded(this.#service);
-    let reply: HttpReply | AnyRosCallResult;
-    try {
-      reply = (this.#toReply ?? (() => INTERNAL_ERROR))(response);
-    } catch (error) {
-      this.#fail(error);
-      return;
+    const { router } = this.installed;
+    if (this.#service !== undefined && router.failingServices.delete(this.#service)) {
+      router.rosFailures.succeeded(this.#service);
     }
-    // A next call (the write after a conditional change's read), still within the request's turn.
-    if ('kind' in reply) this.#send(reply as RosCallResult);
-    else this.answer(reply);
+    const resolve = this.#resolve;
+    this.#resolve = this.#reject = undefined;
+    resolve?.(response);
   }
 
+  /** The call wrapper's failure of the call in flight: the handler's await rejects. */
   failed(error: Error): void {
+    const reject = this.#reject;
+    this.#resolve = this.#reject = undefined;
+    reject?.(error);
+  }
+
+  /** A handler's promise rejected: a ROS failure is answered as documented, anything else is a bug. */
+  #failed(error: unknown): void {
     const reply = rosErrorReply(error);
     if (reply === undefined) {
       this.#fail(error);
@@ -328,6 +156,7 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     // (a thousand lines a second); a time-out or a failed call costs its client the wait or the call.
     if (!this.#done && this.#service !== undefined && error instanceof RosServiceUnavailableError) {
       this.#rosFailure = true;
+      this.installed.router.failingServices.add(this.#service);
       this.installed.router.rosFailures.failed(this.#service, error, this.#line(reply.status));
     }
     this.answer(reply);
@@ -336,20 +165,25 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
   /** Writes the one answer unless the client left first. */
   answer(reply: HttpReply, closeConnection = false): void {
     if (this.#done) return;
-    this.#done = true;
-    this.#turn?.release();
+    this.#settle();
     const { router } = this.installed;
-    router.inFlight -= 1;
-    router.live.delete(this);
     const answered = this.#cors === undefined ? reply : withHeaders(reply, this.#cors);
     const withoutBody = this.installed.method === 'HEAD';
     // endWithoutBody(length, close) does not count as a response in this uWebSockets.js build (see answerAtOnce).
-    if ((withoutBody || reply.status === 304) && closeConnection) this.#watchAbort();
+    if ((withoutBody || reply.status === 304) && closeConnection) this.watchAbort();
     writeReply(this.res, this.requestId, answered, withoutBody, closeConnection, router.settings.deliveries);
     this.installed.count(reply.status);
     if (reply.status >= 500 && !this.#rosFailure) {
       router.settings.log.warn(this.#line(reply.status), 'request failed');
     } else if (router.debug) router.settings.log.debug(this.#line(reply.status), 'request');
+  }
+
+  /** The request leaves the router's books: answered, or its client gone. */
+  #settle(): void {
+    this.#done = true;
+    this.#place?.release();
+    this.installed.router.inFlight -= 1;
+    this.installed.router.live.delete(this);
   }
 
   #line(status: number) {
@@ -370,16 +204,16 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     this.answer(INTERNAL_ERROR);
   }
 
-  /** uWebSockets.js reports a client gone before the answer; the request's ROS call is abandoned at once. */
-  #watchAbort(): void {
+  /**
+   * uWebSockets.js reports a client gone before the answer; the request's ROS call is abandoned at once.
+   * Watched once the answer may come after the handler returns (a body to read, a promise).
+   */
+  watchAbort(): void {
     if (this.#abortWatched) return;
     this.#abortWatched = true;
     this.res.onAborted(() => {
       if (this.#done) return;
-      this.#done = true;
-      this.#turn?.release();
-      this.installed.router.inFlight -= 1;
-      this.installed.router.live.delete(this);
+      this.#settle();
       this.#call?.cancel();
       this.#body?.abort();
       this.installed.count(499);
@@ -389,3 +223,174 @@ export class Exchange implements RosCallHandler<RosServiceKey> {
     });
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Turns per key (RouteRos.takeTurn)
+
+/**
+ * Turns taken one at a time per key, in arrival order: the router runs the ROS calls of requests that
+ * share a key (a conditional change to one tour: read, compare, write) one request after the other, so
+ * no other such request slips in between one's check and its write.
+ */
+
+/** Requests that may wait behind one holding a key's turn in the router; 503 `tour-busy` beyond. */
+export const SERIAL_WAITING_MAX = 32;
+
+/** A request's place in its key's queue: first in line holds the turn. */
+export interface QueuePlace {
+  /** Ends the turn (or leaves the queue before it came); the next request of the key starts. Idempotent. */
+  release(): void;
+}
+
+interface Waiter {
+  readonly start: (place: QueuePlace) => void;
+  readonly place: QueuePlace;
+  released: boolean;
+}
+
+export class SerialByKey {
+  /** Per key: the request holding the turn first, then those waiting. A key with nobody is removed. */
+  readonly #queues = new Map<string, Waiter[]>();
+
+  /** `maxWaiting`: requests that may wait behind the one holding a key's turn; more are refused. */
+  constructor(readonly maxWaiting: number) {}
+
+  /**
+   * Takes a turn for `key`: `start` gets it now when nobody holds it, or when the requests ahead released
+   * theirs; it may release the turn at once. The place is returned too, to leave the queue while waiting.
+   * Undefined (and `start` never runs) when `maxWaiting` requests already wait.
+   */
+  enter(key: string, start: (place: QueuePlace) => void): QueuePlace | undefined {
+    const queue = this.#queues.get(key);
+    if (queue !== undefined && queue.length > this.maxWaiting) return undefined;
+    const waiter: Waiter = {
+      start,
+      place: {
+        release: () => {
+          this.#release(key, waiter);
+        },
+      },
+      released: false,
+    };
+    if (queue === undefined) {
+      this.#queues.set(key, [waiter]);
+      start(waiter.place);
+    } else {
+      queue.push(waiter);
+    }
+    return waiter.place;
+  }
+
+  #release(key: string, waiter: Waiter): void {
+    if (waiter.released) return;
+    waiter.released = true;
+    const queue = this.#queues.get(key);
+    if (queue === undefined) return;
+    const holder = queue[0] === waiter;
+    queue.splice(queue.indexOf(waiter), 1);
+    if (queue.length === 0) {
+      this.#queues.delete(key);
+      return;
+    }
+    // Only the holder's release passes the turn on; one leaving the queue changes nothing else.
+    const next = queue[0];
+    if (holder && next !== undefined) next.start(next.place);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Writing a reply on a uWebSockets.js response: the router's one way out, with this build's quirks.
+
+const byteLength = (body: string | Uint8Array | undefined): number =>
+  body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+
+/**
+ * Writes a reply. Corked: it may run long after the handler returned. A body the connection does not take
+ * at once is written on as the client reads (answer-delivery.ts): one answer owed per connection.
+ */
+export const writeReply = (
+  res: HttpResponse,
+  requestId: string,
+  reply: HttpReply,
+  withoutBody: boolean,
+  closeConnection: boolean,
+  deliveries: AnswerDeliveries,
+): void => {
+  let rest: Uint8Array | undefined;
+  let totalSize = 0;
+  res.cork(() => {
+    // uWebSockets.js writes `200 OK` itself when no status is written.
+    if (reply.status !== 200) res.writeStatus(statusLine(reply.status));
+    res.writeHeader('x-request-id', requestId);
+    const headers = reply.headers;
+    if (headers !== undefined) {
+      for (const name in headers) res.writeHeader(name, headers[name] ?? '');
+    }
+    if (withoutBody || reply.status === 304) {
+      // No body, but the length a full GET answer would have (RFC 9110 §8.6): the reply carries that body.
+      const length = byteLength(reply.body);
+      if (closeConnection) {
+        res.endWithoutBody(length, true);
+      } else {
+        // This build's endWithoutBody(length) leaves the response pending (it waits for `length` body
+        // bytes that never come), so the next request on the connection closes it: HEAD or a 304, then
+        // GET on the same socket got nothing. The length written as a header and endWithoutBody() with no
+        // argument (explicit undefined reads as a length of 2^63) complete the response and keep the
+        // connection (test/e2e/http-keep-alive.test.ts).
+        res.writeHeader('content-length', String(length));
+        res.endWithoutBody();
+      }
+    } else if (closeConnection) {
+      res.end(reply.body ?? '', true);
+    } else {
+      const body = reply.body ?? '';
+      totalSize = byteLength(body);
+      const [, done] = res.tryEnd(body, totalSize);
+      // Not all taken: the client is not reading. The bytes are kept (a string's made once, here).
+      if (!done) rest = typeof body === 'string' ? Buffer.from(body) : body;
+    }
+  });
+  if (rest !== undefined) finishWhenDrained(res, rest, totalSize, deliveries);
+};
+
+/**
+ * Refuses a request whose length is ambiguous (installed-route.ts) so that nothing behind it on the
+ * connection runs. uWebSockets.js goes on parsing what it has already read from a connection after a
+ * handler returns, even one that answered with "close": the bytes hidden in the body would run as the
+ * next request. So the answer waits for the next turn of the event loop: a request parsed behind it
+ * meanwhile finds this one pending, and uWebSockets.js then closes the connection without running it
+ * (its rule for requests pipelined behind an unanswered one); otherwise the refusal is sent and the
+ * connection closed.
+ */
+export const refuseMisframed = (
+  res: HttpResponse,
+  requestId: string,
+  reply: HttpReply,
+  withoutBody: boolean,
+  deliveries: AnswerDeliveries,
+): void => {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  setImmediate(() => {
+    if (!aborted) writeReply(res, requestId, reply, withoutBody, true, deliveries);
+  });
+};
+
+/**
+ * Answers inside the handler, for the router's own replies (405, 404). This uWebSockets.js build does not
+ * count endWithoutBody(length, close) (HEAD while stopping) as a response and aborts the process when a
+ * handler returns without one or an abort handler, hence the handler attached first.
+ */
+export const answerAtOnce = (
+  res: HttpResponse,
+  requestId: string,
+  method: string,
+  reply: HttpReply,
+  closeConnection: boolean,
+  deliveries: AnswerDeliveries,
+): void => {
+  res.onAborted(() => undefined);
+  writeReply(res, requestId, reply, method === 'HEAD', closeConnection, deliveries);
+};

@@ -2,29 +2,29 @@ import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import * as v from 'valibot';
 import type { PlainCounter } from '../../metrics/plain-metrics.js';
+import { issuePath } from '../../protocol/json-issues.js';
+import { jsonShapeProblem } from '../../protocol/json-shape.js';
+import { framingRefusal, requestQuery } from '../uws-build.js';
+import { Exchange, refuseMisframed } from './exchange.js';
+import { MAX_LISTED_ERRORS, problemReply, type HttpReply } from './reply.js';
 import {
-  headCheckedHere,
-  headerLineBytes,
-  MAX_REQUEST_HEAD_BYTES,
-  requestLineBytes,
-  requestQuery,
-  type HeadProblem,
-} from '../uws-build.js';
-import { Exchange } from './exchange.js';
-import { problemReply, refuseMisframed, type HttpReply } from './reply.js';
-import {
+  FLAT_BODY_SHAPE,
   pathTemplate,
   patternParams,
   type AnyRoute,
   type HttpMethod,
   type PathParams,
   type RouteParams,
+  type RouteRequest,
 } from './route.js';
 import type { ExchangeRoute, RouterState } from './router-state.js';
 
+export { HEAD_REFUSALS } from '../uws-build.js';
+
 /**
- * What is read from a request's head before any body: its framing, its id, the path parameters and the
- * headers its route declared. Then the request lives as one Exchange (exchange.ts).
+ * What is read of a request before its handler runs: its framing (checked by ../uws-build.ts), its id,
+ * the path parameters, the headers its route declared and its JSON body. Then the request lives as one
+ * Exchange (exchange.ts), which runs the handler and writes the one answer.
  */
 
 // ---------------------------------------------------------------------------------------------------------
@@ -44,122 +44,6 @@ export const requestIdOf = (req: Pick<HttpRequest, 'getHeader'>): string => {
   if (given !== '' && SAFE_REQUEST_ID.test(given)) return given;
   idCounter = (idCounter + 1) % 0x1000000000000;
   return ID_PREFIX + idCounter.toString(16).padStart(12, '0');
-};
-
-// ---------------------------------------------------------------------------------------------------------
-// Framing: the head's size, its Host and the body's length
-
-/** The answer to a request head over the limit, on HTTP routes and on the /ws upgrade alike. */
-const HEAD_TOO_LARGE = problemReply(
-  'request-header-fields-too-large',
-  `the request line and headers take more than ${MAX_REQUEST_HEAD_BYTES} bytes`,
-);
-
-/**
- * The answer to a head that is over the limit or has more than one Host (RFC 9112 3.2), the same on both
- * builds and on HTTP routes and the /ws upgrade alike; the official build gives it before any handler runs.
- */
-export const HEAD_REFUSALS: Readonly<Record<HeadProblem, HttpReply>> = {
-  'too-large': HEAD_TOO_LARGE,
-  'several-hosts': problemReply('bad-request', 'the request has more than one Host header'),
-};
-
-/**
- * Requests whose length is ambiguous are refused, and their connection closed, before any route runs.
- *
- * The pinned uWebSockets.js build takes the first of several Content-Length headers and treats any
- * Transfer-Encoding as chunked; a front end that reads the other length would then see the rest of the
- * body as the next request on the connection (request smuggling: a `GET /metrics` hidden in a body was
- * answered). So a request with two different Content-Length values, a Transfer-Encoding other than
- * `chunked`, or both framings at once gets 400 (501 for an unknown coding) and its connection is closed:
- * nothing after it on that connection is read as a request.
- *
- * Where the head is checked here too (the Node.js 20 build), one pass over the headers serves both checks;
- * elsewhere the common request carries neither header, and costs two header look-ups.
- */
-export const framingRefusal = (req: HttpRequest): HttpReply | undefined => {
-  if (headCheckedHere) {
-    scanHead(req, requestLineBytes(req));
-    // The same 431 and 400 on both builds: the official one answers them before any handler runs.
-    if (scan.bytes > MAX_REQUEST_HEAD_BYTES) return HEAD_REFUSALS['too-large'];
-    if (scan.hosts > 1) return HEAD_REFUSALS['several-hosts'];
-    if (scan.contentLength === '' && scan.transferEncoding === '') return undefined;
-  } else {
-    // As the scan below reads them: the first of each, '' when absent.
-    const contentLength = req.getHeader('content-length');
-    const transferEncoding = req.getHeader('transfer-encoding');
-    if (contentLength === '' && transferEncoding === '') return undefined;
-    scanHead(req, 0);
-  }
-  return framingProblem(scan);
-};
-
-/** What one pass over a request's headers found; reset by each pass (one request at a time). */
-const scan = {
-  bytes: 0,
-  hosts: 0,
-  /** The first Content-Length value, '' when there is none (as `getHeader` gives it). */
-  contentLength: '',
-  contentLengths: 0,
-  /** The first Content-Length value trimmed, which every other must equal. */
-  firstLengthTrimmed: '',
-  lengthsDiffer: false,
-  /** The first Transfer-Encoding value, '' when there is none. */
-  transferEncoding: '',
-  codings: 0,
-};
-// One function for every request: forEach gets no closure made per request.
-const visitHeader = (name: string, value: string): void => {
-  scan.bytes += headerLineBytes(name, value);
-  if (name === 'host') {
-    scan.hosts += 1;
-  } else if (name === 'content-length') {
-    const trimmed = value.trim();
-    if (scan.contentLengths === 0) {
-      scan.contentLength = value;
-      scan.firstLengthTrimmed = trimmed;
-    } else if (trimmed !== scan.firstLengthTrimmed) {
-      scan.lengthsDiffer = true;
-    }
-    scan.contentLengths += 1;
-  } else if (name === 'transfer-encoding') {
-    if (scan.codings === 0) scan.transferEncoding = value;
-    scan.codings += 1;
-  }
-};
-
-const scanHead = (req: HttpRequest, requestLine: number): void => {
-  scan.bytes = requestLine;
-  scan.hosts = 0;
-  scan.contentLength = '';
-  scan.contentLengths = 0;
-  scan.firstLengthTrimmed = '';
-  scan.lengthsDiffer = false;
-  scan.transferEncoding = '';
-  scan.codings = 0;
-  req.forEach(visitHeader);
-};
-
-const framingProblem = ({
-  contentLength,
-  lengthsDiffer,
-  transferEncoding,
-  codings,
-}: typeof scan): HttpReply | undefined => {
-  if (lengthsDiffer) {
-    return problemReply('bad-request', 'the request has Content-Length headers with different values');
-  }
-  if (transferEncoding === '') return undefined;
-  if (contentLength !== '') {
-    return problemReply('bad-request', 'the request has both Content-Length and Transfer-Encoding');
-  }
-  if (codings > 1 || transferEncoding.trim().toLowerCase() !== 'chunked') {
-    return problemReply(
-      'not-implemented',
-      `transfer coding ${JSON.stringify(transferEncoding.slice(0, 64))} is not supported; send chunked or a Content-Length`,
-    );
-  }
-  return undefined;
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -187,6 +71,144 @@ export const decodeParams = <Params>(
   const checked = v.safeParse(declared.schema, decoded);
   if (!checked.success) return { refusal: problemReply(declared.problem, checked.issues[0].message) };
   return { params: checked.output };
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// The JSON body: its head checked before a byte is read, then the body read within the limit, its shape
+// checked, parsed and validated
+
+/**
+ * Most bytes of an oversized body read and thrown away before the 413: a client still sending when the
+ * connection closes often fails with EPIPE instead of reading it. Past this the connection is closed.
+ */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+const tooLarge = (limit: number): HttpReply =>
+  problemReply('payload-too-large', `the request body exceeds the limit of ${limit} bytes`);
+
+/**
+ * The refusal a JSON body's head earns, before a byte of the body is read. Only UTF-8 JSON is accepted
+ * (RFC 8259): a declared other charset is a client bug worth a clear 415, not a garbled tour name.
+ */
+const jsonHeadRefusal = (
+  contentType: string,
+  contentLength: string,
+  limit: number,
+): HttpReply | undefined => {
+  // The type nearly every client sends, with no parameters, needs no parsing.
+  if (contentType !== 'application/json') {
+    const refused = mediaTypeProblem(contentType);
+    if (refused !== undefined) return refused;
+  }
+  if (contentLength !== '') {
+    const declared = /^\d{1,15}$/.test(contentLength) ? Number(contentLength) : Number.NaN;
+    if (Number.isNaN(declared)) return problemReply('bad-request', 'content-length is not a number');
+    if (declared > limit) return tooLarge(limit);
+  }
+  return undefined;
+};
+
+const mediaTypeProblem = (contentType: string): HttpReply | undefined => {
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (mediaType === '') {
+    return problemReply(
+      'unsupported-media-type',
+      'a request body must be sent with content type application/json',
+    );
+  }
+  if (mediaType !== 'application/json') {
+    return problemReply(
+      'unsupported-media-type',
+      `content type ${mediaType} is not supported; send application/json`,
+    );
+  }
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='));
+  if (charset !== undefined && !['charset=utf-8', 'charset="utf-8"'].includes(charset)) {
+    return problemReply('unsupported-media-type', `only UTF-8 JSON is accepted, not ${charset}`);
+  }
+  return undefined;
+};
+
+type BodyResult =
+  | { readonly kind: 'complete'; readonly bytes: Buffer }
+  /** `drained`: the rest of the body was read and thrown away, so the connection can stay open. */
+  | { readonly kind: 'too-large'; readonly drained: boolean }
+  | { readonly kind: 'aborted' };
+
+/**
+ * Collects a body of at most `limit` bytes and hands it to `done` once. uWebSockets.js reuses a chunk's
+ * memory after the callback returns, so chunks are copied. Past the limit nothing more is kept and the
+ * rest is discarded (up to DISCARD_LIMIT_BYTES). `abort()` reports the client gone: `done` hears `aborted`.
+ */
+const readRequestBody = (
+  res: HttpResponse,
+  limit: number,
+  done: (result: BodyResult) => void,
+): { abort(): void } => {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const settle = (result: BodyResult) => {
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
+  res.onData((chunk, isLast) => {
+    if (settled) return;
+    received += chunk.byteLength;
+    if (received > limit) {
+      chunks.length = 0;
+      if (isLast) settle({ kind: 'too-large', drained: true });
+      else if (received > DISCARD_LIMIT_BYTES) settle({ kind: 'too-large', drained: false });
+      return;
+    }
+    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    if (isLast) settle({ kind: 'complete', bytes: Buffer.concat(chunks, received) });
+  });
+  return {
+    abort: () => {
+      settle({ kind: 'aborted' });
+    },
+  };
+};
+
+/** A body whose shape is over the route's, refused before it is parsed (its cost would follow its shape). */
+const bodyShapeRefused = (problem: string): HttpReply => {
+  const message = `the body is refused before parsing: ${problem}`;
+  return problemReply('validation-failed', message, {
+    extensions: { errors: [{ field: '(body)', message }] },
+  });
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const parseJsonBody = (
+  bytes: Uint8Array,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reply: HttpReply } => {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reply: problemReply('malformed-json', 'the body is not valid UTF-8') };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : 'unparseable';
+    return { ok: false, reply: problemReply('malformed-json', `the body is not valid JSON: ${reason}`) };
+  }
+};
+
+const validationFailed = (issues: readonly v.BaseIssue<unknown>[]): HttpReply => {
+  const errors = issues
+    .slice(0, MAX_LISTED_ERRORS)
+    .map((issue) => ({ field: issuePath(issue) || '(body)', message: issue.message }));
+  const first = errors[0];
+  const detail = first === undefined ? 'the body is not valid' : `${first.field}: ${first.message}`;
+  const omitted = issues.length - errors.length;
+  return problemReply('validation-failed', detail, {
+    extensions: omitted > 0 ? { errors, errors_omitted: omitted } : { errors },
+  });
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -240,7 +262,8 @@ export class InstalledRoute implements ExchangeRoute {
     counter.inc();
   }
 
-  handle(res: HttpResponse, req: HttpRequest): void {
+  /** uWebSockets.js's handler of this route: reads the request, then runs it as one Exchange. */
+  readonly handle = (res: HttpResponse, req: HttpRequest): void => {
     const misframed = framingRefusal(req);
     if (misframed !== undefined) {
       refuseMisframed(
@@ -254,9 +277,8 @@ export class InstalledRoute implements ExchangeRoute {
       return;
     }
     const exchange = new Exchange(this, res, requestIdOf(req));
-    const refused = this.router.settings.refusal();
-    if (refused !== undefined) {
-      exchange.answer(refused, true);
+    if (this.router.refusal !== undefined) {
+      exchange.answer(this.router.refusal, true);
       return;
     }
     const rawParams = this.paramNames.length > 0 ? this.#rawParams(req) : NO_PARAMS;
@@ -274,11 +296,56 @@ export class InstalledRoute implements ExchangeRoute {
       }
       params = decoded.params;
     }
-    if (this.route.body === undefined) {
-      exchange.run({ requestId: exchange.requestId, params, headers, url, body: undefined });
+    const request = { requestId: exchange.requestId, params, headers, url, body: undefined, ros: exchange };
+    const schema = this.route.body;
+    if (schema === undefined) exchange.run(request);
+    else this.#readBody(res, schema, exchange, request);
+  };
+
+  /** Checks the body's head, reads it within the limit, parses and validates it, then runs the route. */
+  #readBody(res: HttpResponse, schema: v.GenericSchema, exchange: Exchange, request: RouteRequest): void {
+    const maxBodyBytes = this.route.maxBodyBytes ?? this.router.settings.maxBodyBytes;
+    const contentLength = request.headers['content-length'] ?? '';
+    const early = jsonHeadRefusal(request.headers['content-type'] ?? '', contentLength, maxBodyBytes);
+    exchange.watchAbort();
+    if (early !== undefined) {
+      if (early.status === 413 && Number(contentLength) <= DISCARD_LIMIT_BYTES) {
+        // Answered at once, before the body: uWebSockets.js reads the declared body to its end and throws
+        // it away, so a client still sending reads the answer, and the connection stays usable.
+        exchange.answer(early);
+        return;
+      }
+      // The body was not read: close the connection so its bytes are not taken for the next request.
+      exchange.answer(early, true);
       return;
     }
-    exchange.readBody(headers, (body) => ({ requestId: exchange.requestId, params, headers, url, body }));
+    exchange.reading(
+      readRequestBody(res, maxBodyBytes, (result) => {
+        if (result.kind === 'complete') this.#bodyRead(result.bytes, schema, exchange, request);
+        else if (result.kind === 'too-large') exchange.answer(tooLarge(maxBodyBytes), !result.drained);
+      }),
+    );
+  }
+
+  /** The body read whole: its shape checked before it is parsed, then validated, then the route run. */
+  #bodyRead(bytes: Buffer, schema: v.GenericSchema, exchange: Exchange, request: RouteRequest): void {
+    const shapeProblem = jsonShapeProblem(bytes, this.route.bodyShape ?? FLAT_BODY_SHAPE);
+    if (shapeProblem !== undefined) {
+      exchange.answer(bodyShapeRefused(shapeProblem));
+      return;
+    }
+    const parsed = parseJsonBody(bytes);
+    if (!parsed.ok) {
+      exchange.answer(parsed.reply);
+      return;
+    }
+    const validated = v.safeParse(schema, parsed.value, { abortPipeEarly: true });
+    if (!validated.success) {
+      exchange.answer(validationFailed(validated.issues));
+      return;
+    }
+    const { requestId, params, headers, url, ros } = request;
+    exchange.run({ requestId, params, headers, url, body: validated.output, ros });
   }
 
   /** uWebSockets.js gives the path parameters by position; the route reads them by name. */

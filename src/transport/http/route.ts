@@ -48,43 +48,32 @@ export interface RouteRequest<Body = unknown, Params = PathParams> {
   readonly url: string;
   /** The JSON body, validated by the route's `body` schema; undefined for routes without one. */
   readonly body: Body;
+  /** The ROS side, for this request: its calls are cancelled when the client leaves. */
+  readonly ros: RouteRos;
 }
 
 /**
- * A handler's answer that is a ROS service call: the router makes it and turns its response into the
- * reply, or into a next call (a conditional change: read the tour, then write it), made the same way.
+ * What a handler may ask of the ROS side. Each call goes through the one call wrapper
+ * (src/ros/port/ros-calls.ts: time-out, in-flight bound, cancellation, metrics).
  */
-export interface RosCallResult<K extends RosServiceKey = RosServiceKey> {
-  readonly kind: 'ros-call';
-  readonly service: K;
-  readonly request: RosRequest<K>;
-  readonly reply: (response: RosResponse<K>) => HttpReply | AnyRosCallResult;
+export interface RouteRos {
   /**
-   * Requests whose first call names the same key run their calls one request at a time, in arrival
-   * order (./serial-by-key.ts): nothing with that key runs between this call and the ones it leads to.
+   * Calls a ROS service and resolves to its response. A ROS failure rejects, and the router answers it
+   * 502, 503 or 504 (a handler need not catch it); when the client leaves first the call is cancelled and
+   * the promise never settles, so nothing after it runs.
    */
-  readonly serialKey?: string;
+  call<K extends RosServiceKey>(service: K, request: RosRequest<K>): Promise<RosResponse<K>>;
+  /**
+   * Waits for this request's turn among those that took one with the same key, in arrival order, and
+   * holds it until the request is answered: nothing else with that key runs meanwhile (./exchange.ts).
+   * Resolves undefined once the turn is this request's, or to the 503 `tour-busy` to answer when too many
+   * requests already wait for it.
+   */
+  takeTurn(key: string): Promise<HttpReply | undefined>;
 }
 
-export const rosCall = <K extends RosServiceKey>(
-  service: K,
-  request: RosRequest<K>,
-  reply: (response: RosResponse<K>) => HttpReply | AnyRosCallResult,
-  options: { readonly serialKey?: string } = {},
-): RosCallResult<K> =>
-  options.serialKey === undefined
-    ? { kind: 'ros-call', service, request, reply }
-    : { kind: 'ros-call', service, request, reply, serialKey: options.serialKey };
-
-/**
- * A reply now, a ROS call (the tour routes: the router applies the call's time-out, cancels it when the
- * client goes and maps ROS failures to 502/503/504), or a promise for the few routes that await something
- * else (the metrics scrape, the simulation's microphone).
- */
-export type RouteResult = HttpReply | AnyRosCallResult | Promise<HttpReply>;
-
-/** A ROS call result of any service (a union, so each keeps its own response type). */
-export type AnyRosCallResult = { readonly [K in RosServiceKey]: RosCallResult<K> }[RosServiceKey];
+/** A reply now, or a promise of one (a handler that calls ROS, or awaits something else). */
+export type RouteResult = HttpReply | Promise<HttpReply>;
 
 /** One documented answer: a description and, for JSON bodies, a schema (a component name or a JSON Schema). */
 export interface ResponseDoc {

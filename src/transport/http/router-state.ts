@@ -1,3 +1,4 @@
+import type { RosServiceKey } from '../../ros/port/ros-port.js';
 import type { FailureLog } from '../../log/failure-log.js';
 import type { Logger } from '../../log/logger.js';
 import type { CounterFamily } from '../../metrics/plain-metrics.js';
@@ -6,7 +7,7 @@ import type { AccessPolicy } from './access-policy.js';
 import type { AnswerDeliveries } from './answer-delivery.js';
 import type { HttpReply } from './reply.js';
 import type { AnyRoute, HttpMethod } from './route.js';
-import type { SerialByKey } from './serial-by-key.js';
+import type { SerialByKey } from './exchange.js';
 
 /**
  * What the parts of the router share: its settings, the state every request of every route counts in,
@@ -24,16 +25,16 @@ export interface RouterSettings {
   readonly requests: CounterFamily;
   /** The answers written on as their clients read (answer-delivery.ts): one per connection at most. */
   readonly deliveries: AnswerDeliveries;
-  /**
-   * Asked before a route runs: a reply here is written at once and the connection closed, and the route
-   * never runs (used while the service stops, so keep-alive connections start no new work).
-   */
-  readonly refusal: () => HttpReply | undefined;
 }
 
 /** The router's state, shared by every request. */
 export interface RouterState {
   readonly settings: RouterSettings;
+  /**
+   * Once set, every request gets this reply at once and its connection is closed, and no route runs (set
+   * as the service stops, so keep-alive connections start no new work).
+   */
+  readonly refusal: HttpReply | undefined;
   /** Requests started and not yet answered or abandoned. */
   inFlight: number;
   /** The requests in flight, for the graceful stop to cut. */
@@ -41,6 +42,8 @@ export interface RouterState {
   readonly debug: boolean;
   /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
   readonly rosFailures: FailureLog;
+  /** The services with a run of failures open in `rosFailures`: only their next answer ends one. */
+  readonly failingServices: Set<RosServiceKey>;
   /** Turns of the requests whose calls run one at a time per key (conditional changes to one tour). */
   readonly serial: SerialByKey;
 }

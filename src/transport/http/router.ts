@@ -1,21 +1,23 @@
-import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { RosServiceKey } from '../../ros/port/ros-port.js';
 import { createFailureLog, type FailureLog } from '../../log/failure-log.js';
 import { corsHeaders, preflightHeaders, type AccessPolicy } from './access-policy.js';
 import type { Exchange } from './exchange.js';
-import { framingRefusal, InstalledRoute, requestIdOf } from './installed-route.js';
-import { answerAtOnce, problemReply, refuseMisframed, type HttpReply } from './reply.js';
+import { answerAtOnce, refuseMisframed } from './exchange.js';
+import { InstalledRoute, requestIdOf } from './installed-route.js';
+import { problemReply, type HttpReply } from './reply.js';
 import { pathTemplate, patternParams, type AnyRoute, type HttpMethod } from './route.js';
-import { methodAsSent } from '../uws-build.js';
+import { framingRefusal, methodAsSent } from '../uws-build.js';
 import type { RouterSettings, RouterState } from './router-state.js';
-import { SERIAL_WAITING_MAX, SerialByKey } from './serial-by-key.js';
+import { SERIAL_WAITING_MAX, SerialByKey } from './exchange.js';
 
 /**
  * Installs the route table on a uWebSockets.js app. Each route gets its own handler for its method, so
  * uWebSockets.js dispatches; per pattern, every other method answers 405 with `Allow`, OPTIONS answers a
  * CORS preflight, and everything else is 404. A request is read by its InstalledRoute (installed-route.ts:
  * framing, the parts the route declared) and lives as one Exchange (exchange.ts: the access guard, the
- * body, the handler's result — a reply, a ROS call through the one call wrapper, or a promise — then
- * exactly one answer, or the client leaving, which cancels the call).
+ * handler — it reads its request, awaits its ROS calls through the exchange (the one call wrapper) and
+ * returns its reply — then exactly one answer, or the client leaving, which cancels the call).
  */
 
 export type { RouterSettings } from './router-state.js';
@@ -28,6 +30,8 @@ export interface InstalledRoutes {
    * (the graceful stop's end: a client learns its request was cut rather than getting an empty reply).
    */
   cutInFlight(reply: HttpReply): void;
+  /** From now on every request is answered `reply` at once and its connection closed; no route runs. */
+  refuseFromNow(reply: HttpReply): void;
 }
 
 /** Most characters of a request path a 404 repeats: a 100 KB path gets no 100 KB body. */
@@ -54,11 +58,14 @@ const methodLabel = (method: string): string => (COUNTED_METHODS.has(method) ? m
 
 class Router implements InstalledRoutes, RouterState {
   inFlight = 0;
+  refusal: HttpReply | undefined = undefined;
   /** The exchanges in flight, for the graceful stop to cut. */
   readonly live = new Set<Exchange>();
   readonly debug: boolean;
   /** Unavailable ROS services behind HTTP answers (503), logged per service as runs, not one line each. */
   readonly rosFailures: FailureLog;
+  /** The services with a run of failures open in `rosFailures`: only their next answer ends one. */
+  readonly failingServices = new Set<RosServiceKey>();
   /** Turns of the requests whose calls run one at a time per key (conditional changes to one tour). */
   readonly serial: SerialByKey;
   constructor(readonly settings: RouterSettings) {
@@ -72,6 +79,10 @@ class Router implements InstalledRoutes, RouterState {
 
   cutInFlight(reply: HttpReply): void {
     for (const exchange of [...this.live]) exchange.cut(reply);
+  }
+
+  refuseFromNow(reply: HttpReply): void {
+    this.refusal = reply;
   }
 }
 
@@ -124,10 +135,7 @@ export const installRoutes = (
   }
 
   const install = (route: AnyRoute) => {
-    const installed = new InstalledRoute(route, router);
-    const handler = (res: HttpResponse, req: HttpRequest) => {
-      installed.handle(res, req);
-    };
+    const handler = new InstalledRoute(route, router).handle;
     switch (route.method) {
       case 'GET':
         app.get(route.pattern, handler);
@@ -159,7 +167,7 @@ export const installRoutes = (
     app.any(pattern, (res, req) => {
       const method = methodAsSent(req);
       const reply =
-        settings.refusal() ??
+        router.refusal ??
         problemReply(
           'method-not-allowed',
           `${echoed(method)} is not allowed on ${pattern}; allowed: ${allow} (method names are case-sensitive)`,

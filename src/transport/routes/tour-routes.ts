@@ -12,24 +12,19 @@ import {
   type Tour,
 } from '../../protocol/tour-schema.js';
 import { ifMatchHolds, parseIfMatch, tourEntityTag } from '../../protocol/tour-version.js';
-import { type TourMsg, type TourOutcomeFields, type TourStepMsg } from '../../ros/port/ros-messages.js';
-import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
-import { SERIAL_WAITING_MAX } from '../http/serial-by-key.js';
-import { outcomeProblem } from './tour-outcome-problem.js';
 import {
-  rosCall,
-  type AnyRoute,
-  type ResponseDoc,
-  type RosCallResult,
-  type Route,
-  type RouteDocs,
-  type RouteParams,
-  type RouteResult,
-} from '../http/route.js';
+  TourOutcome,
+  type TourMsg,
+  type TourOutcomeFields,
+  type TourStepMsg,
+} from '../../ros/port/ros-messages.js';
+import { JSON_CONTENT_TYPE, jsonReply, problemReply, type HttpReply } from '../http/reply.js';
+import { SERIAL_WAITING_MAX } from '../http/exchange.js';
+import type { AnyRoute, ResponseDoc, Route, RouteDocs, RouteParams, RouteRos } from '../http/route.js';
 
 /**
- * `/tour`: each request is one call to its tour service, whose outcome code decides the status. The
- * handlers are pure: they check the request and say which call to make; the router makes it.
+ * `/tour`: each handler checks its request, calls its tour service through `ros` (the router's one call
+ * wrapper: time-out, cancellation, the 502/503/504 of a failed call) and answers by the outcome code.
  */
 
 // Written once: every successful change answers these same bytes.
@@ -43,6 +38,34 @@ const TOUR_NAME_PATH = {
 } as const satisfies RouteParams<{ tour_name: string }>;
 
 type TourNamePath = v.InferOutput<typeof TOUR_NAME_PATH.schema>;
+
+/** The tour services' outcome codes as HTTP problems; undefined for OK with success true. */
+export const outcomeProblem = (response: TourOutcomeFields): HttpReply | undefined => {
+  if (response.outcome === TourOutcome.OK && response.success) return undefined;
+  const detail = response.message || 'no message from the tour service';
+  switch (response.outcome) {
+    case TourOutcome.OK:
+      return problemReply(
+        'ros-call-failed',
+        `the tour service reported outcome ok with success false: ${detail}`,
+      );
+    case TourOutcome.NOT_FOUND:
+      return problemReply('tour-not-found', detail);
+    case TourOutcome.ALREADY_EXISTS:
+      return problemReply('tour-exists', detail);
+    case TourOutcome.INVALID:
+      return problemReply('validation-failed', detail);
+    case TourOutcome.ERROR:
+      return problemReply('ros-call-failed', detail);
+    case TourOutcome.FULL:
+      return problemReply('tour-store-full', detail);
+    default:
+      return problemReply(
+        'ros-call-failed',
+        `the tour service answered an unknown outcome ${response.outcome}: ${detail}`,
+      );
+  }
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // A tour as HTTP shows it (the body of `GET /tour/{name}` and its entity tag). Writing the JSON and hashing
@@ -111,58 +134,41 @@ export const createTourRepresentations = (): TourRepresentations => {
   };
 };
 
-const listReply = (response: TourOutcomeFields & { readonly tour_names: string[] }): HttpReply =>
-  outcomeProblem(response) ?? jsonReply(200, response.tour_names);
-const tourReply =
-  (representationOf: TourRepresentations) =>
-  (response: TourOutcomeFields & { readonly tour: TourMsg }): HttpReply => {
-    const problem = outcomeProblem(response);
-    if (problem !== undefined) return problem;
-    const { json, etag } = representationOf(response.tour);
-    return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
-  };
-const createdReply = (response: TourOutcomeFields): HttpReply => outcomeProblem(response) ?? CREATED;
-const doneReply = (response: TourOutcomeFields): HttpReply => outcomeProblem(response) ?? DONE;
+/** A tour as `GET /tour/{name}` answers it: its JSON, and that JSON's entity tag as its ETag. */
+const tourReply = (representationOf: TourRepresentations, tour: TourMsg): HttpReply => {
+  const { json, etag } = representationOf(tour);
+  return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE, etag }, body: json };
+};
 
 /**
- * A change to an existing tour under its request's If-Match (RFC 9110 §13.1.1). Absent or `*`: the change
- * unchecked (a missing tour is 404 either way, §13.2.1). Entity tags: the tour is read and changed only when
- * one matches its tag, else 412 with the current tag. Changes to one name run one at a time in this bridge
- * (the serial key); a writer that bypasses the bridge can still slip in (docs/operations.md).
+ * The If-Match check of a change to an existing tour (RFC 9110 §13.1.1): undefined when the change may go
+ * ahead, else the answer. Absent or `*`: no check (a missing tour is 404 either way, §13.2.1). Entity
+ * tags: the request takes the tour's turn (held until its answer, so changes to one name run one at a
+ * time in this bridge), reads the tour and goes ahead only when a tag matches, else 412 with the current
+ * tag. A writer that bypasses the bridge can still slip in (docs/operations.md).
  */
-const conditionalChange = (
+const requireCurrentVersion = async (
   representationOf: TourRepresentations,
+  ros: RouteRos,
   name: string,
-  ifMatch: string,
-  change: () => RosCallResult<'tour_update'> | RosCallResult<'tour_delete'>,
-): RouteResult => {
-  const condition = parseIfMatch(ifMatch);
-  switch (condition.kind) {
-    case 'absent':
-    case 'any':
-      return change();
-    case 'invalid':
-      return problemReply('bad-request', condition.reason);
-    case 'tags':
-      return rosCall(
-        'tour_get',
-        { tour_name: name },
-        (response) => {
-          const problem = outcomeProblem(response);
-          if (problem !== undefined) return problem;
-          const current = representationOf(response.tour).etag;
-          if (ifMatchHolds(condition, current)) return change();
-          return problemReply(
-            'tour-changed',
-            `the tour ${JSON.stringify(name)} was changed since it was read (its ETag is now ${current}): ` +
-              'read it again and redo the change, or send the change with If-Match: ' +
-              `${current} to overwrite it`,
-            { headers: { etag: current } },
-          );
-        },
-        { serialKey: name },
-      );
-  }
+  ifMatch: string | undefined,
+): Promise<HttpReply | undefined> => {
+  const condition = parseIfMatch(ifMatch ?? '');
+  if (condition.kind === 'absent' || condition.kind === 'any') return undefined;
+  if (condition.kind === 'invalid') return problemReply('bad-request', condition.reason);
+  const busy = await ros.takeTurn(name);
+  if (busy !== undefined) return busy;
+  const read = await ros.call('tour_get', { tour_name: name });
+  const problem = outcomeProblem(read);
+  if (problem !== undefined) return problem;
+  const current = representationOf(read.tour).etag;
+  if (ifMatchHolds(condition, current)) return undefined;
+  return problemReply(
+    'tour-changed',
+    `the tour ${JSON.stringify(name)} was changed since it was read (its ETag is now ${current}): ` +
+      `read it again and redo the change, or send the change with If-Match: ${current} to overwrite it`,
+    { headers: { etag: current } },
+  );
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -237,32 +243,35 @@ const listTours: Route = {
   docs: docs('tour_list', 'List tour names', {
     200: { description: 'Tour names, as the tour service holds them', schema: 'TourNames' },
   }),
-  handle: () => rosCall('tour_list', {}, listReply),
+  handle: async ({ ros }) => {
+    const response = await ros.call('tour_list', {});
+    return outcomeProblem(response) ?? jsonReply(200, response.tour_names);
+  },
 };
 
-const getTour = (representationOf: TourRepresentations): Route<undefined, TourNamePath> => {
-  const reply = tourReply(representationOf);
-  return {
-    method: 'GET',
-    pattern: '/tour/:tour_name',
-    params: TOUR_NAME_PATH,
-    docs: docs(
-      'tour_get',
-      'Get a tour',
-      {
-        200: {
-          description: 'The tour, as the tour service holds it',
-          schema: 'StoredTour',
-          headers: ETAG_HEADER,
-        },
-        ...PATH_NAME_FAILURE,
-        404: 'No tour with this name',
+const getTour = (representationOf: TourRepresentations): Route<undefined, TourNamePath> => ({
+  method: 'GET',
+  pattern: '/tour/:tour_name',
+  params: TOUR_NAME_PATH,
+  docs: docs(
+    'tour_get',
+    'Get a tour',
+    {
+      200: {
+        description: 'The tour, as the tour service holds it',
+        schema: 'StoredTour',
+        headers: ETAG_HEADER,
       },
-      { params: TOUR_NAME_PARAM },
-    ),
-    handle: ({ params }) => rosCall('tour_get', { tour_name: params.tour_name }, reply),
-  };
-};
+      ...PATH_NAME_FAILURE,
+      404: 'No tour with this name',
+    },
+    { params: TOUR_NAME_PARAM },
+  ),
+  handle: async ({ params, ros }) => {
+    const response = await ros.call('tour_get', { tour_name: params.tour_name });
+    return outcomeProblem(response) ?? tourReply(representationOf, response.tour);
+  },
+});
 
 const createTour: Route<Tour> = {
   method: 'POST',
@@ -279,7 +288,10 @@ const createTour: Route<Tour> = {
     },
     { bodyName: 'NewTour' },
   ),
-  handle: ({ body }) => rosCall('tour_create', { tour: tourToMsg(body) }, createdReply),
+  handle: async ({ body, ros }) => {
+    const response = await ros.call('tour_create', { tour: tourToMsg(body) });
+    return outcomeProblem(response) ?? CREATED;
+  },
 };
 
 const updateTour = (representationOf: TourRepresentations): Route<Tour> => ({
@@ -294,10 +306,12 @@ const updateTour = (representationOf: TourRepresentations): Route<Tour> => ({
     { 200: success('Updated'), 404: 'No tour with this name', ...IF_MATCH_FAILURES },
     { bodyName: 'Tour', ...IF_MATCH_DOCS },
   ),
-  handle: ({ body, headers }) =>
-    conditionalChange(representationOf, body.tour_name, headers['if-match'] ?? '', () =>
-      rosCall('tour_update', { tour: tourToMsg(body) }, doneReply),
-    ),
+  handle: async ({ body, headers, ros }) => {
+    const refused = await requireCurrentVersion(representationOf, ros, body.tour_name, headers['if-match']);
+    if (refused !== undefined) return refused;
+    const response = await ros.call('tour_update', { tour: tourToMsg(body) });
+    return outcomeProblem(response) ?? DONE;
+  },
 });
 
 const updateTourByPath = (
@@ -319,7 +333,7 @@ const updateTourByPath = (
     description:
       'Backed by the ROS service /tour_update. The path names the tour; the body may omit tour_name, and a body naming another tour gets 422.',
   },
-  handle: ({ params, body, headers }) => {
+  handle: async ({ params, body, headers, ros }) => {
     const name = params.tour_name;
     // The path names the tour; a body may omit tour_name but must not name another tour.
     if (body.tour_name !== undefined && body.tour_name !== name) {
@@ -331,9 +345,10 @@ const updateTourByPath = (
         },
       );
     }
-    return conditionalChange(representationOf, name, headers['if-match'] ?? '', () =>
-      rosCall('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) }, doneReply),
-    );
+    const refused = await requireCurrentVersion(representationOf, ros, name, headers['if-match']);
+    if (refused !== undefined) return refused;
+    const response = await ros.call('tour_update', { tour: tourToMsg({ ...body, tour_name: name }) });
+    return outcomeProblem(response) ?? DONE;
   },
 });
 
@@ -348,11 +363,12 @@ const deleteTour = (representationOf: TourRepresentations): Route<undefined, Tou
     { 200: success('Deleted'), 404: 'No tour with this name', ...IF_MATCH_FAILURES },
     { params: TOUR_NAME_PARAM, ...IF_MATCH_DOCS },
   ),
-  handle: ({ params, headers }) => {
+  handle: async ({ params, headers, ros }) => {
     const name = params.tour_name;
-    return conditionalChange(representationOf, name, headers['if-match'] ?? '', () =>
-      rosCall('tour_delete', { tour_name: name }, doneReply),
-    );
+    const refused = await requireCurrentVersion(representationOf, ros, name, headers['if-match']);
+    if (refused !== undefined) return refused;
+    const response = await ros.call('tour_delete', { tour_name: name });
+    return outcomeProblem(response) ?? DONE;
   },
 });
 
