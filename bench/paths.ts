@@ -102,7 +102,14 @@ const turnEnded = (frame: Kiosk['frames'][number]) =>
 /** One path: what it needs set up, and one event of it, resolved once its answer has arrived. */
 interface PathRun {
   readonly name: string;
-  setUp(service: ServerProcess): Promise<{ readonly event: () => Promise<void>; readonly close: () => void }>;
+  setUp(service: ServerProcess): Promise<PathEvent>;
+}
+
+interface PathEvent {
+  /** What a client does before the event, outside the measured window (a GET for the tour's ETag). */
+  readonly prepare?: () => Promise<void>;
+  readonly event: () => Promise<void>;
+  readonly close: () => void;
 }
 
 /** 100 ms of 16 kHz 16-bit PCM: one part as the reference kiosk sends it. */
@@ -172,9 +179,16 @@ const PATHS: readonly PathRun[] = [
         body: tourBody('start'),
       });
       await created.arrayBuffer();
-      let etag = created.headers.get('etag') ?? '';
+      let etag = '';
       let version = 0;
       return {
+        // The current ETag, as an operator's page holds it from its last GET.
+        prepare: async () => {
+          const current = await fetch(url);
+          await current.arrayBuffer();
+          etag = current.headers.get('etag') ?? '';
+          if (etag === '') throw new Error('GET /tour/paths: no ETag');
+        },
         event: async () => {
           version += 1;
           const response = await fetch(url, {
@@ -184,7 +198,6 @@ const PATHS: readonly PathRun[] = [
           });
           await response.arrayBuffer();
           if (response.status !== 200) throw new Error(`PUT /tour/paths: ${response.status}`);
-          etag = response.headers.get('etag') ?? '';
         },
         close: () => undefined,
       };
@@ -217,8 +230,15 @@ const PATHS: readonly PathRun[] = [
 ];
 
 /** Files one event ran, after a warm-up; `cdp`'s counts are reset first. */
-const filesOfOneEvent = async (cdp: CdpSession, event: () => Promise<void>): Promise<Set<string>> => {
-  for (let i = 0; i < WARM_UPS; i += 1) await event();
+const filesOfOneEvent = async (
+  cdp: CdpSession,
+  { prepare, event }: Pick<PathEvent, 'prepare' | 'event'>,
+): Promise<Set<string>> => {
+  for (let i = 0; i < WARM_UPS; i += 1) {
+    await prepare?.();
+    await event();
+  }
+  await prepare?.();
   await sleep(SETTLE_MS);
   await takeFilesRun(cdp);
   await event();
@@ -246,11 +266,11 @@ const measure = async (): Promise<string> => {
     await cdp.call('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
     for (const path of PATHS) {
       const run = await path.setUp(service);
-      let files = await filesOfOneEvent(cdp, run.event);
+      let files = await filesOfOneEvent(cdp, run);
       run.close();
       if (path.name.startsWith('/play_audio')) {
         // What the trigger runs with no kiosk to send to: the HTTP request and the simulated publish.
-        const trigger = await filesOfOneEvent(cdp, () => postPlayAudio(service));
+        const trigger = await filesOfOneEvent(cdp, { event: () => postPlayAudio(service) });
         files = new Set([...files].filter((file) => !trigger.has(file)));
       }
       await sleep(SETTLE_MS);
