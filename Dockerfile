@@ -94,6 +94,7 @@ COPY --from=build /opt/tour_bridge_ws/install /opt/tour_bridge_ws/install
 COPY --from=build /app /app
 # --chmod: the script stays executable whatever mode the checkout gave it.
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/tour-bridge-entrypoint
+COPY --chmod=0755 docker/node-runtime.sh /app/docker/node-runtime.sh
 COPY --chmod=0755 docker/healthcheck.sh /usr/local/bin/tour-bridge-healthcheck
 
 # A fixed uid, so a bind-mounted store directory can be given to it (chown 10001).
@@ -112,11 +113,9 @@ ENV RMW_IMPLEMENTATION=rmw_zenoh_cpp \
     ZENOH_CONFIG_OVERRIDE='mode="client";connect/endpoints=["tcp/host.docker.internal:7447"]' \
     TOUR_STORE_FILE=/var/lib/tour-bridge/tours.json \
     TOUR_BRIDGE_STATE_DIR=/var/lib/tour-bridge
-# glibc's allocator keeps freed blocks of 128 KiB and more for reuse once a large one was freed (it raises
-# its mmap threshold on every such free), so a /play_audio burst's buffers stayed resident. A fixed
-# threshold returns them to the system when freed: on a real graph the bridge's peak RSS over the
-# fan-out rounds went 103 → 91 MiB (docs/performance.md, "Memory on a real graph").
-ENV MALLOC_MMAP_THRESHOLD_=131072
+# The bridge's Node.js flags and environment (the exposed GC, glibc's allocator) are named in one place,
+# docker/node-runtime.sh, which the entrypoint runs the bridge through, as `npm start` and the footprint
+# check of `npm run test:ros` do: none of them is set here (test/repo/node-runtime.test.ts).
 
 WORKDIR /app
 USER tourbridge

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Entry point of the tour-bridge image. Sources ROS 2 and the tour_guide_interfaces workspace, then
 #   - without arguments, or with arguments starting with "-": runs the bridge,
-#       node --expose-gc dist/src/server.js --host 0.0.0.0 --port 7000 --log_level info [arguments...]
-#     (--expose-gc: the bridge runs one full GC once /play_audio goes quiet after a burst, so its RSS
-#     returns near idle, docs/operations.md "Memory after a burst"; later flags win, so
-#     `docker run tour-bridge --log_level debug` works; the three defaults can also be set with
+#       sh docker/node-runtime.sh dist/src/server.js --host 0.0.0.0 --port 7000 --log_level info [arguments...]
+#     (docker/node-runtime.sh: the image's Node.js flags and environment, named there only; later flags
+#     win, so `docker run tour-bridge --log_level debug` works; the three defaults can also be set with
 #     TOUR_BRIDGE_HOST, TOUR_BRIDGE_PORT and TOUR_BRIDGE_LOG_LEVEL);
 #   - otherwise: runs the given command in that environment, e.g.
 #       ros2 run rmw_zenoh_cpp rmw_zenohd
@@ -26,7 +25,8 @@ done
 set -u
 
 if [ "$#" -eq 0 ] || [ "${1#-}" != "$1" ]; then
-  exec node --expose-gc "${TOUR_BRIDGE_APP_DIR:-/app}/dist/src/server.js" \
+  app="${TOUR_BRIDGE_APP_DIR:-/app}"
+  exec sh "$app/docker/node-runtime.sh" "$app/dist/src/server.js" \
     --host "${TOUR_BRIDGE_HOST:-0.0.0.0}" \
     --port "${TOUR_BRIDGE_PORT:-7000}" \
     --log_level "${TOUR_BRIDGE_LOG_LEVEL:-info}" \

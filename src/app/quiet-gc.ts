@@ -2,12 +2,12 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 
 /**
- * One full garbage collection once `/play_audio` has been quiet for a while after traffic. A burst leaves
- * megabytes of audio buffers that are garbage, and a young generation grown to carry it; an idle bridge
+ * One memory-reducing garbage collection once `/play_audio` has been quiet for a while after traffic. A
+ * burst leaves megabytes of audio buffers that are garbage, and a young generation grown to carry it; an idle bridge
  * allocates almost nothing, so V8 would run no collection to return them and the RSS would stay up
  * (docs/operations.md, "Memory after a burst"). Only when the process can collect: `globalThis.gc` exists
- * when Node.js runs with `--expose-gc`, as the image's entrypoint and `npm start` run it; otherwise this
- * does nothing.
+ * when Node.js runs with `--expose-gc`, as docker/node-runtime.sh runs it (the image, `npm start`);
+ * otherwise this does nothing.
  *
  * No work while idle: no periodic timer, one unref'd timeout armed by traffic, refreshed by each message
  * after it, and gone once it has fired.
@@ -16,8 +16,9 @@ import type { Logger } from '../log/logger.js';
 /**
  * After a burst, how long /play_audio stays quiet before the collection. The chunks of one spoken reply
  * follow each other well within a second, so 10 s of silence means the reply is over, and a collection
- * that still lands before the next one costs a few milliseconds of the loop (its time is logged). Well
- * within the minute after which the RSS is to be back near idle.
+ * that still lands before the next one holds the loop once, for tens of milliseconds (125–150 on Node.js
+ * 24 on the simulated robot; its time is logged). Well within the minute after which the RSS is to be back
+ * near idle.
  */
 export const QUIET_GC_AFTER_MS = 10_000;
 
@@ -28,7 +29,10 @@ export interface QuietTimer {
 }
 
 export interface QuietGcOptions {
-  /** The collection; `globalThis.gc` by default, undefined without `--expose-gc` (then nothing runs). */
+  /**
+   * The collection; by default `globalThis.gc` with MEMORY_REDUCING_GC, undefined without `--expose-gc`
+   * (then nothing runs).
+   */
   readonly gc?: (() => void) | undefined;
   readonly log: Pick<Logger, 'debug'>;
   readonly quietMs?: number;
@@ -46,9 +50,20 @@ export interface QuietGc {
   readonly close: () => void;
 }
 
+/**
+ * The options V8's `gc()` takes for its most thorough collection, the one it runs before giving up on
+ * memory: full GCs until nothing more is freed, the young generation shrunk, and the pages V8 pools for
+ * reuse returned to the system. On Node.js 24 a plain `gc()` left those pages resident, about 8 MiB of the
+ * RSS after a burst on the simulated robot (docs/performance.md, "Memory on a real graph").
+ */
+export const MEMORY_REDUCING_GC = { type: 'major', execution: 'sync', flavor: 'last-resort' } as const;
+
 const exposedGc = (): (() => void) | undefined => {
   const gc: unknown = (globalThis as { gc?: unknown }).gc;
-  return typeof gc === 'function' ? (gc as () => void) : undefined;
+  if (typeof gc !== 'function') return undefined;
+  return () => {
+    (gc as (options: typeof MEMORY_REDUCING_GC) => void)(MEMORY_REDUCING_GC);
+  };
 };
 
 export const createQuietGc = ({

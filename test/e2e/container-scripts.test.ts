@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,12 @@ describe('docker/entrypoint.sh', () => {
     await writeFile(join(scratch, 'ros.bash'), 'export SOURCED="${SOURCED:-}ros;"\n');
     await writeFile(join(scratch, 'ws.bash'), 'export SOURCED="${SOURCED}workspace;"\n');
     await mkdir(join(scratch, 'app', 'dist', 'src'), { recursive: true });
+    // The launcher the entrypoint runs the bridge through (its Node.js flags and environment).
+    await mkdir(join(scratch, 'app', 'docker'));
+    await copyFile(
+      new URL('../../docker/node-runtime.sh', import.meta.url),
+      join(scratch, 'app', 'docker', 'node-runtime.sh'),
+    );
     // Stands in for the bridge: prints its arguments and what the setup scripts exported.
     await writeFile(
       join(scratch, 'app', 'dist', 'src', 'server.js'),

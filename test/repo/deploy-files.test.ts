@@ -17,7 +17,6 @@ import {
   type RuntimeFacts,
   type UwsLine,
 } from '../../src/transport/uws-build.js';
-import { imageAllocatorEnv } from '../ros/shipped-bridge.js';
 import { clientOverride, routerOverride } from '../ros/zenoh-router.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import {
@@ -272,17 +271,6 @@ describe('Dockerfile', () => {
     assert.deepEqual(ros.exclude, ['types/rclnodejs-interfaces.d.ts']);
   });
 
-  it('runtime: the allocator setting the real-graph memory figures were measured with, as test:ros reads it', () => {
-    // docs/performance.md, "Memory on a real graph": a fixed mmap threshold, peak RSS 103 → 91 MiB.
-    assert.equal(finalEnv.get('MALLOC_MMAP_THRESHOLD_'), '131072');
-    // The real-graph memory check starts its bridge with exactly the image's MALLOC_* settings.
-    assert.deepEqual(imageAllocatorEnv(fileURLToPath(new URL('../..', import.meta.url))), {
-      MALLOC_MMAP_THRESHOLD_: '131072',
-    });
-    // Inside the image there is no Dockerfile: its ENV is the environment the bridge inherits.
-    assert.deepEqual(imageAllocatorEnv(fileURLToPath(new URL('../../docs', import.meta.url))), {});
-  });
-
   it('runtime: rmw_zenoh installed, the spec environment exactly, a non-root user, port 7000', () => {
     assert.ok(
       inStage(finalStage, 'RUN').some((run) =>
@@ -330,16 +318,6 @@ describe('Dockerfile', () => {
       'executable whatever mode the checkout gave it',
     );
     assert.equal(inStage(finalStage, 'CMD').length, 0, 'the entrypoint supplies the default command');
-  });
-
-  it('runs the bridge with --expose-gc, in the image and with npm start, for the collection after a burst', () => {
-    // src/app/quiet-gc.ts collects only when Node.js exposes gc(); without the flag it silently does nothing.
-    assert.match(
-      read('docker/entrypoint.sh'),
-      /^\s*exec node --expose-gc "\$\{TOUR_BRIDGE_APP_DIR:-\/app\}\/dist\/src\/server\.js"/m,
-    );
-    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-    assert.equal(scripts['start'], 'node --expose-gc dist/src/server.js');
   });
 
   it('copies only files that exist and that .dockerignore lets into the build context', () => {

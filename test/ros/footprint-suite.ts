@@ -8,15 +8,17 @@ import { metric } from '../support/metric.js';
 import { openRawConnection } from '../support/raw-http.js';
 import { GRAPH_LIMITS, pollUntil, readyDetail, type RosGraph } from './graph.js';
 import { latencyTour, summarise } from './latency.js';
-import { busiestThreads, cpuSecondsBetween, rssOf, threadCpuNs } from '../support/proc-usage.js';
+import { busiestThreads, cpuSecondsBetween, threadCpuNs } from '../support/proc-usage.js';
+import { memoryFields, memoryOf } from './process-memory.js';
+import { describeNodeRuntime } from './shipped-bridge.js';
 
 /**
- * What the bridge costs the robot's computer, on the real graph, as the image runs it (compiled, the
- * image's allocator settings): CPU while idle with no kiosk and with five idle kiosks, RSS idle, at the
- * peak of /play_audio fan-out rounds and a minute after them, and `GET /tour/{name}` beside a plain
- * rclnodejs client calling the same /tour_get. Printed as one `footprint:` line per run (docs/performance.md,
- * "Footprint on the robot"); asserted only where a figure says something is broken, the targets are read
- * from the line.
+ * What the bridge costs the robot's computer, on the real graph, as the image runs it (compiled, through
+ * the image's launcher, docker/node-runtime.sh): CPU while idle with no kiosk and with five idle kiosks;
+ * RSS and its anonymous and file-backed parts idle, at the peak of /play_audio fan-out rounds and a minute
+ * after them; and `GET /tour/{name}` beside a plain rclnodejs client calling the same /tour_get. Printed as
+ * one `footprint:` line per run with the Node.js release (docs/performance.md, "Footprint on the robot");
+ * asserted only where a figure says something is broken, the targets are read from the line.
  */
 
 const FOOTPRINT = {
@@ -36,7 +38,6 @@ const FOOTPRINT = {
   callTimeoutMs: 10_000,
 } as const;
 
-const MiB = 2 ** 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The sum and count of the bridge's `tour_bridge_ros_call_seconds` for one service (0 before its first call). */
@@ -55,6 +56,13 @@ const cpuOver = async (pid: number, windowMs: number): Promise<{ seconds: number
   await sleep(windowMs);
   const after = threadCpuNs(pid);
   return { seconds: cpuSecondsBetween(before, after), busiest: busiestThreads(pid, before, after) };
+};
+
+/** The Node.js release the bridge runs on, as its /metrics says (prom-client's nodejs_version_info). */
+const bridgeNodeVersion = async (baseUrl: string): Promise<string> => {
+  const response = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  return /^\w*nodejs_version_info\{version="(v[\d.]+)"/m.exec(text)?.[1] ?? 'unknown';
 };
 
 const openKiosk = async (wsUrl: string, onBinary: () => void): Promise<WebSocket> => {
@@ -85,7 +93,7 @@ export const footprintSuite = (graph: () => RosGraph): void => {
           return (await readyDetail(bridge.baseUrl)).status === 200;
         });
         await sleep(FOOTPRINT.settleMs);
-        const rssIdle = rssOf(pid);
+        const idle = memoryOf(pid);
         // Reported in the detail line: V8 still compiles and collects start-up's garbage (its memory reducer)
         // for a while, on its worker threads; the idle figure is the steady one, at the end of the run.
         const startupIdleCpu = await cpuOver(pid, FOOTPRINT.windowMs);
@@ -156,9 +164,11 @@ export const footprintSuite = (graph: () => RosGraph): void => {
         await pollUntil('every marker delivered', 10_000, () =>
           Promise.resolve(received % FOOTPRINT.burstKiosks === 0),
         );
-        let rssPeak = rssOf(pid);
+        // The parts at the sample of highest RSS.
+        let peak = memoryOf(pid);
         const sampler = setInterval(() => {
-          rssPeak = Math.max(rssPeak, rssOf(pid));
+          const now = memoryOf(pid);
+          if (now.rss > peak.rss) peak = now;
         }, 25);
         try {
           const audio = new Uint8Array(FOOTPRINT.messageBytes).fill(7);
@@ -179,17 +189,17 @@ export const footprintSuite = (graph: () => RosGraph): void => {
         // The last 10 s of the minute after the burst: no kiosk, nothing published, long after start-up.
         await sleep(FOOTPRINT.afterBurstMs - FOOTPRINT.windowMs);
         const idleCpu = await cpuOver(pid, FOOTPRINT.windowMs);
-        const rssAfterBurst = rssOf(pid);
+        const afterBurst = memoryOf(pid);
+        const nodeVersion = await bridgeNodeVersion(bridge.baseUrl);
 
-        const mib = (bytes: number) => (bytes / MiB).toFixed(1);
         const seconds = (value: number) => value.toFixed(3);
         const bridgeCalls = summarise(viaBridge);
         const rawCalls = summarise(viaRclnodejs);
         context.diagnostic(
-          `footprint: RMW_IMPLEMENTATION=${process.env['RMW_IMPLEMENTATION'] ?? 'default'} ` +
+          `footprint: node=${nodeVersion} RMW_IMPLEMENTATION=${process.env['RMW_IMPLEMENTATION'] ?? 'default'} ` +
             `idle_cpu_s_per_10s=${seconds((idleCpu.seconds * 10_000) / FOOTPRINT.windowMs)} ` +
             `idle_cpu_5_kiosks_s_per_10s=${seconds((idleKiosksCpu.seconds * 10_000) / FOOTPRINT.windowMs)} ` +
-            `rss_idle_mib=${mib(rssIdle)} rss_peak_mib=${mib(rssPeak)} rss_after_burst_mib=${mib(rssAfterBurst)} ` +
+            `${memoryFields('idle', idle)} ${memoryFields('peak', peak)} ${memoryFields('after_burst', afterBurst)} ` +
             `tour_get_p50_ms=${bridgeCalls.p50.toFixed(2)} raw_rclnodejs_p50_ms=${rawCalls.p50.toFixed(2)}`,
         );
         context.diagnostic(
@@ -200,11 +210,7 @@ export const footprintSuite = (graph: () => RosGraph): void => {
             `threads=${String(threadCpuNs(pid).size)} busiest_idle_ms=${idleCpu.busiest} ` +
             `startup_idle_cpu_s_per_10s=${seconds((startupIdleCpu.seconds * 10_000) / FOOTPRINT.windowMs)} ` +
             `busiest_startup_idle_ms=${startupIdleCpu.busiest} ` +
-            `busiest_5_kiosks_ms=${idleKiosksCpu.busiest} allocator=${
-              Object.entries(bridge.allocatorEnv)
-                .map(([name, value]) => `${name}=${value}`)
-                .join(',') || 'default'
-            }`,
+            `busiest_5_kiosks_ms=${idleKiosksCpu.busiest} ${describeNodeRuntime(bridge.runtime)}`,
         );
       } finally {
         for (const kiosk of kiosks) kiosk.close();

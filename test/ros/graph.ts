@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { KioskClient } from '../support/ws-client.js';
 import { startProbeNode, type ProbeNode } from './probe-node.js';
 import { startChild, type Child } from './processes.js';
-import { imageAllocatorEnv, imageNodeFlags, SHIPPED_SERVER } from './shipped-bridge.js';
+import { nodeRuntimeOf, SHIPPED_SERVER, shippedBridgeLaunch, type NodeRuntime } from './shipped-bridge.js';
 
 /**
  * The ROS 2 graph of a contract run, every part a real ROS node in its own process except the probe
@@ -50,14 +50,14 @@ export const SILENT_TIMEOUTS = { rosMs: 1_000, chatMs: 1_500 } as const;
 
 export interface BridgeLaunch {
   readonly nodeFlags?: readonly string[];
-  /** The compiled service with the image's allocator settings and Node.js flags, instead of src/ through tsx. */
+  /** The compiled service through the image's launcher (its Node.js flags and environment), instead of src/ through tsx. */
   readonly shipped?: boolean;
 }
 
 export interface Bridge {
   readonly child: Child;
-  /** The `MALLOC_*` variables the bridge's process was started with. */
-  readonly allocatorEnv: Readonly<Record<string, string>>;
+  /** The Node.js flags and runtime variables the bridge's process runs with, read from its /proc. */
+  readonly runtime: NodeRuntime;
   readonly baseUrl: string;
   readonly wsUrl: string;
 }
@@ -184,13 +184,7 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
     extra: readonly string[],
     { nodeFlags = [], shipped = false }: BridgeLaunch = {},
   ): Promise<Bridge> => {
-    const [node, ...tsx] = TSX;
-    const entry = shipped ? [SHIPPED_SERVER] : [...tsx, 'src/server.ts'];
-    const argv = [
-      node ?? process.execPath,
-      ...(shipped ? imageNodeFlags(REPO) : []),
-      ...nodeFlags,
-      ...entry,
+    const bridgeOptions = [
       '--backend',
       'ros',
       '--host',
@@ -215,16 +209,16 @@ export const startRosGraph = async (env: NodeJS.ProcessEnv): Promise<RosGraph> =
       String(64 * 1024 * 2 ** 20),
       ...extra,
     ];
-    const extraEnv = shipped ? imageAllocatorEnv(REPO) : {};
-    const child = start(name, argv, extraEnv);
-    const allocatorEnv = Object.fromEntries(
-      Object.entries({ ...env, ...extraEnv }).flatMap(([key, value]) =>
-        key.startsWith('MALLOC_') && value !== undefined ? [[key, value] as const] : [],
-      ),
-    );
+    const launch = shipped
+      ? shippedBridgeLaunch(REPO, process.execPath, nodeFlags, env)
+      : { argv: [...TSX.slice(0, 1), ...nodeFlags, ...TSX.slice(1), 'src/server.ts'], env };
+    const child = start(name, [...launch.argv, ...bridgeOptions], launch.env);
     const listening = await child.waitFor(/"port":(\d+)/, 'listening line', GRAPH_LIMITS.listeningMs);
+    const pid = child.process.pid;
+    if (pid === undefined) throw new Error(`${name} has no process id`);
+    const runtime = nodeRuntimeOf(pid, shipped ? SHIPPED_SERVER : 'src/server.ts');
     const baseUrl = `http://127.0.0.1:${listening[1] ?? ''}`;
-    return { child, allocatorEnv, baseUrl, wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws` };
+    return { child, runtime, baseUrl, wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws` };
   };
 
   let stopping: Promise<Record<string, number | null>> | undefined;

@@ -19,6 +19,7 @@ import {
 import { connectInspector } from './inspector.js';
 import { formatLatencies, latencyTour, summarise } from './latency.js';
 import { rssOf } from '../support/proc-usage.js';
+import { describeNodeRuntime } from './shipped-bridge.js';
 
 /**
  * What only a real ROS 2 graph shows, run by `npm run test:ros` after the contract suites: messages
@@ -481,7 +482,7 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
     it('keeps memory flat over repeated rounds of /play_audio fan-out to 20 kiosks (heap after GC, external, RSS)', async (context) => {
       const current = graph();
       const { probe } = current;
-      // As the image runs it: compiled, with its allocator settings (test/ros/shipped-bridge.ts).
+      // As the image runs it: compiled, through its launcher (test/ros/shipped-bridge.ts).
       const bridge = await current.startBridge(uniqueName('memory-bridge'), [], {
         nodeFlags: ['--inspect=127.0.0.1:0'],
         shipped: true,
@@ -548,12 +549,8 @@ export const realGraphSuite = (graph: () => RosGraph): void => {
           });
         }
         const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-        const allocatorSettings =
-          Object.entries(bridge.allocatorEnv)
-            .map(([name, value]) => `${name}=${value}`)
-            .join(' ') || 'no MALLOC_* setting';
         context.diagnostic(
-          `memory: idle rss ${mib(idleRss)} MiB (no kiosk; the shipped build, ${allocatorSettings}); peak rss over the rounds ${mib(Math.max(...samples.map((sample) => sample.rss)))} MiB`,
+          `memory: idle rss ${mib(idleRss)} MiB (no kiosk; the shipped build, ${describeNodeRuntime(bridge.runtime)}); peak rss over the rounds ${mib(Math.max(...samples.map((sample) => sample.rss)))} MiB`,
         );
         context.diagnostic(
           `memory per round (MiB): ${samples

@@ -1,50 +1,77 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { DockerfileParser } from 'dockerfile-ast';
+import { delimiter, dirname, join } from 'node:path';
 
 /**
  * The bridge as the image runs it, for the checks whose figure depends on how the process runs (memory):
  * the compiled `dist/src/server.js` (tsx's loader thread and its compiled sources cost about 30 MiB of
- * RSS, docs/performance.md) with the allocator settings of the image's runtime stage (`MALLOC_*` in the
- * Dockerfile's ENV) and the Node.js flags of its entrypoint, read from the Dockerfile and the entrypoint
- * themselves so the test cannot drift from what ships.
+ * RSS, docs/performance.md), started through docker/node-runtime.sh, the one place that names the
+ * image's Node.js flags and environment, so the test runs exactly what ships.
  */
 
 export const SHIPPED_SERVER = 'dist/src/server.js';
 
+/** The launcher, at this path in the checkout and in the image's /app alike. */
+export const NODE_RUNTIME_SCRIPT = 'docker/node-runtime.sh';
+
 /**
- * The `MALLOC_*` variables the Dockerfile's last stage sets. None inside the image, which holds no
- * Dockerfile: there the image's ENV is this process's environment already, and the bridge inherits it.
+ * The command and environment that start the shipped bridge with the Node.js binary `node` (the
+ * launcher runs the `node` first on PATH), `nodeFlags` after the launcher's own; the bridge's options
+ * follow. Run it in `repo`.
  */
-export const imageAllocatorEnv = (repo: string): Record<string, string> => {
-  const path = join(repo, 'Dockerfile');
-  if (!existsSync(path)) return {};
-  const dockerfile = DockerfileParser.parse(readFileSync(path, 'utf8'));
-  const lastStage = dockerfile.getFROMs().at(-1)?.getRange().start.line ?? 0;
-  return Object.fromEntries(
-    dockerfile
-      .getENVs()
-      .filter((env) => env.getRange().start.line > lastStage)
-      .flatMap((env) => env.getProperties().map((p) => [p.getName(), p.getValue() ?? ''] as const))
-      .filter(([name]) => name.startsWith('MALLOC_')),
-  );
+export const shippedBridgeLaunch = (
+  repo: string,
+  node: string,
+  nodeFlags: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { argv: string[]; env: NodeJS.ProcessEnv } => ({
+  argv: ['sh', join(repo, NODE_RUNTIME_SCRIPT), ...nodeFlags, SHIPPED_SERVER],
+  env: { ...env, PATH: [dirname(node), env['PATH']].filter(Boolean).join(delimiter) },
+});
+
+/** The environment variables that change how Node.js, V8, libuv or glibc's allocator run a process. */
+export const RUNTIME_VARIABLE = /^(?:MALLOC_\w+|NODE_OPTIONS|UV_THREADPOOL_SIZE)$/;
+
+/** How a running Node.js process was started: its flags before the entry script, and its runtime variables. */
+export interface NodeRuntime {
+  readonly nodeFlags: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads a NodeRuntime from the NUL-separated texts of /proc/<pid>/cmdline and /proc/<pid>/environ; the
+ * flags are the arguments between the binary and the first that ends with `entry`.
+ */
+export const parseNodeRuntime = (cmdline: string, environ: string, entry: string): NodeRuntime => {
+  const [, ...args] = cmdline.split('\0').filter((part) => part !== '');
+  const entryAt = args.findIndex((arg) => arg.endsWith(entry));
+  return {
+    nodeFlags: entryAt < 0 ? [] : args.slice(0, entryAt),
+    env: Object.fromEntries(
+      environ
+        .split('\0')
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const)
+        .filter(([name]) => RUNTIME_VARIABLE.test(name))
+        .sort(([a], [b]) => a.localeCompare(b)),
+    ),
+  };
 };
 
-/** Where the entrypoint is: the checkout's script, or inside the image where the Dockerfile copies it. */
-const ENTRYPOINTS = ['docker/entrypoint.sh', '/usr/local/bin/tour-bridge-entrypoint'] as const;
+/** What process `pid`, running the script `entry`, was started with. */
+export const nodeRuntimeOf = (pid: number, entry: string): NodeRuntime =>
+  parseNodeRuntime(
+    readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8'),
+    readFileSync(`/proc/${String(pid)}/environ`, 'utf8'),
+    entry,
+  );
 
-/** The flags the image's entrypoint gives Node.js before `dist/src/server.js` (`--expose-gc`). */
-export const imageNodeFlags = (repo: string): string[] => {
-  const path = ENTRYPOINTS.map((entry) => (entry.startsWith('/') ? entry : join(repo, entry))).find(
-    existsSync,
-  );
-  if (path === undefined) return [];
-  const command = /^\s*exec node((?:\s+--[\w-]+(?:=\S+)?)*)\s+"[^"]*\/dist\/src\/server\.js"/m.exec(
-    readFileSync(path, 'utf8'),
-  );
-  return command?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
-};
+/** A NodeRuntime in one word each, for a report line: `node_flags=--expose-gc env=MALLOC_MMAP_THRESHOLD_=131072`. */
+export const describeNodeRuntime = ({ nodeFlags, env }: NodeRuntime): string =>
+  `node_flags=${nodeFlags.join(',') || 'none'} env=${
+    Object.entries(env)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(',') || 'none'
+  }`;
 
 const newestUnder = (directory: string): number =>
   readdirSync(directory, { withFileTypes: true }).reduce((newest, entry) => {

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
-import { createQuietGc, QUIET_GC_AFTER_MS, type QuietTimer } from '../../src/app/quiet-gc.js';
+import {
+  createQuietGc,
+  MEMORY_REDUCING_GC,
+  QUIET_GC_AFTER_MS,
+  type QuietTimer,
+} from '../../src/app/quiet-gc.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
 import { playAudioFanOut, WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
@@ -117,6 +122,27 @@ describe('one full GC after /play_audio goes quiet', () => {
     quietGc.traffic();
     clock.advance(100 * QUIET_GC_AFTER_MS);
     assert.equal(clock.armed(), 0);
+  });
+
+  it("asks the exposed gc() for V8's memory-reducing collection, which gives pooled pages back", () => {
+    const clock = virtualClock();
+    const calls: unknown[][] = [];
+    const holder = globalThis as { gc?: unknown };
+    const exposed = holder.gc;
+    holder.gc = (...args: unknown[]) => calls.push(args);
+    try {
+      const quietGc = createQuietGc({
+        log: { debug: () => undefined } as never,
+        setTimer: clock.setTimer,
+        clearTimer: clock.clearTimer,
+      });
+      quietGc.traffic();
+      clock.advance(QUIET_GC_AFTER_MS);
+    } finally {
+      holder.gc = exposed;
+    }
+    assert.deepEqual(calls, [[{ type: 'major', execution: 'sync', flavor: 'last-resort' }]]);
+    assert.deepEqual(calls[0]?.[0], MEMORY_REDUCING_GC);
   });
 
   it('drops a pending collection when closed', () => {

@@ -1,0 +1,18 @@
+#!/bin/sh
+# The Node.js flags and environment the bridge runs with, named here and nowhere else. The image's
+# entrypoint, `npm start` and the footprint and memory checks of `npm run test:ros` start the bridge
+# through this script; test/repo/node-runtime.test.ts fails when one of them starts it another way or
+# sets one of these elsewhere.
+#   sh docker/node-runtime.sh [more Node.js flags...] dist/src/server.js [bridge options...]
+# Runs the `node` first on PATH.
+#
+# --expose-gc: the bridge runs one full GC once /play_audio goes quiet after a burst, so its RSS returns
+#   near idle (src/app/quiet-gc.ts; docs/operations.md, "Memory after a burst").
+# MALLOC_MMAP_THRESHOLD_=131072: glibc's allocator raises its mmap threshold on every free of a large
+#   block, so a /play_audio burst's buffers stayed resident; a fixed threshold returns blocks of 128 KiB
+#   and more to the system when freed (peak RSS on a real graph 103 -> 91 MiB, docs/performance.md,
+#   "Memory on a real graph"). A value already in the environment wins.
+set -eu
+MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
+export MALLOC_MMAP_THRESHOLD_
+exec node --expose-gc "$@"
