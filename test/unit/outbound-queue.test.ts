@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws-frames.js';
+import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws/index.js';
 import {
   KioskQueue,
   LOW_WATER_BYTES,

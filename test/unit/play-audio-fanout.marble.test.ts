@@ -5,7 +5,7 @@ import {
   createMessageIdAllocator,
   encodeSharedAudioPair,
   type AudioPairFrame,
-} from '../../src/protocol/ws-frames.js';
+} from '../../src/protocol/ws/index.js';
 import { playAudioPairs } from '../../src/streams/play-audio/pairs.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler } from '../support/marbles.js';

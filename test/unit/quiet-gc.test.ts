@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { createQuietGc, QUIET_GC_AFTER_MS, type QuietTimer } from '../../src/app/quiet-gc.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws/index.js';
 import { playAudioPairs } from '../../src/streams/play-audio/pairs.js';
 import { audioOf } from '../support/conversation-fakes.js';
 

@@ -1,4 +1,4 @@
-import { textFrame, type AudioPairFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
+import { textFrame, type AudioPairFrame, type OutboundFrame } from '../../protocol/ws/index.js';
 
 /**
  * What waits to be written to the kiosks, held here rather than in uWebSockets.js. uWS keeps a socket's

@@ -3,7 +3,7 @@ import {
   type MessageIdAllocator,
   encodeSharedAudioPair,
   type AudioPairFrame,
-} from '../../protocol/ws-frames.js';
+} from '../../protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../ros/port/ros-messages.js';
 import { resubscribing, type ResubscribeOptions } from '../resubscribe.js';
 import { playAudioBuffer, type PlayAudioBufferOptions } from './buffer.js';

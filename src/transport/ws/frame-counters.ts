@@ -1,6 +1,5 @@
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
-import type { OutboundFrame } from '../../protocol/ws-frames.js';
-import { TURN_OUTCOME_NAMES, type TurnOutcome } from '../../protocol/ws-protocol.js';
+import { type OutboundFrame, TURN_OUTCOME_NAMES, type TurnOutcome } from '../../protocol/ws/index.js';
 
 /**
  * Counters of the frame path, with their labels bound once: a fan-out to 1,000 sessions counts 4,000

@@ -1,29 +1,18 @@
-import * as v from 'valibot';
-import {
-  AUDIO_HEADER_BYTES,
-  ClientCommandSchema,
-  COMMAND_SERVICES,
-  COMMAND_SHAPE,
-  CommandEnvelopeSchema,
-  ERROR_CODES,
-  MAX_MESSAGE_ID,
-  ServerMessageSchema,
-  type AckMessage,
-  type ClientCommand,
-  type CommandService,
-  type ErrorCode,
-  type ErrorMessage,
-  type MessageId,
-  type ServerMessage,
-  type Turn,
-  type TurnEndMessage,
-  type TurnOutcome,
-} from './ws-protocol.js';
-import { jsonShapeProblem } from './json-shape.js';
+import { ERROR_CODES, type CommandService, type ErrorCode, type TurnOutcome } from './codes.js';
+import { encodeAudioBinary, encodeAudioHeader, MAX_MESSAGE_ID } from './binary.js';
+import type {
+  AckMessage,
+  ErrorMessage,
+  MessageId,
+  ServerMessage,
+  TurnEndMessage,
+  TurnNumber,
+} from './messages.js';
 
 /**
- * Pure encoding and decoding of `/ws` frames, and the outbound items a session hands to the transport.
- * Nothing here touches a socket.
+ * What the service sends, built: the outbound items a session hands to the transport (a text frame, an
+ * audio pair, a close), and the message ids that pair an `audio` message with its binary frame. Nothing
+ * here touches a socket.
  */
 
 /** One server → client text frame. `message` is kept for logs and metrics; `text` is what goes on the wire. */
@@ -56,9 +45,6 @@ export interface CloseFrame {
 
 export type OutboundFrame = TextFrame | AudioPairFrame | CloseFrame;
 
-// ---------------------------------------------------------------------------------------------------------
-// Server → client
-
 export const serializeServerMessage = (message: ServerMessage): string => JSON.stringify(message);
 
 export const textFrame = (message: ServerMessage): TextFrame => ({
@@ -70,7 +56,7 @@ export const textFrame = (message: ServerMessage): TextFrame => ({
 export const errorMessage = (
   code: ErrorCode,
   message: string = ERROR_CODES[code].description,
-  turn?: Turn,
+  turn?: TurnNumber,
 ): ErrorMessage =>
   turn === undefined ? { type: 'error', code, message } : { type: 'error', code, message, turn };
 
@@ -92,11 +78,11 @@ export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause):
       : `audio queued by the sessions of this address would exceed its share of ${cause.maxAudioBytesPerAddress} bytes; ${service} dropped`;
 
 /** An error frame; `turn` when it is about a kiosk utterance. */
-export const errorFrame = (code: ErrorCode, message?: string, turn?: Turn): TextFrame =>
+export const errorFrame = (code: ErrorCode, message?: string, turn?: TurnNumber): TextFrame =>
   textFrame(errorMessage(code, message, turn));
 
 /** The end of a turn; the last frame of that turn. */
-export const turnEndFrame = (turn: Turn, outcome: TurnOutcome): TextFrame => {
+export const turnEndFrame = (turn: TurnNumber, outcome: TurnOutcome): TextFrame => {
   const end: TurnEndMessage = { type: 'turn_end', turn, outcome };
   return textFrame(end);
 };
@@ -135,35 +121,13 @@ export const createMessageIdAllocator = (first: MessageId = 0): MessageIdAllocat
   };
 };
 
-const assertMessageId = (messageId: number): void => {
-  if (!Number.isInteger(messageId) || messageId < 0 || messageId > MAX_MESSAGE_ID) {
-    throw new RangeError(`message id ${messageId} is not an unsigned 32-bit integer`);
-  }
-};
-
-/** The head of a server binary frame: the message id, big-endian. */
-export const encodeAudioHeader = (messageId: MessageId): Uint8Array => {
-  assertMessageId(messageId);
-  const header = new Uint8Array(AUDIO_HEADER_BYTES);
-  new DataView(header.buffer).setUint32(0, messageId, false);
-  return header;
-};
-
-/** The server binary frame as a client receives it: big-endian message id, then the audio (copied). */
-export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
-  const frame = new Uint8Array(AUDIO_HEADER_BYTES + audio.byteLength);
-  frame.set(encodeAudioHeader(messageId));
-  frame.set(audio, AUDIO_HEADER_BYTES);
-  return frame;
-};
-
 export interface AudioContent {
   readonly emotion: string;
   readonly text: string;
   readonly audio: Uint8Array;
 }
 
-const audioMeta = (messageId: MessageId, content: AudioContent, turn?: Turn): string =>
+const audioMeta = (messageId: MessageId, content: AudioContent, turn?: TurnNumber): string =>
   serializeServerMessage(
     turn === undefined
       ? { type: 'audio', emotion: content.emotion, text: content.text, messageId }
@@ -178,7 +142,7 @@ const audioMeta = (messageId: MessageId, content: AudioContent, turn?: Turn): st
 export const encodeAudioPair = (
   messageId: MessageId,
   content: AudioContent,
-  turn?: Turn,
+  turn?: TurnNumber,
 ): AudioPairFrame => ({
   kind: 'pair',
   messageId,
@@ -197,80 +161,3 @@ export const encodeSharedAudioPair = (messageId: MessageId, content: AudioConten
   meta: audioMeta(messageId, content),
   binary: [encodeAudioBinary(messageId, content.audio)],
 });
-
-/** Parses a server text frame, as a client (or a test) does. Throws on anything off-protocol. */
-export const parseServerMessage = (text: string): ServerMessage =>
-  v.parse(ServerMessageSchema, JSON.parse(text));
-
-// ---------------------------------------------------------------------------------------------------------
-// Client → server
-
-export type ClientTextResult =
-  | { readonly ok: true; readonly command: ClientCommand }
-  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
-
-const fail = (code: ErrorCode, message: string): ClientTextResult => ({ ok: false, code, message });
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-const utf8Encoder = new TextEncoder();
-
-const byteLength = (data: string | Uint8Array): number =>
-  typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
-
-const isCommandService = (service: string): service is CommandService =>
-  (COMMAND_SERVICES as readonly string[]).includes(service);
-
-/** Names the offending field, so a client developer sees what to fix. */
-const describeIssue = (issue: v.BaseIssue<unknown>): string => {
-  const path = (issue.path ?? []).map((item) => String(item.key)).join('.');
-  if (issue.expected === 'never') return `unknown field "${path}"`;
-  if (issue.received === 'undefined') return `field "${path}" is required`;
-  return path === '' ? issue.message : `field "${path}": ${issue.message}`;
-};
-
-/**
- * Decodes, size-checks and validates one client text frame. Text may come as a string or as the raw bytes
- * (then invalid UTF-8 is reported instead of being replaced).
- */
-export const parseClientText = (data: string | Uint8Array, maxTextFrameBytes: number): ClientTextResult => {
-  const size = byteLength(data);
-  if (size > maxTextFrameBytes) {
-    return fail(
-      'text_frame_too_large',
-      `text frame of ${size} bytes exceeds the limit of ${maxTextFrameBytes}`,
-    );
-  }
-  const bytes = typeof data === 'string' ? utf8Encoder.encode(data) : data;
-  const shapeProblem = jsonShapeProblem(bytes, COMMAND_SHAPE);
-  if (shapeProblem !== undefined) {
-    return fail('invalid_command', `a command is one flat JSON object; this text has ${shapeProblem}`);
-  }
-  let text: string;
-  try {
-    text = typeof data === 'string' ? data : strictUtf8.decode(data);
-  } catch {
-    return fail('invalid_json', 'text frame is not valid UTF-8');
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid_json', error instanceof Error ? error.message : 'text frame is not valid JSON');
-  }
-  // valibot accepts arrays as objects; a command is a plain JSON object.
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return fail('invalid_command', 'a command must be a JSON object with a "service" field');
-  }
-  const envelope = v.safeParse(CommandEnvelopeSchema, json, { abortEarly: true });
-  if (!envelope.success) return fail('invalid_command', describeIssue(envelope.issues[0]));
-  const { service } = envelope.output;
-  if (!isCommandService(service)) {
-    return fail(
-      'unknown_service',
-      `unknown service ${JSON.stringify(service)}; supported: ${COMMAND_SERVICES.join(', ')}`,
-    );
-  }
-  const command = v.safeParse(ClientCommandSchema, json, { abortEarly: true });
-  if (!command.success) return fail('invalid_command', describeIssue(command.issues[0]));
-  return { ok: true, command: command.output };
-};
