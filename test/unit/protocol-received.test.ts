@@ -79,6 +79,13 @@ describe('the /ws module, as the kiosk reads the service', () => {
 });
 
 describe('the kiosk reads what the service sends, by type', () => {
+  it('has an example of every message type of the service’s schema, so the reader is checked on each', () => {
+    const shown = new Set(texts.map((frame) => (JSON.parse(frame.frame) as { type: string }).type));
+    for (const option of ServerMessageSchema.options) {
+      assert.ok(shown.has(option.entries.type.literal), option.entries.type.literal);
+    }
+  });
+
   it('takes every message of the service’s schema as a message the kiosk reads', () => {
     // Compile-time half: a message the service may send is a message the kiosk's reader types accept
     // (tsc fails here when they part). Run-time half: the examples, sent through the service's schema.

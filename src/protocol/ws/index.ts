@@ -15,11 +15,10 @@
  *   directly follows the `audio` text message carrying the same `messageId`.
  *
  * By idea: codes.ts names the commands, error codes, turn outcomes and close codes; messages.ts holds the
- * text frames' schemas, the types read off them and their parsers; binary.ts the binary frames and the
- * audio format; outbound.ts the frames the service builds; limits.ts the endpoint's limits.
+ * text frames' schemas, the types read off them and their parsers; frames.ts the binary frames, the audio
+ * format and the frames the service builds; limits.ts the endpoint's limits.
  */
 export * from './codes.js';
 export * from './messages.js';
-export * from './binary.js';
-export * from './outbound.js';
+export * from './frames.js';
 export * from './limits.js';

@@ -1,4 +1,4 @@
-import { PCM_BYTES_PER_SECOND } from './binary.js';
+import { PCM_BYTES_PER_SECOND } from './frames.js';
 
 /** The `/ws` endpoint's limits and their defaults (docs/protocol.md lists them). */
 

@@ -9,7 +9,7 @@ import {
   type CommandService,
   type ErrorCode,
 } from './codes.js';
-import { MAX_MESSAGE_ID } from './binary.js';
+import { MAX_MESSAGE_ID } from './frames.js';
 
 /**
  * The text frames of `/ws`: each message's valibot schema, the one source of its type (`v.InferOutput`),
