@@ -44,8 +44,8 @@ const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise
     'actors/session/session.js',
     'actors/session/session-machine.js',
   ),
-  load<typeof import('../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
-  load<typeof import('../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
+  loadFirst<typeof import('../src/protocol/ws/index.js')>('protocol/ws/index.js', 'protocol/ws-frames.js'),
+  loadFirst<typeof import('../src/protocol/ws/index.js')>('protocol/ws/index.js', 'protocol/ws-protocol.js'),
   loadFirst<typeof import('../src/ros/port/ros-calls.js')>(
     'ros/port/ros-calls.js',
     'port/ros-calls.js',
@@ -65,8 +65,8 @@ const compareSessionModule =
         'actors/session/session.js',
         'actors/session/session-machine.js',
       );
-type OutboundFrame = import('../src/protocol/ws-frames.js').OutboundFrame;
-type AudioContent = import('../src/protocol/ws-frames.js').AudioContent;
+type OutboundFrame = import('../src/protocol/ws/index.js').OutboundFrame;
+type AudioContent = import('../src/protocol/ws/index.js').AudioContent;
 
 const rosCalls = calls.createRosCalls({
   port: sim.createSimBackend(),

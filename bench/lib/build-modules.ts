@@ -21,12 +21,15 @@ export const buildModules = (modules: string) => {
   return {
     load,
     loadFirst,
-    /** The message-id allocator: in protocol/ws-frames.js, or protocol/message-ids.js in older builds. */
+    /** The message-id allocator: in protocol/ws/, or protocol/ws-frames.js or message-ids.js in older builds. */
     loadMessageIds: () =>
-      load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js').then((module) =>
+      loadFirst<typeof import('../../src/protocol/ws/index.js')>(
+        'protocol/ws/index.js',
+        'protocol/ws-frames.js',
+      ).then((module) =>
         'createMessageIdAllocator' in module
           ? module
-          : load<typeof import('../../src/protocol/ws-frames.js')>('protocol/message-ids.js'),
+          : load<typeof import('../../src/protocol/ws/index.js')>('protocol/message-ids.js'),
       ),
   };
 };

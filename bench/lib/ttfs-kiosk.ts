@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { COMMAND, encodePartFrame } from '../../src/protocol/ws-wire.js';
+import { COMMAND, encodePartFrame } from '../../src/protocol/ws/index.js';
 import { zeroMask } from '../clients/protocol.js';
 
 /**

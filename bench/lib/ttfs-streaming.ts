@@ -1,5 +1,5 @@
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
-import { PCM_BYTES_PER_SECOND, WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { PCM_BYTES_PER_SECOND, WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import type { TtfsRow } from './results.js';
 import { round } from './stats.js';
 import { summaryMs, turnProblem } from './ttfs.js';

@@ -1,4 +1,4 @@
-import { PCM_BYTES_PER_SECOND } from '../../src/protocol/ws-wire.js';
+import { PCM_BYTES_PER_SECOND } from '../../src/protocol/ws/index.js';
 import type { TtfsRow } from './results.js';
 import { round, summarize, type LatencySummary } from './stats.js';
 import { TtfsKiosk, type TurnTimes } from './ttfs-kiosk.js';

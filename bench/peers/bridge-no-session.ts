@@ -16,7 +16,7 @@
  */
 import type { SessionActor } from '../../src/actors/session/session.js';
 import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
-import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
+import type { OutboundFrame } from '../../src/protocol/ws/index.js';
 import type { RosCallHandler, RosResponse } from '../../src/ros/port/ros-port.js';
 import { BENCH_CALL_TIMEOUTS_MS, buildModules } from '../lib/build-modules.js';
 import { startLeastChart } from '../lib/least-chart.js';
@@ -35,8 +35,11 @@ const { load, loadFirst, loadMessageIds } = buildModules(modules);
 const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
   load<typeof import('../../src/transport/uws-build.js')>('transport/uws-build.js'),
   load<typeof import('../../src/transport/ws/ws-endpoint.js')>('transport/ws/ws-endpoint.js'),
-  load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
-  load<typeof import('../../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
+  loadFirst<typeof import('../../src/protocol/ws/index.js')>('protocol/ws/index.js', 'protocol/ws-frames.js'),
+  loadFirst<typeof import('../../src/protocol/ws/index.js')>(
+    'protocol/ws/index.js',
+    'protocol/ws-protocol.js',
+  ),
   loadFirst<typeof import('../../src/ros/port/ros-calls.js')>(
     'ros/port/ros-calls.js',
     'port/ros-calls.js',

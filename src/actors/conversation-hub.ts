@@ -5,13 +5,11 @@ import {
   type MessageIdAllocator,
   closeFrame,
   type OutboundFrame,
-} from '../protocol/ws-frames.js';
-import {
   CLOSE_CODES,
   DEFAULT_LIMITS,
   type ConversationLimits,
   type ChatInterface,
-} from '../protocol/ws-protocol.js';
+} from '../protocol/ws/index.js';
 import type { RosCalls } from '../ros/port/ros-calls.js';
 import type { RosPort } from '../ros/port/ros-port.js';
 import { playAudioFanOut, WriteScheduler, type PlayAudioDropped } from '../streams/play-audio/fan-out.js';

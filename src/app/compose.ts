@@ -12,7 +12,7 @@ import {
   defaultAudioBytesPerAddress,
   defaultMaxUtteranceMs,
   type ConversationLimits,
-} from '../protocol/ws-protocol.js';
+} from '../protocol/ws/index.js';
 import { SIM_SCHEMAS, simRoutes } from '../transport/routes/sim-routes.js';
 import type { SimControl } from '../ros/port/sim-control.js';
 import { createRosCalls, type RosCalls } from '../ros/port/ros-calls.js';

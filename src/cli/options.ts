@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { LOG_LEVELS } from '../log/logger.js';
-import { CHAT_INTERFACES } from '../protocol/ws-protocol.js';
+import { CHAT_INTERFACES } from '../protocol/ws/index.js';
 import { decimal, integer, oneOf, option, type OptionSpec } from './option-schemas.js';
 
 /**

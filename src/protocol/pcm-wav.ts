@@ -1,4 +1,4 @@
-import { WAV_HEADER_BYTES, writeWavHeader } from './ws-wire.js';
+import { WAV_HEADER_BYTES, writeWavHeader } from './ws/index.js';
 
 /**
  * A streamed utterance's PCM parts as one WAV recording, the format a kiosk's whole binary frame carries:

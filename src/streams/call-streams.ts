@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { ChatInterface } from '../protocol/ws-protocol.js';
+import type { ChatInterface } from '../protocol/ws/index.js';
 import type { RosCalls } from '../ros/port/ros-calls.js';
 import {
   ConverseOutcome,

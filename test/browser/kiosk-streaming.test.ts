@@ -13,7 +13,7 @@ import {
   waitForSnapshot,
 } from './kiosk-harness.js';
 import { UtteranceEvent } from '../../src/ros/port/ros-messages.js';
-import { readPartHeader, PART_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { readPartHeader, PART_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 
 /**
  * The kiosk sends the visitor's voice while they speak (docs/kiosk.md, "Streamed utterances"), in a real

@@ -17,7 +17,7 @@ import {
   type RunningProxy,
 } from './tls-proxy.js';
 import { echoChat } from '../../src/robot/echo-chat.js';
-import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 
 /*
  * The kiosk on another device, as deployed: Debian's nginx with the shipped configuration

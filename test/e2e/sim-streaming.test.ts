@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
-import { encodePartFrame } from '../../src/protocol/ws-wire.js';
+import { encodePartFrame } from '../../src/protocol/ws/index.js';
 import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { startSimService } from '../support/test-service.js';
 import { KioskClient, pairAt, type ReceivedFrame } from '../support/ws-client.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { encodePartFrame } from '../../src/protocol/ws-wire.js';
+import { encodePartFrame } from '../../src/protocol/ws/index.js';
 import { metric } from '../support/metric.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { KioskClient } from '../support/ws-client.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { UtteranceEvent, type ChatResponseMsg } from '../../src/ros/port/ros-messages.js';
-import { encodePartFrame, WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { encodePartFrame, WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import { settledGauges } from '../support/conversation-gauges.js';
 import { ScriptedPort } from '../support/scripted-port.js';
 import { startTestService } from '../support/test-service.js';

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { OPTION_SPECS } from '../../src/cli/options.js';
-import { CLOSE_CODES, ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
+import {
+  CLOSE_CODES,
+  COMMAND_SERVICES,
+  ERROR_CODES,
+  ServerMessageSchema,
+  TURN_OUTCOMES,
+} from '../../src/protocol/ws/index.js';
 import { markdownTableRows } from '../support/markdown-table.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import { routeTable } from '../../src/app/compose.js';
@@ -164,9 +170,36 @@ describe('the kiosk docs quote the simulation as the kiosk shows it', () => {
   });
 });
 
-describe('docs/protocol.md matches src/protocol/ws-protocol.ts', () => {
+describe('docs/protocol.md matches src/protocol/ws/', () => {
   const protocol = repositoryFile('docs/protocol.md');
   const rows = markdownTableRows(protocol);
+
+  it('names the one module that defines the protocol, and no other', () => {
+    assert.match(protocol, /defined in one module, `src\/protocol\/ws\/` \(its `index\.ts`\)/);
+    assert.ok(existsSync(new URL('../../src/protocol/ws/index.ts', import.meta.url)));
+    const otherModules = protocol.match(/src\/protocol\/ws[-_][a-z-]+\.ts/g) ?? [];
+    assert.deepEqual(otherModules, []);
+  });
+
+  it('lists every message the service sends, and no other', () => {
+    const section = protocol.slice(
+      protocol.indexOf('### Server → kiosk'),
+      protocol.indexOf('### Kiosk → server'),
+    );
+    // The first row is the table's header.
+    const documented = markdownTableRows(section)
+      .slice(1)
+      .flatMap((row) => (/^`[a-z_]+`$/.test(row[0] ?? '') ? [row[0]!.slice(1, -1)] : []));
+    const types = ServerMessageSchema.options.map((option) => option.entries.type.literal);
+    assert.deepEqual(documented.sort(), [...types].sort());
+  });
+
+  it('lists every command a client sends', () => {
+    const section = protocol.slice(protocol.indexOf('### Kiosk → server'), protocol.indexOf('### Examples'));
+    for (const service of COMMAND_SERVICES) {
+      assert.ok(section.includes(`text \`{"service":"${service}"`), `the ${service} command is documented`);
+    }
+  });
 
   const isOutcome = (name: string): boolean => Object.hasOwn(TURN_OUTCOMES, name);
 

@@ -1,5 +1,4 @@
-import { busyMessage } from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+import { busyMessage, DEFAULT_LIMITS } from '../../src/protocol/ws/index.js';
 
 /**
  * The /ws protocol's example frames, as docs/protocol.md shows them (test/repo/docs-match.test.ts); the

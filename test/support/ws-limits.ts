@@ -1,4 +1,4 @@
-import type { ConversationLimits } from '../../src/protocol/ws-protocol.js';
+import type { ConversationLimits } from '../../src/protocol/ws/index.js';
 
 /** What each limit of the conversation endpoint bounds, and what a client meets beyond it. */
 export const LIMIT_DESCRIPTIONS: Record<keyof ConversationLimits, string> = {

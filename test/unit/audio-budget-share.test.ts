@@ -3,8 +3,11 @@ import { describe, it } from 'node:test';
 import { createConversationHub } from '../../src/actors/conversation-hub.js';
 import { Gauge, sharedByteBudget } from '../../src/actors/conversation-gauges.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
-import type { OutboundFrame } from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS, defaultAudioBytesPerAddress } from '../../src/protocol/ws-protocol.js';
+import {
+  type OutboundFrame,
+  DEFAULT_LIMITS,
+  defaultAudioBytesPerAddress,
+} from '../../src/protocol/ws/index.js';
 import { FakeConversationPort } from '../support/conversation-fakes.js';
 import { callTimeouts } from '../support/port-calls.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { helpText, OPTION_SPECS, parseCommandLine } from '../../src/cli/options.js';
 import { conversationLimits } from '../../src/app/compose.js';
-import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+import { DEFAULT_LIMITS } from '../../src/protocol/ws/index.js';
 import { MAX_RECOGNITION_RT } from '../../src/robot/speech/recognition-cost.js';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {

@@ -7,8 +7,7 @@ import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { isMicrophoneEnabled, MICROPHONE_MESSAGES } from '../../src/actors/microphone-machine.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import { RosServiceUnavailableError } from '../../src/ros/port/ros-port.js';
-import { createMessageIdAllocator, type OutboundFrame } from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+import { createMessageIdAllocator, type OutboundFrame, DEFAULT_LIMITS } from '../../src/protocol/ws/index.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import {
   audioOf,

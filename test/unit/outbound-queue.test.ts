@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws-frames.js';
+import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws/index.js';
 import { Subject } from 'rxjs';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   playAudioFanOut,

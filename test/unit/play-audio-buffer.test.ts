@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subject, type Observable } from 'rxjs';
 import { createLossReporter } from '../../src/log/loss-reporter.js';
-import { createMessageIdAllocator, type AudioPairFrame } from '../../src/protocol/ws-frames.js';
+import { createMessageIdAllocator, type AudioPairFrame } from '../../src/protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   playAudioFanOut,

@@ -7,7 +7,7 @@ import {
   encodeSharedAudioPair,
   type AudioPairFrame,
   type MessageIdAllocator,
-} from '../../src/protocol/ws-frames.js';
+} from '../../src/protocol/ws/index.js';
 import { playAudioFanOut, WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
 import { audioOf } from '../support/conversation-fakes.js';
 import { marbleScheduler } from '../support/marbles.js';

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readAudioFrame } from '../../src/protocol/ws-wire.js';
-import fc from 'fast-check';
 import {
+  readAudioFrame,
   encodeAudioBinary,
   parseClientText,
   parseServerMessage,
   encodeAudioPair,
-} from '../../src/protocol/ws-frames.js';
-import { ERROR_CODES, MAX_MESSAGE_ID } from '../../src/protocol/ws-protocol.js';
+  ERROR_CODES,
+  MAX_MESSAGE_ID,
+} from '../../src/protocol/ws/index.js';
+import fc from 'fast-check';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 
 const LIMIT = 4096;

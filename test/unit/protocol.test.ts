@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readAudioFrame } from '../../src/protocol/ws-wire.js';
-import * as v from 'valibot';
 import {
+  readAudioFrame,
   createMessageIdAllocator,
   ackFrame,
   encodeAudioBinary,
@@ -12,8 +11,6 @@ import {
   parseClientText,
   parseServerMessage,
   serializeServerMessage,
-} from '../../src/protocol/ws-frames.js';
-import {
   AUDIO_HEADER_BYTES,
   ClientCommandSchema,
   CLOSE_CODES,
@@ -23,7 +20,8 @@ import {
   MAX_MESSAGE_ID,
   ServerMessageSchema,
   type ServerMessage,
-} from '../../src/protocol/ws-protocol.js';
+} from '../../src/protocol/ws/index.js';
+import * as v from 'valibot';
 import { RosTimeoutError } from '../../src/ros/port/ros-port.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
 import { LIMIT_DESCRIPTIONS } from '../support/ws-limits.js';

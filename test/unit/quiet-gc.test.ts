@@ -8,7 +8,7 @@ import {
   type QuietTimer,
 } from '../../src/app/quiet-gc.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
-import { createMessageIdAllocator } from '../../src/protocol/ws-frames.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws/index.js';
 import { playAudioFanOut, WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
 import { audioOf } from '../support/conversation-fakes.js';
 

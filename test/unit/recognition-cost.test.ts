@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { wavSeconds } from '../../src/robot/echo-chat.js';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
-import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import {
   checkRecognitionRt,
   MAX_RECOGNITION_RT,

@@ -1,24 +1,26 @@
 import assert from 'node:assert/strict';
 import { callTimeouts } from '../support/port-calls.js';
 import { describe, it } from 'node:test';
-import { readAudioFrame } from '../../src/protocol/ws-wire.js';
-import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
-import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
-import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/port/ros-port.js';
 import {
+  readAudioFrame,
   createMessageIdAllocator,
   encodeAudioPair,
   turnEndFrame,
   type AudioPairFrame,
   type OutboundFrame,
-} from '../../src/protocol/ws-frames.js';
+  CLOSE_CODES,
+  DEFAULT_LIMITS,
+  type ConversationLimits,
+} from '../../src/protocol/ws/index.js';
+import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
+import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
+import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/port/ros-port.js';
 import {
   byteBudget,
   createConversationGauges,
   readGauges as readConversationGauges,
 } from '../../src/actors/conversation-gauges.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
-import { CLOSE_CODES, DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';
 

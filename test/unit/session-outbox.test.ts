@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Outbox } from '../../src/actors/session/session-outbox.js';
-import { textFrame, type OutboundFrame } from '../../src/protocol/ws-frames.js';
+import { textFrame, type OutboundFrame } from '../../src/protocol/ws/index.js';
 import { WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
 import { LOW_WATER_BYTES } from '../../src/streams/play-audio/outbound-queue.js';
 

@@ -16,14 +16,16 @@ import {
   encodeAudioPair,
   errorFrame,
   type OutboundFrame,
-} from '../../src/protocol/ws-frames.js';
+  DEFAULT_LIMITS,
+  ERROR_CODES,
+  type ConversationLimits,
+} from '../../src/protocol/ws/index.js';
 import {
   byteBudget,
   createConversationGauges,
   Gauge,
   type ByteBudget,
 } from '../../src/actors/conversation-gauges.js';
-import { DEFAULT_LIMITS, ERROR_CODES, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
 import { audioOf, fakeMicrophone, unheardSpeech } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';

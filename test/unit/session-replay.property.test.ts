@@ -10,8 +10,8 @@ import {
   createMessageIdAllocator,
   type AudioPairFrame,
   type OutboundFrame,
-} from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+  DEFAULT_LIMITS,
+} from '../../src/protocol/ws/index.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { byteBudget, createConversationGauges } from '../../src/actors/conversation-gauges.js';
 import { FakeConversationPort, fakeMicrophone } from '../support/conversation-fakes.js';

@@ -9,9 +9,11 @@ import {
   createMessageIdAllocator,
   type AudioPairFrame,
   type OutboundFrame,
-} from '../../src/protocol/ws-frames.js';
-import { DEFAULT_LIMITS, type ConversationLimits } from '../../src/protocol/ws-protocol.js';
-import { encodePartFrame, WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+  DEFAULT_LIMITS,
+  type ConversationLimits,
+  encodePartFrame,
+  WAV_HEADER_BYTES,
+} from '../../src/protocol/ws/index.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';
 import { callTimeouts } from '../support/port-calls.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { initialTransition, transition } from 'xstate';
 import { sessionMachine } from '../../src/actors/session/session-machine.js';
 import type { SessionEvent, SessionMachineInput } from '../../src/actors/session/session-types.js';
-import { DEFAULT_LIMITS } from '../../src/protocol/ws-protocol.js';
+import { DEFAULT_LIMITS } from '../../src/protocol/ws/index.js';
 
 /**
  * The session's queueing as pure transitions (XState's `transition`): which state an event leads to and

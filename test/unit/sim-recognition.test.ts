@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ConverseOutcome } from '../../src/ros/port/ros-messages.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
 import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
-import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { end, goalRecorder, part, pcm, simOnVirtualTime } from '../support/sim-speech.js';
 

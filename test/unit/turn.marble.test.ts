@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { map, NEVER, Observable, type SchedulerLike } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
-import { createMessageIdAllocator, type OutboundFrame } from '../../src/protocol/ws-frames.js';
 import {
+  createMessageIdAllocator,
+  type OutboundFrame,
   DEFAULT_LIMITS,
   type ConversationLimits,
   type ChatInterface,
-} from '../../src/protocol/ws-protocol.js';
+} from '../../src/protocol/ws/index.js';
 import { createRosCalls, type RosCallOutcome } from '../../src/ros/port/ros-calls.js';
 import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/ros/port/ros-messages.js';
 import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/ros/port/ros-port.js';

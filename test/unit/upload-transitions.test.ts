@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { initialTransition, transition } from 'xstate';
 import { uploadMachine } from '../../src/actors/session/upload-machine.js';
 import type { UploadEvent, UploadInput } from '../../src/actors/session/session-types.js';
-import { DEFAULT_LIMITS, PCM_BYTES_PER_SECOND } from '../../src/protocol/ws-protocol.js';
+import { DEFAULT_LIMITS, PCM_BYTES_PER_SECOND } from '../../src/protocol/ws/index.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 
 /**

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { levelDb, lowPassTaps, StreamingResampler, toInt16 } from '../../web/src/resampler.js';
 import { PreRoll, UtteranceBuffer } from '../../web/src/utterance.js';
 import { encodeWav, maxSamplesFor } from '../../web/src/wav.js';
-import { WAV_HEADER_BYTES } from '../../src/protocol/ws-wire.js';
+import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 
 const sine = (frequency: number, rate: number, seconds: number, amplitude = 0.5): Float32Array =>
   Float32Array.from(

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ERROR_CODES, TURN_OUTCOMES } from '../../src/protocol/ws-protocol.js';
-import type { ErrorCode } from '../../src/protocol/ws-wire.js';
+import { ERROR_CODES, TURN_OUTCOMES, type ErrorCode } from '../../src/protocol/ws/index.js';
 import { ABANDONED_UTTERANCE, failureLine } from '../../web/src/failure-lines.js';
 
 describe('failure lines', () => {

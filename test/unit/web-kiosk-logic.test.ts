@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeAudioBinary } from '../../src/protocol/ws-frames.js';
+import { encodeAudioBinary, type AudioMessage } from '../../src/protocol/ws/index.js';
 import { reconnectDelayMs } from '../../web/src/backoff.js';
 import { FACES, KNOWN_EMOTIONS, resolveEmotion } from '../../web/src/emotions.js';
 import { FramePairer } from '../../web/src/frame-pairer.js';
-import type { AudioMessage } from '../../src/protocol/ws-wire.js';
 import { DEFAULT_VAD, VoiceActivityDetector, type VadEvent } from '../../web/src/vad.js';
 
 describe('reconnectDelayMs', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PART_HEADER_BYTES, readPartHeader } from '../../src/protocol/ws-wire.js';
+import { PART_HEADER_BYTES, readPartHeader } from '../../src/protocol/ws/index.js';
 import { PART_SAMPLES, UtteranceStream } from '../../web/src/utterance-stream.js';
 import { pcmBytes } from '../../web/src/wav.js';
 

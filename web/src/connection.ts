@@ -1,6 +1,6 @@
 import { authorizationHeaders, webSocketProtocols } from './access-token.js';
 import { DEFAULT_BACKOFF, reconnectDelayMs, type BackoffOptions } from './backoff.js';
-import { parseServerMessage, type ReceivedMessage } from '../../src/protocol/ws-wire.js';
+import { readServerMessage, type ReceivedMessage } from '../../src/protocol/ws/index.js';
 import type { ConnectionStatus } from './kiosk-view.js';
 
 export type { ConnectionStatus };
@@ -98,7 +98,7 @@ export class KioskConnection {
         return;
       }
       if (typeof event.data !== 'string') return;
-      const message = parseServerMessage(event.data);
+      const message = readServerMessage(event.data);
       if (message === undefined) return;
       this.handlers.onMessage(message);
       // After the state is applied, so the page never shows "online" with the previous session's state.

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../src/protocol/ws-wire.js';
+import type { ErrorCode } from '../../src/protocol/ws/index.js';
 
 /**
  * What the robot says in its speech bubble when a question gets no answer: an apology, a face to match,

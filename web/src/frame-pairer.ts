@@ -1,4 +1,4 @@
-import { readAudioFrame, type AudioMessage } from '../../src/protocol/ws-wire.js';
+import { readAudioFrame, type AudioMessage } from '../../src/protocol/ws/index.js';
 
 export interface AudioPair {
   readonly meta: AudioMessage;

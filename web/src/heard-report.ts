@@ -1,4 +1,4 @@
-import { COMMAND } from '../../src/protocol/ws-wire.js';
+import { COMMAND } from '../../src/protocol/ws/index.js';
 
 /**
  * How much of an answer the visitor heard before cutting it short, for the `heard` report

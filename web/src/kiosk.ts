@@ -31,11 +31,9 @@ import {
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   PCM_SAMPLE_RATE,
   type ErrorCode,
-  type ErrorMessage,
+  type Received,
   type ReceivedMessage,
-  type TurnEndMessage,
-  type UnknownErrorMessage,
-} from '../../src/protocol/ws-wire.js';
+} from '../../src/protocol/ws/index.js';
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer, type Recorder } from './utterance.js';
 import { UtteranceStream } from './utterance-stream.js';
@@ -597,7 +595,7 @@ const ERROR_NOTICES: Readonly<Partial<Record<ErrorCode, string>>> = {
 const QUIET_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(['heard_invalid', 'part_invalid']);
 
 /** An error the visitor should see: in the bubble when a question went unanswered, else under the button. */
-const showError = (message: ErrorMessage | UnknownErrorMessage): void => {
+const showError = (message: Received<'error' | 'unknown_error'>): void => {
   const line = message.type === 'error' && message.turn !== undefined ? failureLine(message.code) : undefined;
   const notice = message.type === 'error' ? ERROR_NOTICES[message.code] : undefined;
   if (line !== undefined) {
@@ -609,7 +607,7 @@ const showError = (message: ErrorMessage | UnknownErrorMessage): void => {
 };
 
 /** How a turn ended: a streamed utterance the service gave up on stops being recorded and is said in the bubble. */
-const endTurn = ({ turn, outcome }: TurnEndMessage): void => {
+const endTurn = ({ turn, outcome }: Received<'turn_end'>): void => {
   const cancelled = turns.cancelled(turn);
   turns.turnEnded(turn);
   streamEndedByService(turn);

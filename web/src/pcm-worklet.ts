@@ -1,5 +1,7 @@
 import { PCM_PROCESSOR, type PcmChunk } from './capture-format.js';
-import { PCM_SAMPLE_RATE } from '../../src/protocol/ws-wire.js';
+// Of the /ws module, only its frames' file (the audio format): the audio thread's scope has no
+// TextDecoder, which the module's text-frame parsers build as they load.
+import { PCM_SAMPLE_RATE } from '../../src/protocol/ws/frames.js';
 import { levelDb, StreamingResampler } from './resampler.js';
 
 /**

@@ -1,4 +1,4 @@
-import { COMMAND, encodePartFrame, PCM_SAMPLE_RATE } from '../../src/protocol/ws-wire.js';
+import { COMMAND, encodePartFrame, PCM_SAMPLE_RATE } from '../../src/protocol/ws/index.js';
 import type { Recorder } from './utterance.js';
 import { pcmBytes } from './wav.js';
 

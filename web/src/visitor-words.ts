@@ -1,4 +1,4 @@
-import type { TranscriptMessage } from '../../src/protocol/ws-wire.js';
+import type { TranscriptMessage } from '../../src/protocol/ws/index.js';
 
 /**
  * What the robot heard the visitor say, shown while they speak: the robot's transcripts of the streamed

@@ -1,4 +1,4 @@
-import { PCM_SAMPLE_RATE, WAV_HEADER_BYTES, writeWavHeader } from '../../src/protocol/ws-wire.js';
+import { PCM_SAMPLE_RATE, WAV_HEADER_BYTES, writeWavHeader } from '../../src/protocol/ws/index.js';
 
 /**
  * The kiosk's recordings as bytes: 16-bit PCM at PCM_SAMPLE_RATE, mono, little-endian; as one WAV file

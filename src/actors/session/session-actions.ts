@@ -1,6 +1,5 @@
 import { assign, setup, type AnyActorRef } from 'xstate';
-import type { OutboundFrame } from '../../protocol/ws-frames.js';
-import { MAX_TURN, type Turn } from '../../protocol/ws-protocol.js';
+import { type OutboundFrame, MAX_TURN, type TurnNumber as Turn } from '../../protocol/ws/index.js';
 import type { Refusal } from './session-outbox.js';
 import type { SessionResources } from './session-resources.js';
 import type {

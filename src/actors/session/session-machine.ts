@@ -1,6 +1,12 @@
 import { not } from 'xstate';
-import { closeFrame, errorFrame, textFrame } from '../../protocol/ws-frames.js';
-import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT } from '../../protocol/ws-protocol.js';
+import {
+  closeFrame,
+  errorFrame,
+  textFrame,
+  CLOSE_CODES,
+  INITIAL_EMOTION,
+  INITIAL_TEXT,
+} from '../../protocol/ws/index.js';
 import { sessionSetup } from './session-actions.js';
 import { refusals, startRefusals } from './session-refusals.js';
 

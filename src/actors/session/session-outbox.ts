@@ -9,8 +9,10 @@ import {
   errorFrame,
   turnEndFrame,
   type OutboundFrame,
-} from '../../protocol/ws-frames.js';
-import { type ErrorCode, type MessageId, type Turn } from '../../protocol/ws-protocol.js';
+  type ErrorCode,
+  type MessageId,
+  type TurnNumber as Turn,
+} from '../../protocol/ws/index.js';
 import { RosCallFailedError, RosServiceUnavailableError, RosTimeoutError } from '../../ros/port/ros-port.js';
 import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import {

@@ -1,5 +1,4 @@
-import { errorFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
-import type { Turn } from '../../protocol/ws-protocol.js';
+import { errorFrame, type OutboundFrame, type TurnNumber as Turn } from '../../protocol/ws/index.js';
 import { requestOf } from './session-actions.js';
 import { busyRefusal, type Refusal } from './session-outbox.js';
 import type { SessionContext, SessionEvent } from './session-types.js';

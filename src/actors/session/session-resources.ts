@@ -6,8 +6,11 @@ import {
   errorFrame,
   turnEndFrame,
   type OutboundFrame,
-} from '../../protocol/ws-frames.js';
-import type { Turn, ChatInterface, HeardCommand, MessageId } from '../../protocol/ws-protocol.js';
+  type TurnNumber as Turn,
+  type ChatInterface,
+  type HeardCommand,
+  type MessageId,
+} from '../../protocol/ws/index.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';

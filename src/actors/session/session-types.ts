@@ -1,12 +1,14 @@
 import type { Observable } from 'rxjs';
-import type { MessageIdAllocator, AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
 import type {
+  MessageIdAllocator,
+  AudioPairFrame,
+  OutboundFrame,
   ConversationLimits,
   ErrorCode,
-  Turn,
+  TurnNumber as Turn,
   ChatInterface,
   HeardCommand,
-} from '../../protocol/ws-protocol.js';
+} from '../../protocol/ws/index.js';
 import type { RosCalls } from '../../ros/port/ros-calls.js';
 import { type TurnPart } from '../../streams/call-streams.js';
 import type { WriteScheduler } from '../../streams/play-audio/fan-out.js';

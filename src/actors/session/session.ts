@@ -7,9 +7,12 @@ import {
   type Subscription,
 } from 'xstate';
 import { performance } from 'node:perf_hooks';
-import { parseClientText } from '../../protocol/ws-frames.js';
-import type { Turn } from '../../protocol/ws-protocol.js';
-import { PART_HEADER_BYTES, readPartHeader } from '../../protocol/ws-wire.js';
+import {
+  parseClientText,
+  type TurnNumber as Turn,
+  PART_HEADER_BYTES,
+  readPartHeader,
+} from '../../protocol/ws/index.js';
 import { queueFull, sessionBinding } from './session-actions.js';
 import { sessionMachine } from './session-machine.js';
 import { SessionResources } from './session-resources.js';

@@ -1,6 +1,5 @@
 import { assign, setup } from 'xstate';
-import type { TextFrame } from '../../protocol/ws-frames.js';
-import { PCM_BYTES_PER_SECOND } from '../../protocol/ws-protocol.js';
+import { type TextFrame, PCM_BYTES_PER_SECOND } from '../../protocol/ws/index.js';
 import type { Refusal } from './session-outbox.js';
 import { resourceBinding } from './session-actions.js';
 import type { UploadContext, UploadEvent, UploadInput } from './session-types.js';

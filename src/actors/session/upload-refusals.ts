@@ -1,5 +1,4 @@
-import { busyMessage, errorFrame, type TextFrame } from '../../protocol/ws-frames.js';
-import type { ErrorCode } from '../../protocol/ws-protocol.js';
+import { busyMessage, errorFrame, type TextFrame, type ErrorCode } from '../../protocol/ws/index.js';
 import type { Refusal } from './session-outbox.js';
 import type { UploadContext, UploadEvent } from './session-types.js';
 import { endVerdict, partVerdict } from './upload-actions.js';

@@ -1,6 +1,5 @@
 import { UtteranceEvent, type UtteranceEventCode } from '../../ros/port/ros-messages.js';
-import type { TextFrame } from '../../protocol/ws-frames.js';
-import type { Turn } from '../../protocol/ws-protocol.js';
+import type { TextFrame, TurnNumber as Turn } from '../../protocol/ws/index.js';
 import type { SpeechUplink } from '../../streams/speech-uplink.js';
 import type { Refusal } from './session-outbox.js';
 import type { SessionResources } from './session-resources.js';

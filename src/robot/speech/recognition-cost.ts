@@ -1,4 +1,4 @@
-import { PCM_BYTES_PER_SECOND } from '../../protocol/ws-wire.js';
+import { PCM_BYTES_PER_SECOND } from '../../protocol/ws/index.js';
 import { wavSeconds } from '../echo-chat.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { ChatInterface } from '../../protocol/ws-protocol.js';
+import type { ChatInterface } from '../../protocol/ws/index.js';
 import type { Context } from 'rclnodejs';
 import type { Logger } from 'pino';
 import { spinAsleep, type AsleepSpin } from '../binding/spin-asleep.js';

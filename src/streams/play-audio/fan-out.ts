@@ -4,7 +4,7 @@ import {
   type AudioPairFrame,
   type MessageIdAllocator,
   type OutboundFrame,
-} from '../../protocol/ws-frames.js';
+} from '../../protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../ros/port/ros-messages.js';
 import type { KioskQueue } from './outbound-queue.js';
 

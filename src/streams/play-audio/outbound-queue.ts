@@ -1,5 +1,10 @@
-import { closeFrame, textFrame, type AudioPairFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
-import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
+import {
+  CLOSE_CODES,
+  closeFrame,
+  textFrame,
+  type AudioPairFrame,
+  type OutboundFrame,
+} from '../../protocol/ws/index.js';
 import type { PlayAudioDropReason, WriteScheduler } from './fan-out.js';
 
 /**

@@ -4,8 +4,7 @@ import type { SessionTransportEvent } from '../../actors/session/session-types.j
 import type { Logger } from '../../log/logger.js';
 import { createLossReporter, type LossReporter } from '../../log/loss-reporter.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
-import type { AudioPairFrame, OutboundFrame } from '../../protocol/ws-frames.js';
-import { CLOSE_CODES } from '../../protocol/ws-protocol.js';
+import { type AudioPairFrame, type OutboundFrame, CLOSE_CODES } from '../../protocol/ws/index.js';
 import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';

@@ -1,6 +1,11 @@
-import { DEFAULT_MAX_AUDIO_FRAME_BYTES, DEFAULT_MAX_PART_BYTES, PCM_BYTES_PER_SECOND } from './ws-wire.js';
+import { PCM_BYTES_PER_SECOND } from './frames.js';
 
-/** The `/ws` endpoint's limits and their defaults (re-exported by ws-protocol.ts; docs/protocol.md lists them). */
+/** The `/ws` endpoint's limits and their defaults (docs/protocol.md lists them). */
+
+/** The server's default limit for one client audio frame (`--max_audio_frame_bytes`). */
+export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 2 * 1024 * 1024;
+/** The server's default limit for the audio of one part (`--max_part_bytes`): 2 s of PCM. */
+export const DEFAULT_MAX_PART_BYTES = 64 * 1024;
 
 /** Tunable limits of the conversation endpoint. */
 export interface ConversationLimits {

@@ -1,41 +1,23 @@
-import * as v from 'valibot';
-import type { JsonShape } from './json-shape.js';
-import { COMMAND, COMMAND_SERVICES, ERROR_CODE_NAMES, type ErrorCode } from './ws-wire.js';
-
 /**
- * The `/ws` wire protocol, apart from its transport: what each frame holds, which errors and close codes
- * exist, and the limits. docs/protocol.md describes this module and test/repo/docs-match.test.ts holds the
- * two equal; test/unit/protocol.test.ts checks the tables below, and that the documented example frames
- * (test/support/ws-examples.ts) agree with the schemas.
- *
- * Frames:
- * - client → server, binary: raw audio of one utterance: one turn (one `/chat` call or one Converse goal);
- *   in a session that streams (it sent `utterance_start`), one part of the open utterance, headed by
- *   PART_HEADER_BYTES.
- * - client → server, text: a JSON command (`ClientCommand`): clear_history (queued), cancel (at once),
- *   utterance_start and utterance_end (a streamed utterance), heard (how much of an answer was played).
- * - server → client, text: a JSON message (`ServerMessage`).
- * - server → client, binary: 4-byte big-endian unsigned message id, then audio bytes (possibly none). It always
- *   directly follows the `audio` text message carrying the same `messageId`.
+ * The names of the `/ws` protocol: the commands a client sends, the codes of `error` messages, how a turn
+ * ends, and the close codes that end a session. Each list is written once here and the types are read off
+ * it, so a client's tables keyed by a code fail to compile when the code is renamed.
  */
 
-/** The vocabulary both ends share lives in ws-wire.ts, which the kiosk compiles against too. */
+/** The commands a client sends in a text frame, `{"service": …}`. */
+export const COMMAND = {
+  clearHistory: 'clear_history',
+  cancel: 'cancel',
+  utteranceStart: 'utterance_start',
+  utteranceEnd: 'utterance_end',
+  heard: 'heard',
+} as const;
+export type CommandService = (typeof COMMAND)[keyof typeof COMMAND];
+export const COMMAND_SERVICES = Object.values(COMMAND) as [CommandService, ...CommandService[]];
 
 /** How a kiosk utterance reaches the robot (`--chat_interface`): the `/chat` service, or the Converse action. */
 export const CHAT_INTERFACES = ['service', 'action'] as const;
 export type ChatInterface = (typeof CHAT_INTERFACES)[number];
-export {
-  AUDIO_HEADER_BYTES,
-  PART_HEADER_BYTES,
-  PCM_BYTES_PER_SECOND,
-  COMMAND,
-  COMMAND_SERVICES,
-  ERROR_CODE_NAMES,
-  type CommandService,
-  type ErrorCode,
-} from './ws-wire.js';
-/** Message ids are unsigned 32-bit: they wrap from this value to 0. */
-export const MAX_MESSAGE_ID = 0xffff_ffff;
 
 /** What a client shows before the first answer. */
 export const INITIAL_EMOTION = 'neutral';
@@ -156,7 +138,10 @@ export const ERROR_CODES = {
     description:
       'A `heard` report names a turn or message this session was not lately answered with (only the latest answered turn and the running one are kept); it was ignored.',
   },
-} as const satisfies Record<ErrorCode, { readonly description: string }>;
+} as const satisfies Record<string, { readonly description: string }>;
+/** The codes of `error` messages (docs/protocol.md, "Error codes"). */
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 /**
  * WebSocket close codes the server uses to end a session, with the reason sent in the close frame
@@ -217,164 +202,3 @@ export const CLOSE_CODES = {
   string,
   { readonly code: number; readonly reason: string; readonly description: string }
 >;
-
-// The limits (ConversationLimits, DEFAULT_LIMITS) live in ws-limits.ts.
-export {
-  AUDIO_BUDGET_SHARES,
-  DEFAULT_LIMITS,
-  defaultAudioBytesPerAddress,
-  defaultMaxUtteranceMs,
-  type ConversationLimits,
-} from './ws-limits.js';
-
-// ---------------------------------------------------------------------------------------------------------
-// Client → server
-
-export const MessageIdSchema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MESSAGE_ID));
-export type MessageId = v.InferOutput<typeof MessageIdSchema>;
-export const TurnSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TURN));
-export type Turn = v.InferOutput<typeof TurnSchema>;
-
-/**
- * What every command has, read before the command's own schema so an unknown service is told apart from a
- * malformed one. An `object` (not a loose one, which would copy every other member into its output) reads
- * `service` alone.
- */
-export const CommandEnvelopeSchema = v.object({
-  service: v.string('service must be a string'),
-});
-
-/** A command is one flat object of a few members; a text over this shape is refused before it is parsed. */
-export const COMMAND_SHAPE = { maxDepth: 1, maxMembers: 8 } as const satisfies JsonShape;
-
-export const ClearHistoryCommandSchema = v.strictObject({
-  service: v.literal(COMMAND.clearHistory),
-});
-
-/** Barge-in: stops the running turn and drops the queued ones; processed at once, not queued. */
-export const CancelCommandSchema = v.strictObject({
-  service: v.literal(COMMAND.cancel),
-});
-
-/** Opens a streamed utterance: the session's next turn, whose parts follow as binary frames. */
-export const UtteranceStartCommandSchema = v.strictObject({
-  service: v.literal(COMMAND.utteranceStart),
-});
-
-const Uint32Schema = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffff_ffff));
-
-/** Closes the open utterance after `parts` parts: its turn starts. */
-export const UtteranceEndCommandSchema = v.strictObject({
-  service: v.literal(COMMAND.utteranceEnd),
-  turn: TurnSchema,
-  parts: Uint32Schema,
-});
-
-/**
- * How much of turn `turn`'s answer the kiosk played before the visitor interrupted it: `playedMs` in all;
- * the part playing then was message `messageId`, of which `partPlayedMs` of `partMs` played (the parts of
- * the turn before it played whole).
- */
-export const HeardCommandSchema = v.strictObject({
-  service: v.literal(COMMAND.heard),
-  turn: TurnSchema,
-  playedMs: Uint32Schema,
-  messageId: MessageIdSchema,
-  partPlayedMs: Uint32Schema,
-  partMs: Uint32Schema,
-});
-
-export type HeardCommand = v.InferOutput<typeof HeardCommandSchema>;
-
-export const ClientCommandSchema = v.variant('service', [
-  ClearHistoryCommandSchema,
-  CancelCommandSchema,
-  UtteranceStartCommandSchema,
-  UtteranceEndCommandSchema,
-  HeardCommandSchema,
-]);
-export type ClientCommand = v.InferOutput<typeof ClientCommandSchema>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Server → client
-
-export const StateMessageSchema = v.strictObject({
-  type: v.literal('state'),
-  emotion: v.string(),
-  text: v.string(),
-  microphone: v.strictObject({ enabled: v.boolean() }),
-});
-export type StateMessage = v.InferOutput<typeof StateMessageSchema>;
-
-/**
- * Metadata of an audio answer; the binary frame with the same message id follows it directly. `turn`
- * names the kiosk utterance it answers (absent on /play_audio pairs).
- */
-export const AudioMessageSchema = v.strictObject({
-  type: v.literal('audio'),
-  emotion: v.string(),
-  text: v.string(),
-  messageId: MessageIdSchema,
-  turn: v.exactOptional(TurnSchema),
-});
-export type AudioMessage = v.InferOutput<typeof AudioMessageSchema>;
-
-export const MicrophoneMessageSchema = v.strictObject({
-  type: v.literal('microphone'),
-  enabled: v.boolean(),
-});
-export type MicrophoneMessage = v.InferOutput<typeof MicrophoneMessageSchema>;
-
-export const AckMessageSchema = v.strictObject({
-  type: v.literal('ack'),
-  service: v.picklist(COMMAND_SERVICES),
-});
-export type AckMessage = v.InferOutput<typeof AckMessageSchema>;
-
-/** An error; `turn` when it is about a turn (busy, microphone_disabled, chat_*). */
-export const ErrorMessageSchema = v.strictObject({
-  type: v.literal('error'),
-  code: v.picklist(ERROR_CODE_NAMES),
-  message: v.string(),
-  turn: v.exactOptional(TurnSchema),
-});
-export type ErrorMessage = v.InferOutput<typeof ErrorMessageSchema>;
-
-/** The end of a turn: exactly once per turn, after every pair and error frame of that turn. */
-export const TurnEndMessageSchema = v.strictObject({
-  type: v.literal('turn_end'),
-  turn: TurnSchema,
-  outcome: v.picklist(TURN_OUTCOME_NAMES),
-});
-export type TurnEndMessage = v.InferOutput<typeof TurnEndMessageSchema>;
-
-/** What the robot heard so far of the streamed utterance `turn`; each replaces the last, `final` ends them. */
-export const TranscriptMessageSchema = v.strictObject({
-  type: v.literal('transcript'),
-  turn: TurnSchema,
-  text: v.string(),
-  final: v.boolean(),
-});
-export type TranscriptMessage = v.InferOutput<typeof TranscriptMessageSchema>;
-
-/**
- * `/play_audio` messages this kiosk did not get: its connection was slower than a burst, and the oldest
- * messages waiting for it were dropped whole. Sent before the next message it does get.
- */
-export const AudioDroppedMessageSchema = v.strictObject({
-  type: v.literal('audio_dropped'),
-  count: v.pipe(v.number(), v.integer(), v.minValue(1)),
-});
-export type AudioDroppedMessage = v.InferOutput<typeof AudioDroppedMessageSchema>;
-
-export const ServerMessageSchema = v.variant('type', [
-  StateMessageSchema,
-  AudioMessageSchema,
-  MicrophoneMessageSchema,
-  AckMessageSchema,
-  ErrorMessageSchema,
-  TurnEndMessageSchema,
-  TranscriptMessageSchema,
-  AudioDroppedMessageSchema,
-]);
-export type ServerMessage = v.InferOutput<typeof ServerMessageSchema>;

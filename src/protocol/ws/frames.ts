@@ -1,30 +1,119 @@
-import * as v from 'valibot';
-import {
-  AUDIO_HEADER_BYTES,
-  ClientCommandSchema,
-  COMMAND_SERVICES,
-  COMMAND_SHAPE,
-  CommandEnvelopeSchema,
-  ERROR_CODES,
-  MAX_MESSAGE_ID,
-  ServerMessageSchema,
-  type AckMessage,
-  type ClientCommand,
-  type CommandService,
-  type ErrorCode,
-  type ErrorMessage,
-  type MessageId,
-  type ServerMessage,
-  type Turn,
-  type TurnEndMessage,
-  type TurnOutcome,
-} from './ws-protocol.js';
-import { jsonShapeProblem } from './json-shape.js';
+import { ERROR_CODES, type CommandService, type ErrorCode, type TurnOutcome } from './codes.js';
+import type {
+  AckMessage,
+  ErrorMessage,
+  MessageId,
+  ServerMessage,
+  TurnEndMessage,
+  TurnNumber,
+} from './messages.js';
 
 /**
- * Pure encoding and decoding of `/ws` frames, and the outbound items a session hands to the transport.
- * Nothing here touches a socket.
+ * The frames of `/ws` as they go on the wire. Binary frames, server → client: the 4-byte big-endian message
+ * id, then the audio of the `audio` message with that id; client → server: a whole recording (16-bit PCM
+ * WAV), or, in a session that streams, one part of the open utterance behind an 8-byte header. Then what
+ * the service sends, built: the outbound items a session hands to the transport (a text frame, an audio
+ * pair, a close), and the message ids that pair an `audio` message with its binary frame. Nothing here
+ * touches a socket.
  */
+
+/** The 4-byte big-endian message id that heads every server binary frame. */
+export const AUDIO_HEADER_BYTES = 4;
+/** Message ids are unsigned 32-bit: they wrap from this value to 0. */
+export const MAX_MESSAGE_ID = 0xffff_ffff;
+/** What the kiosk records and sends: 16-bit PCM WAV, 16 kHz, mono (docs/protocol.md, "Audio format"). */
+export const PCM_SAMPLE_RATE = 16_000;
+
+/** Bytes a second of that audio takes: 16-bit mono samples. */
+export const PCM_BYTES_PER_SECOND = PCM_SAMPLE_RATE * 2;
+
+/**
+ * The header of a client binary frame that is one part of a streamed utterance (docs/protocol.md,
+ * "Streamed utterances"): the utterance's turn, then the part's sequence number from 0, both 4-byte
+ * big-endian unsigned; raw 16-bit little-endian PCM at PCM_SAMPLE_RATE follows.
+ */
+export const PART_HEADER_BYTES = 8;
+
+const assertMessageId = (messageId: number): void => {
+  if (!Number.isInteger(messageId) || messageId < 0 || messageId > MAX_MESSAGE_ID) {
+    throw new RangeError(`message id ${messageId} is not an unsigned 32-bit integer`);
+  }
+};
+
+/** The head of a server binary frame: the message id, big-endian. */
+export const encodeAudioHeader = (messageId: MessageId): Uint8Array => {
+  assertMessageId(messageId);
+  const header = new Uint8Array(AUDIO_HEADER_BYTES);
+  new DataView(header.buffer).setUint32(0, messageId, false);
+  return header;
+};
+
+/** The server binary frame as a client receives it: big-endian message id, then the audio (copied). */
+export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
+  const frame = new Uint8Array(AUDIO_HEADER_BYTES + audio.byteLength);
+  frame.set(encodeAudioHeader(messageId));
+  frame.set(audio, AUDIO_HEADER_BYTES);
+  return frame;
+};
+
+/** Splits a server binary frame into its message id and audio; `undefined` when shorter than the header. */
+export const readAudioFrame = (
+  frame: ArrayBuffer,
+): { readonly messageId: number; readonly audio: ArrayBuffer } | undefined => {
+  if (frame.byteLength < AUDIO_HEADER_BYTES) return undefined;
+  return {
+    messageId: new DataView(frame).getUint32(0, false),
+    audio: frame.slice(AUDIO_HEADER_BYTES),
+  };
+};
+
+/** The canonical 44-byte header of a 16-bit mono PCM WAV recording at PCM_SAMPLE_RATE. */
+export const WAV_HEADER_BYTES = 44;
+
+/** Writes that header for `dataBytes` of samples at the start of `view`. */
+export const writeWavHeader = (view: DataView, dataBytes: number): void => {
+  const ascii = (at: number, text: string): void => {
+    for (let index = 0; index < text.length; index += 1) view.setUint8(at + index, text.charCodeAt(index));
+  };
+  ascii(0, 'RIFF');
+  view.setUint32(4, 36 + dataBytes, true);
+  ascii(8, 'WAVE');
+  ascii(12, 'fmt ');
+  view.setUint32(16, 16, true); // fmt chunk size
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, 1, true); // mono
+  view.setUint32(24, PCM_SAMPLE_RATE, true);
+  view.setUint32(28, PCM_BYTES_PER_SECOND, true);
+  view.setUint16(32, 2, true); // block align
+  view.setUint16(34, 16, true); // bits per sample
+  ascii(36, 'data');
+  view.setUint32(40, dataBytes, true);
+};
+
+/**
+ * One part of a streamed utterance as a client sends it: the header (turn, sequence) and the PCM bytes, in
+ * one new buffer.
+ */
+export const encodePartFrame = (turn: number, sequence: number, pcm: Uint8Array): Uint8Array => {
+  const frame = new Uint8Array(PART_HEADER_BYTES + pcm.byteLength);
+  const view = new DataView(frame.buffer);
+  view.setUint32(0, turn, false);
+  view.setUint32(4, sequence, false);
+  frame.set(pcm, PART_HEADER_BYTES);
+  return frame;
+};
+
+/** The header of a part frame; `undefined` when the frame is shorter than the header. */
+export const readPartHeader = (
+  frame: Uint8Array,
+): { readonly turn: number; readonly sequence: number } | undefined => {
+  if (frame.byteLength < PART_HEADER_BYTES) return undefined;
+  const view = new DataView(frame.buffer, frame.byteOffset, PART_HEADER_BYTES);
+  return { turn: view.getUint32(0, false), sequence: view.getUint32(4, false) };
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// What the service sends
 
 /** One server → client text frame. `message` is kept for logs and metrics; `text` is what goes on the wire. */
 export interface TextFrame {
@@ -56,9 +145,6 @@ export interface CloseFrame {
 
 export type OutboundFrame = TextFrame | AudioPairFrame | CloseFrame;
 
-// ---------------------------------------------------------------------------------------------------------
-// Server → client
-
 export const serializeServerMessage = (message: ServerMessage): string => JSON.stringify(message);
 
 export const textFrame = (message: ServerMessage): TextFrame => ({
@@ -70,7 +156,7 @@ export const textFrame = (message: ServerMessage): TextFrame => ({
 export const errorMessage = (
   code: ErrorCode,
   message: string = ERROR_CODES[code].description,
-  turn?: Turn,
+  turn?: TurnNumber,
 ): ErrorMessage =>
   turn === undefined ? { type: 'error', code, message } : { type: 'error', code, message, turn };
 
@@ -92,11 +178,11 @@ export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause):
       : `audio queued by the sessions of this address would exceed its share of ${cause.maxAudioBytesPerAddress} bytes; ${service} dropped`;
 
 /** An error frame; `turn` when it is about a kiosk utterance. */
-export const errorFrame = (code: ErrorCode, message?: string, turn?: Turn): TextFrame =>
+export const errorFrame = (code: ErrorCode, message?: string, turn?: TurnNumber): TextFrame =>
   textFrame(errorMessage(code, message, turn));
 
 /** The end of a turn; the last frame of that turn. */
-export const turnEndFrame = (turn: Turn, outcome: TurnOutcome): TextFrame => {
+export const turnEndFrame = (turn: TurnNumber, outcome: TurnOutcome): TextFrame => {
   const end: TurnEndMessage = { type: 'turn_end', turn, outcome };
   return textFrame(end);
 };
@@ -135,35 +221,13 @@ export const createMessageIdAllocator = (first: MessageId = 0): MessageIdAllocat
   };
 };
 
-const assertMessageId = (messageId: number): void => {
-  if (!Number.isInteger(messageId) || messageId < 0 || messageId > MAX_MESSAGE_ID) {
-    throw new RangeError(`message id ${messageId} is not an unsigned 32-bit integer`);
-  }
-};
-
-/** The head of a server binary frame: the message id, big-endian. */
-export const encodeAudioHeader = (messageId: MessageId): Uint8Array => {
-  assertMessageId(messageId);
-  const header = new Uint8Array(AUDIO_HEADER_BYTES);
-  new DataView(header.buffer).setUint32(0, messageId, false);
-  return header;
-};
-
-/** The server binary frame as a client receives it: big-endian message id, then the audio (copied). */
-export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
-  const frame = new Uint8Array(AUDIO_HEADER_BYTES + audio.byteLength);
-  frame.set(encodeAudioHeader(messageId));
-  frame.set(audio, AUDIO_HEADER_BYTES);
-  return frame;
-};
-
 export interface AudioContent {
   readonly emotion: string;
   readonly text: string;
   readonly audio: Uint8Array;
 }
 
-const audioMeta = (messageId: MessageId, content: AudioContent, turn?: Turn): string =>
+const audioMeta = (messageId: MessageId, content: AudioContent, turn?: TurnNumber): string =>
   serializeServerMessage(
     turn === undefined
       ? { type: 'audio', emotion: content.emotion, text: content.text, messageId }
@@ -178,7 +242,7 @@ const audioMeta = (messageId: MessageId, content: AudioContent, turn?: Turn): st
 export const encodeAudioPair = (
   messageId: MessageId,
   content: AudioContent,
-  turn?: Turn,
+  turn?: TurnNumber,
 ): AudioPairFrame => ({
   kind: 'pair',
   messageId,
@@ -197,80 +261,3 @@ export const encodeSharedAudioPair = (messageId: MessageId, content: AudioConten
   meta: audioMeta(messageId, content),
   binary: [encodeAudioBinary(messageId, content.audio)],
 });
-
-/** Parses a server text frame, as a client (or a test) does. Throws on anything off-protocol. */
-export const parseServerMessage = (text: string): ServerMessage =>
-  v.parse(ServerMessageSchema, JSON.parse(text));
-
-// ---------------------------------------------------------------------------------------------------------
-// Client → server
-
-export type ClientTextResult =
-  | { readonly ok: true; readonly command: ClientCommand }
-  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
-
-const fail = (code: ErrorCode, message: string): ClientTextResult => ({ ok: false, code, message });
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-const utf8Encoder = new TextEncoder();
-
-const byteLength = (data: string | Uint8Array): number =>
-  typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
-
-const isCommandService = (service: string): service is CommandService =>
-  (COMMAND_SERVICES as readonly string[]).includes(service);
-
-/** Names the offending field, so a client developer sees what to fix. */
-const describeIssue = (issue: v.BaseIssue<unknown>): string => {
-  const path = (issue.path ?? []).map((item) => String(item.key)).join('.');
-  if (issue.expected === 'never') return `unknown field "${path}"`;
-  if (issue.received === 'undefined') return `field "${path}" is required`;
-  return path === '' ? issue.message : `field "${path}": ${issue.message}`;
-};
-
-/**
- * Decodes, size-checks and validates one client text frame. Text may come as a string or as the raw bytes
- * (then invalid UTF-8 is reported instead of being replaced).
- */
-export const parseClientText = (data: string | Uint8Array, maxTextFrameBytes: number): ClientTextResult => {
-  const size = byteLength(data);
-  if (size > maxTextFrameBytes) {
-    return fail(
-      'text_frame_too_large',
-      `text frame of ${size} bytes exceeds the limit of ${maxTextFrameBytes}`,
-    );
-  }
-  const bytes = typeof data === 'string' ? utf8Encoder.encode(data) : data;
-  const shapeProblem = jsonShapeProblem(bytes, COMMAND_SHAPE);
-  if (shapeProblem !== undefined) {
-    return fail('invalid_command', `a command is one flat JSON object; this text has ${shapeProblem}`);
-  }
-  let text: string;
-  try {
-    text = typeof data === 'string' ? data : strictUtf8.decode(data);
-  } catch {
-    return fail('invalid_json', 'text frame is not valid UTF-8');
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid_json', error instanceof Error ? error.message : 'text frame is not valid JSON');
-  }
-  // valibot accepts arrays as objects; a command is a plain JSON object.
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return fail('invalid_command', 'a command must be a JSON object with a "service" field');
-  }
-  const envelope = v.safeParse(CommandEnvelopeSchema, json, { abortEarly: true });
-  if (!envelope.success) return fail('invalid_command', describeIssue(envelope.issues[0]));
-  const { service } = envelope.output;
-  if (!isCommandService(service)) {
-    return fail(
-      'unknown_service',
-      `unknown service ${JSON.stringify(service)}; supported: ${COMMAND_SERVICES.join(', ')}`,
-    );
-  }
-  const command = v.safeParse(ClientCommandSchema, json, { abortEarly: true });
-  if (!command.success) return fail('invalid_command', describeIssue(command.issues[0]));
-  return { ok: true, command: command.output };
-};
