@@ -20,6 +20,7 @@ import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import {
   type ConversationRequest,
   type CallOutcome,
+  type Refusal,
   type SessionContext,
   type SessionInput,
   type SessionSocket,
@@ -219,15 +220,6 @@ export const sendOutcome = (
   }
   return outbox.send(turnEndFrame(turn, 'answered'));
 };
-
-/**
- * A request that is not queued: its error frame (none for a turn refused `busy` again), and for a turn its
- * number (then `turn_end` refused).
- */
-export interface Refusal {
-  readonly frame: OutboundFrame | undefined;
-  readonly turn: Turn | undefined;
-}
 
 /**
  * The `busy` error for a request that is not queued (with its turn, for a turn). A turn refused while an

@@ -1,7 +1,8 @@
 import { errorFrame, type OutboundFrame } from '../../protocol/ws-frames.js';
 import type { Turn } from '../../protocol/ws-protocol.js';
 import { requestOf } from './session-actions.js';
-import { busyRefusal, type Refusal } from './session-outbox.js';
+import { busyRefusal } from './session-outbox.js';
+import type { Refusal } from './session-types.js';
 import type { SessionContext, SessionEvent } from './session-types.js';
 
 /**
@@ -26,7 +27,7 @@ export const startRefusals = {
       context.turns,
       errorFrame(
         'utterance_open',
-        `utterance ${event.type === 'utterance_start' ? (event.openTurn ?? 0) : 0} is still open; one utterance at a time`,
+        `utterance ${event.type === 'utterance_start' ? (context.openTurn ?? 0) : 0} is still open; one utterance at a time`,
         context.turns,
       ),
     ),

@@ -1,6 +1,6 @@
 import { busyMessage, errorFrame, type TextFrame } from '../../protocol/ws-frames.js';
 import type { ErrorCode } from '../../protocol/ws-protocol.js';
-import type { Refusal } from './session-outbox.js';
+import type { Refusal } from './session-types.js';
 import type { UploadContext, UploadEvent } from './session-types.js';
 import { endVerdict, partVerdict } from './upload-actions.js';
 
