@@ -23,7 +23,7 @@ import {
   type Refusal,
   type SessionContext,
   type SessionInput,
-  type SessionSocket,
+  type SessionWrites,
 } from './session-types.js';
 
 /**
@@ -44,8 +44,8 @@ export class Outbox {
   /** What waits for the kiosk, held here (outbound-queue.ts). */
   readonly #queue: KioskQueue;
   constructor(
-    private readonly transportSend: SessionSocket['send'],
-    private readonly transportBatch: SessionSocket['batch'],
+    private readonly transportSend: SessionWrites['send'],
+    private readonly transportBatch: SessionWrites['batch'],
     private readonly bufferedBytes: () => number,
     private readonly maxSendBufferBytes: number,
     queueing: OutboxQueueing,

@@ -68,13 +68,13 @@ export interface SessionDeps {
 }
 
 /** What the transport gives a session to write with; SessionInput documents each. */
-export interface SessionSocket {
+export interface SessionWrites {
   readonly send: (frame: OutboundFrame) => void;
   readonly batch?: ((writes: () => void) => void) | undefined;
   readonly bufferedBytes?: (() => number) | undefined;
 }
 
-export interface SessionInput extends SessionDeps, SessionSocket {
+export interface SessionInput extends SessionDeps, SessionWrites {
   /**
    * Writes one outbound item to this session's socket: a text frame, an audio pair (both frames in one corked
    * write), or a close. Throwing ends the session.
