@@ -7,6 +7,7 @@ import type {
   SessionContext,
   SessionEvent,
   SessionMachineInput,
+  UploadInput,
 } from './session-types.js';
 import { tellingParent } from './upload-actions.js';
 import { uploadMachine } from './upload-machine.js';
@@ -69,6 +70,16 @@ export const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest 
       return { service: 'clear_history' };
   }
 };
+
+/** What `calling`'s invoke runs: the running request. */
+export const runningRequest = ({ context }: { context: SessionContext }): ConversationRequest | undefined =>
+  context.running;
+
+/** What `open`'s invoke of the upload starts from. */
+export const uploadInput = ({ context }: { context: SessionContext }): UploadInput => ({
+  limits: context.limits,
+  audioBudgetBytes: context.audioBudgetBytes,
+});
 
 export const sessionSetup = setup({
   types: {

@@ -1,7 +1,7 @@
 import { not } from 'xstate';
 import { closeFrame, errorFrame, textFrame } from '../../protocol/ws-frames.js';
 import { CLOSE_CODES, INITIAL_EMOTION, INITIAL_TEXT } from '../../protocol/ws-protocol.js';
-import { sessionSetup } from './session-actions.js';
+import { runningRequest, sessionSetup, uploadInput } from './session-actions.js';
 import { refusals, startRefusals } from './session-refusals.js';
 
 /**
@@ -47,7 +47,7 @@ export const sessionMachine = sessionSetup.createMachine({
       invoke: {
         id: 'upload',
         src: 'upload',
-        input: ({ context }) => ({ limits: context.limits, audioBudgetBytes: context.audioBudgetBytes }),
+        input: uploadInput,
       },
       entry: {
         type: 'deliver',
@@ -83,7 +83,7 @@ export const sessionMachine = sessionSetup.createMachine({
          */
         calling: {
           // The running request's call: leaving `calling`, however, stops it (a late answer is dropped).
-          invoke: { id: 'call', src: 'call', input: ({ context }) => context.running },
+          invoke: { id: 'call', src: 'call', input: runningRequest },
           on: {
             utterance: {
               guard: { type: 'utteranceIs', params: 'admitted' },
