@@ -166,7 +166,7 @@ const floorSide = (shape: LeastChartShape): Side => {
     shape,
   );
   return {
-    name: shape === 'least' ? 'XState floor' : 'XState, 2 regions',
+    name: { least: 'XState floor', invoke: 'XState, invoke', regions: 'XState, 2 regions' }[shape],
     utter: () => {
       chart.send({ type: 'request', audio: audio.slice() });
     },
@@ -226,6 +226,7 @@ const sides = [
   sessionSide('session actor', sessionModule),
   ...(compareSessionModule === undefined ? [] : [sessionSide('compared session', compareSessionModule)]),
   floorSide('least'),
+  floorSide('invoke'),
   floorSide('regions'),
   plainSide(),
 ];
@@ -261,6 +262,12 @@ const share = (name: string, figures: ReturnType<typeof summary>) =>
   ` (min ${(figures.cpuMinUs - plain.cpuMinUs).toFixed(1)})  heap ${(
     figures.allocatedMedianKiB - plain.allocatedMedianKiB
   ).toFixed(1)} KiB per round trip`;
+/** The session actor's share beside XState's own least chart with an invoke per turn (target: 15 µs). */
+const sessionOverInvoke = (): string => {
+  const session = summary('session actor');
+  const invoke = summary('XState, invoke');
+  return `session actor over 'XState, invoke': cpu ${(session.cpuMedianUs - invoke.cpuMedianUs).toFixed(1)} µs per turn (median)`;
+};
 const measured = sides.map((side) => ({ name: side.name, figures: summary(side.name) }));
 process.stdout.write(
   [
@@ -270,6 +277,7 @@ process.stdout.write(
     ...measured
       .filter(({ name }) => name !== 'plain function')
       .map(({ name, figures }) => share(name, figures)),
+    sessionOverInvoke(),
     '',
   ].join('\n'),
 );

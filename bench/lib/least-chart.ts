@@ -1,4 +1,4 @@
-import { assign, createActor, setup } from 'xstate';
+import { assign, createActor, fromCallback, setup } from 'xstate';
 
 /**
  * XState's least chart for a chat turn: two states and two events, each with an `assign` (`request`
@@ -7,10 +7,13 @@ import { assign, createActor, setup } from 'xstate';
  * the session actor's share is read against, over a socket (bench/peers/bridge-no-session.ts
  * `--session xstate`) and in one process (bench/session-cost.ts).
  *
+ * `invoke`: the same two states, `calling` invoking the call (`fromCallback`, stopped by leaving the state)
+ * instead of starting it on entry: the shape of the session's own `calling` (session-machine.ts).
+ *
  * `regions`: the same two states as one region of a parallel `open` whose other region (`upload`: `none`,
  * `streaming`) no turn enters, beside a final `closed`. XState builds every snapshot from all the active
- * states, so this shows what a region costs turns that never enter it (why the session's upload is a chart
- * of its own, src/actors/session/upload-machine.ts).
+ * states, so this shows what a region costs turns that never enter it (the session's upload is a chart of
+ * its own, its invoked child, src/actors/session/upload-machine.ts).
  */
 
 /** The chart's effects, given by its user: make the call, deliver its answer. */
@@ -19,7 +22,7 @@ export interface LeastChartEffects<Answer> {
   deliver(turn: number, answer: Answer): void;
 }
 
-export type LeastChartShape = 'least' | 'regions';
+export type LeastChartShape = 'least' | 'invoke' | 'regions';
 
 type LeastChartEvent =
   | { type: 'request'; audio: Uint8Array }
@@ -35,6 +38,15 @@ const chartSetup = setup({
     },
     events: {} as LeastChartEvent,
     input: {} as { readonly effects: LeastChartEffects<unknown> },
+  },
+  actors: {
+    call: fromCallback<LeastChartEvent, { audio: Uint8Array; effects: LeastChartEffects<unknown> }>(
+      ({ input, sendBack }) => {
+        input.effects.call(input.audio, (answer) => {
+          sendBack({ type: 'answer', answer });
+        });
+      },
+    ),
   },
   actions: {
     admit: assign(({ context, event }) => ({
@@ -73,6 +85,21 @@ const context = ({ input }: { input: { readonly effects: LeastChartEffects<unkno
 
 const leastChart = chartSetup.createMachine({ context, ...turnStates });
 
+const invokeChart = chartSetup.createMachine({
+  context,
+  initial: 'idle',
+  states: {
+    idle: { on: { request: { target: 'calling', actions: 'admit' } } },
+    calling: {
+      invoke: {
+        src: 'call',
+        input: ({ context }) => ({ audio: context.audio ?? new Uint8Array(0), effects: context.effects }),
+      },
+      on: { answer: { target: 'idle', actions: ['deliver', 'settle'] } },
+    },
+  },
+});
+
 const regionsChart = chartSetup.createMachine({
   context,
   initial: 'open',
@@ -96,13 +123,13 @@ export interface LeastChartActor {
   send(event: { readonly type: 'request'; readonly audio: Uint8Array }): void;
 }
 
-/** A started actor of the least chart (or of its `regions` shape); send it `request` events. */
+/** A started actor of the least chart (or of its `invoke` or `regions` shape); send it `request` events. */
 export const startLeastChart = <Answer>(
   effects: LeastChartEffects<Answer>,
   shape: LeastChartShape = 'least',
 ): LeastChartActor => {
   const input = { effects: effects as LeastChartEffects<unknown> };
-  return shape === 'least'
-    ? createActor(leastChart, { input }).start()
-    : createActor(regionsChart, { input }).start();
+  if (shape === 'least') return createActor(leastChart, { input }).start();
+  if (shape === 'invoke') return createActor(invokeChart, { input }).start();
+  return createActor(regionsChart, { input }).start();
 };

@@ -179,18 +179,15 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
         send(closeFrame(CLOSE_CODES.tooManySessions));
         return undefined;
       }
-      // Object.assign, not `{ ...sessionDeps, ...hooks, send }`: V8 (Node 20) gives each object made by
-      // a spread followed by new keys a hidden class of its own, about 400 bytes per session in a heap
-      // snapshot.
       sessionsOpened += 1;
       const utterancePrefix = `${instanceId}-${sessionsOpened}`;
-      const session = startSessionActor(
-        Object.assign({}, sessionDeps, hooks, {
-          send,
-          utterancePrefix,
-          audioBudget: audioBudget.budgetFor(addressKey),
-        }),
-      );
+      const session = startSessionActor({
+        ...sessionDeps,
+        ...hooks,
+        send,
+        utterancePrefix,
+        audioBudget: audioBudget.budgetFor(addressKey),
+      });
       if (session.getSnapshot().status !== 'active') return session;
       sessions.add(session);
       const forget = (): void => {

@@ -26,7 +26,16 @@ const audio = (bytes: number, fits = true): SessionEvent => ({
   fits,
 });
 const settled: SessionEvent = { type: 'call.settled', outcome: { kind: 'answered' } };
-const actionTypes = (actions: readonly { type: string }[]) => actions.map((action) => action.type);
+/** The actions' names; XState's own, of the invokes and the events to the upload, named by what they do. */
+const actionTypes = (actions: readonly { type: string; params?: unknown }[]) =>
+  actions.map((action) => {
+    const params = action.params as { id?: string; event?: { type: string } } | undefined;
+    // A stopped child's params are the child itself.
+    if (action.type === 'xstate.spawnChild') return `invoke ${params?.id ?? ''}`;
+    if (action.type === 'xstate.stopChild') return `stop ${params?.id ?? ''}`;
+    if (action.type === 'xstate.sendTo') return `${params?.event?.type ?? ''} to the upload`;
+    return action.type;
+  });
 /**
  * The text of the frames the transition's `deliver` and `refuse` actions would send (a refused turn's
  * `turn_end` is sent by `refuse` itself: shown here as the turn it names).
@@ -40,10 +49,10 @@ const delivered = (actions: readonly { type: string; params?: unknown }[]) =>
   });
 
 describe('session transitions (pure)', () => {
-  it('starts open.idle and sends the state frame; nothing else is started', () => {
+  it('starts open.idle and sends the state frame; nothing else is started but the upload, waiting', () => {
     const [snapshot, actions] = initialTransition(sessionMachine, inputWith());
     assert.deepEqual(snapshot.value, { open: 'idle' });
-    assert.deepEqual(actionTypes(actions), ['deliver']);
+    assert.deepEqual(actionTypes(actions), ['deliver', 'invoke upload']);
     assert.match(delivered(actions)[0] ?? '', /^\{"type":"state"/);
   });
 
@@ -52,7 +61,7 @@ describe('session transitions (pure)', () => {
     const [calling, actions] = transition(sessionMachine, idle, audio(3));
     assert.deepEqual(calling.value, { open: 'calling' });
     // Context updates (assign: the turn count, the queue) are applied, not listed.
-    assert.deepEqual(actionTypes(actions), ['holdAudio', 'startCall']);
+    assert.deepEqual(actionTypes(actions), ['holdAudio', 'invoke call']);
     assert.deepEqual(calling.context.running, { service: 'chat', turn: 1, audioBytes: 3, streamed: false });
     assert.deepEqual(calling.context.waiting, []);
   });
@@ -94,11 +103,11 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(next.value, { open: 'calling' });
     assert.deepEqual(next.context.running, second);
     // Leaving calling stops the settled call, entering it again starts the next.
-    assert.deepEqual(actionTypes(actions), ['stopCall', 'deliverOutcome', 'startCall']);
+    assert.deepEqual(actionTypes(actions), ['stop call', 'deliverOutcome', 'invoke call']);
     const [rest, last] = transition(sessionMachine, next, settled);
     assert.deepEqual(rest.value, { open: 'idle' });
     assert.equal(rest.context.running, undefined);
-    assert.deepEqual(actionTypes(last), ['stopCall', 'deliverOutcome']);
+    assert.deepEqual(actionTypes(last), ['stop call', 'deliverOutcome']);
   });
 
   it('a part of the running turn is delivered at once, in calling; in idle there is no call to hear', () => {
@@ -130,10 +139,11 @@ describe('session transitions (pure)', () => {
     // The turns' audio given back, the running turn stopped by leaving calling, the turn_end frames and
     // the ack, the clear_history's start.
     assert.deepEqual(actionTypes(actions), [
-      'stopCall',
+      'stop call',
       'releaseCancelledAudio',
+      'cancel to the upload',
       'deliverCancelled',
-      'startCall',
+      'invoke call',
     ]);
   });
 
@@ -145,10 +155,14 @@ describe('session transitions (pure)', () => {
     assert.deepEqual(after.value, { open: 'calling' });
     assert.deepEqual(after.context.running, { service: 'clear_history' });
     assert.deepEqual(after.context.waiting, []);
-    assert.deepEqual(actionTypes(actions), ['releaseCancelledAudio', 'deliverCancelled']);
+    assert.deepEqual(actionTypes(actions), [
+      'releaseCancelledAudio',
+      'cancel to the upload',
+      'deliverCancelled',
+    ]);
     const [stillIdle, idleActions] = transition(sessionMachine, idle, { type: 'cancel' });
     assert.deepEqual(stillIdle.value, { open: 'idle' });
-    assert.deepEqual(actionTypes(idleActions), ['deliverCancelled']);
+    assert.deepEqual(actionTypes(idleActions), ['cancel to the upload', 'deliverCancelled']);
   });
 
   it('a clear_history past --chat_queue is answered busy; it is no turn', () => {
@@ -180,26 +194,27 @@ describe('session transitions (pure)', () => {
     const [after, actions] = transition(sessionMachine, calling, { type: 'session.sendFailed' });
     assert.equal(after.value, 'closed');
     assert.equal(after.status, 'done');
-    assert.deepEqual(actionTypes(actions), ['stopCall']);
+    assert.deepEqual(actionTypes(actions), ['stop call', 'stop upload']);
   });
 
   it('an admitted utterance_start counts a turn, marks the session as streaming and opens the upload', () => {
     const [idle] = initialTransition(sessionMachine, inputWith());
-    const start: SessionEvent = { type: 'utterance_start', at: 5, openTurn: undefined };
+    const start: SessionEvent = { type: 'utterance_start', at: 5 };
     const [after, actions] = transition(sessionMachine, idle, start);
     assert.deepEqual(after.value, { open: 'idle' });
     assert.equal(after.context.turns, 1);
     assert.equal(after.context.streams, true);
-    assert.deepEqual(actionTypes(actions), ['openUpload']);
+    assert.deepEqual(actionTypes(actions), ['followUtterance', 'upload.open to the upload']);
     // The upload's news: the ended utterance is a request like any other.
     const [calling, queued] = transition(sessionMachine, after, {
       type: 'utterance.ended',
       turn: 1,
+      parts: 2,
       audioBytes: 640,
     });
     assert.deepEqual(calling.value, { open: 'calling' });
     assert.deepEqual(calling.context.running, { service: 'chat', turn: 1, audioBytes: 640, streamed: true });
-    assert.deepEqual(actionTypes(queued), ['startCall']);
+    assert.deepEqual(actionTypes(queued), ['endUtterance', 'invoke call']);
   });
 
   it('an utterance_start while one is open is refused as its own turn; the open one goes on', () => {
@@ -207,12 +222,10 @@ describe('session transitions (pure)', () => {
     const [streaming] = transition(sessionMachine, idle, {
       type: 'utterance_start',
       at: 0,
-      openTurn: undefined,
     });
     const [after, actions] = transition(sessionMachine, streaming, {
       type: 'utterance_start',
       at: 1,
-      openTurn: 1,
     });
     assert.equal(after.context.turns, 2);
     assert.deepEqual(delivered(actions), [
@@ -227,17 +240,22 @@ describe('session transitions (pure)', () => {
     const [streaming] = transition(sessionMachine, calling, {
       type: 'utterance_start',
       at: 0,
-      openTurn: undefined,
     });
     const [queued] = transition(sessionMachine, streaming, audio(2));
-    const [told] = transition(sessionMachine, queued, { type: 'utterance.cancelled', turn: 2 });
-    assert.deepEqual(told.context.cancelledTurns, [2]);
+    // The session knows the utterance its upload has open: the cancel drops it with the calls' turns.
+    const told = queued;
+    assert.equal(told.context.openTurn, 2);
     // Turn 1 runs, turn 3 waits: the turns `cancelled` delivers for, before the ack.
     assert.deepEqual(told.context.running, { service: 'chat', turn: 1, audioBytes: 1, streamed: false });
     assert.deepEqual(told.context.waiting, [{ service: 'chat', turn: 3, audioBytes: 2, streamed: false }]);
     const [after, actions] = transition(sessionMachine, told, { type: 'cancel' });
     assert.deepEqual(after.value, { open: 'idle' });
     assert.deepEqual(after.context.cancelledTurns, []);
-    assert.deepEqual(actionTypes(actions), ['stopCall', 'releaseCancelledAudio', 'deliverCancelled']);
+    assert.deepEqual(actionTypes(actions), [
+      'stop call',
+      'releaseCancelledAudio',
+      'cancel to the upload',
+      'deliverCancelled',
+    ]);
   });
 });

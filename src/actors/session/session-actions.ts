@@ -1,41 +1,22 @@
-import { assign, setup, type AnyActorRef } from 'xstate';
+import { assign, fromCallback, sendTo, setup } from 'xstate';
 import { type OutboundFrame, MAX_TURN, type TurnNumber as Turn } from '../../protocol/ws/index.js';
-import type { Refusal } from './session-outbox.js';
-import type { SessionResources } from './session-resources.js';
 import type {
   ConversationRequest,
+  Refusal,
   SessionContext,
   SessionEvent,
   SessionMachineInput,
+  UploadInput,
 } from './session-types.js';
+import { tellingParent } from './upload-actions.js';
+import { uploadMachine } from './upload-machine.js';
 
 /**
- * The session chart's named actions and guards (the chart itself is session-machine.ts, the frames of its
- * refusals session-refusals.ts). Guards and `assign`s read only the snapshot and the event. The other
- * actions are the effects: each reaches the session's live resources, bound to its actor by session.ts,
- * and nothing else (the upload chart's effects reach them the same way).
+ * The session chart's named actions, guards and actors (the chart itself is session-machine.ts, the frames
+ * of its refusals session-refusals.ts). Guards and `assign`s read only the snapshot and the event. The
+ * effects and the running call are named here and given by session.ts (`provide`), on the session's live
+ * resources; those given here do nothing, for pure transitions and tests of the chart alone.
  */
-
-/**
- * Which live resources a chart's effects act on, bound to its actor by session.ts: so the snapshots hold
- * none of them.
- */
-export const resourceBinding = <Resources extends object>() => {
-  const bound = new WeakMap<AnyActorRef, Resources>();
-  return {
-    bind: (actor: AnyActorRef, resources: Resources): void => {
-      bound.set(actor, resources);
-    },
-    of: (self: AnyActorRef): Resources => {
-      const resources = bound.get(self);
-      if (resources === undefined) throw new Error('a session actor ran an effect without its resources');
-      return resources;
-    },
-  };
-};
-
-export const sessionBinding = resourceBinding<SessionResources>();
-const resourcesOf = sessionBinding.of;
 
 /** What becomes of an utterance, decided in this order. */
 type UtteranceVerdict =
@@ -68,7 +49,7 @@ const utteranceVerdict = (context: SessionContext, event: SessionEvent): Utteran
 type StartVerdict = 'alreadyOpen' | 'turnsExhausted' | 'microphoneDisabled' | 'queueFull' | 'admitted';
 
 const startVerdict = (context: SessionContext, event: SessionEvent): StartVerdict => {
-  if (event.type === 'utterance_start' && event.openTurn !== undefined) return 'alreadyOpen';
+  if (event.type === 'utterance_start' && context.openTurn !== undefined) return 'alreadyOpen';
   if (context.turns >= MAX_TURN) return 'turnsExhausted';
   if (!context.microphoneEnabled) return 'microphoneDisabled';
   if (queueFull(context)) return 'queueFull';
@@ -89,11 +70,29 @@ export const requestOf = (event: SessionEvent, turn: Turn): ConversationRequest 
   }
 };
 
+/** What `calling`'s invoke runs: the running request. */
+export const runningRequest = ({ context }: { context: SessionContext }): ConversationRequest | undefined =>
+  context.running;
+
+/** What `open`'s invoke of the upload starts from. */
+export const uploadInput = ({ context }: { context: SessionContext }): UploadInput => ({
+  limits: context.limits,
+  audioBudgetBytes: context.audioBudgetBytes,
+});
+
 export const sessionSetup = setup({
   types: {
     input: {} as SessionMachineInput,
     context: {} as SessionContext,
     events: {} as SessionEvent,
+  },
+  actors: {
+    /**
+     * The running request's call (`calling` invokes it): it tells `call.part` per part of a Converse
+     * answer, then `call.settled`; stopping it abandons the call. This one never answers.
+     */
+    call: fromCallback<SessionEvent, ConversationRequest | undefined>(() => undefined),
+    upload: uploadMachine.provide({ actions: tellingParent }),
   },
   guards: {
     startIs: ({ context, event }, verdict: StartVerdict) => startVerdict(context, event) === verdict,
@@ -102,6 +101,8 @@ export const sessionSetup = setup({
     queueFull: ({ context }) => queueFull(context),
     microphoneChanged: ({ context, event }) =>
       event.type === 'microphone.changed' && event.enabled !== context.microphoneEnabled,
+    microphoneDisabled: ({ context, event }) =>
+      event.type === 'microphone.changed' && !event.enabled && context.microphoneEnabled,
     sendBufferExceeded: ({ context, event }) =>
       event.type === 'ws.buffered' && event.bytes > context.limits.maxSendBufferBytes,
     hasWaiting: ({ context }) => context.waiting.length > 0,
@@ -123,13 +124,18 @@ export const sessionSetup = setup({
     }),
     countTurn: assign({ turns: ({ context }) => context.turns + 1 }),
     /** A streamed utterance opens as the next turn; from now on the session's binary frames are parts. */
-    openUtterance: assign(({ context }) => ({ turns: context.turns + 1, streams: true })),
-    /** Cancel, the upload's share: its abandoned turn ends `cancelled` with the calls' dropped turns. */
-    noteCancelledUtterance: assign({
-      cancelledTurns: ({ context, event }) =>
-        event.type === 'utterance.cancelled'
-          ? [...context.cancelledTurns, event.turn]
-          : context.cancelledTurns,
+    openUtterance: assign(({ context }) => ({
+      turns: context.turns + 1,
+      streams: true,
+      openTurn: context.turns + 1,
+    })),
+    /** The upload ended or gave up its utterance: none is open. */
+    closeUtterance: assign({
+      openTurn: ({ context, event }) =>
+        (event.type === 'utterance.ended' || event.type === 'upload.abandoned') &&
+        event.turn === context.openTurn
+          ? undefined
+          : context.openTurn,
     }),
     noteBusyTold: assign({
       busyTold: ({ context, event }) => context.busyTold || event.type === 'utterance',
@@ -140,13 +146,12 @@ export const sessionSetup = setup({
       waiting: context.waiting.slice(1),
     })),
     /**
-     * Cancel: the running turn (if the running call is one) and every queued turn are dropped, their
-     * numbers kept for `turn_end`; a queued clear_history stays, in its place.
+     * Cancel: the open utterance, the running turn (if the running call is one) and every queued turn are
+     * dropped, their numbers kept for `turn_end`; a queued clear_history stays, in its place.
      */
     dropTurns: assign(({ context }) => {
-      const { running, waiting } = context;
-      // An utterance abandoned by the same cancel is already here (the upload hears a cancel first).
-      const cancelledTurns: Turn[] = [...context.cancelledTurns];
+      const { running, waiting, openTurn } = context;
+      const cancelledTurns: Turn[] = openTurn === undefined ? [] : [openTurn];
       let stillRunning = running;
       if (running?.service === 'chat') {
         cancelledTurns.push(running.turn);
@@ -157,7 +162,12 @@ export const sessionSetup = setup({
         if (request.service === 'chat') cancelledTurns.push(request.turn);
         else kept.push(request);
       }
-      return { running: stillRunning, waiting: kept, cancelledTurns: cancelledTurns.sort((a, b) => a - b) };
+      return {
+        running: stillRunning,
+        waiting: kept,
+        openTurn: undefined,
+        cancelledTurns: cancelledTurns.sort((a, b) => a - b),
+      };
     }),
     clearCancelled: assign({ cancelledTurns: [] }),
     setMicrophone: assign({
@@ -165,57 +175,40 @@ export const sessionSetup = setup({
         event.type === 'microphone.changed' ? event.enabled : context.microphoneEnabled,
     }),
 
-    // The effects, on the session's resources.
-    deliver: ({ self }, frame: OutboundFrame) => {
-      resourcesOf(self).deliver(frame);
-    },
-    refuse: ({ self }, refusal: Refusal) => {
-      resourcesOf(self).refuse(refusal);
-    },
-    /** The admitted turn's audio is kept for its call and taken from the budget. */
-    holdAudio: ({ context, self, event }) => {
-      if (event.type === 'utterance') resourcesOf(self).holdAudio(context.turns, event.audio);
-    },
-    startCall: ({ context, self }) => {
-      if (context.running !== undefined) resourcesOf(self).startCall(context.running);
-    },
-    stopCall: ({ self }) => {
-      resourcesOf(self).stopCall();
-    },
-    deliverPart: ({ context, event, self }) => {
-      if (event.type === 'call.part' && context.running?.service === 'chat') {
-        resourcesOf(self).deliverPart(context.running.turn, event.part);
-      }
-    },
-    /** The running call ended: its audio goes back to the budget before its answer is sent. */
-    deliverOutcome: ({ context, event, self }) => {
-      if (event.type !== 'call.settled' || context.running === undefined) return;
-      const held = resourcesOf(self);
-      held.releaseAudio(context.running);
-      held.deliverOutcome(context.running, event.outcome);
-    },
-    /** Cancel, the effect: the audio of the running turn and of every queued turn goes back to the budget. */
-    releaseCancelledAudio: ({ context, self }) => {
-      const held = resourcesOf(self);
-      held.releaseAudio(context.running);
-      for (const request of context.waiting) held.releaseAudio(request);
-    },
-    deliverCancelled: ({ context, self }) => {
-      resourcesOf(self).deliverCancelled(context.cancelledTurns);
-    },
+    // The upload's events: it is the child `upload` (invoked by `open`).
     /** The admitted `utterance_start` opens the upload as turn `context.turns`. */
-    openUpload: ({ context, event, self }) => {
-      if (event.type === 'utterance_start') resourcesOf(self).openUpload(context.turns, event.at);
-    },
+    openUpload: sendTo('upload', ({ context, event }) => ({
+      type: 'upload.open',
+      turn: context.turns,
+      at: event.type === 'utterance_start' ? event.at : 0,
+    })),
+    /** The socket's part or end of the open utterance. */
+    passToUpload: sendTo('upload', ({ event }) => event),
+    cancelUpload: sendTo('upload', { type: 'cancel' }),
     /** The microphone was disabled: the upload abandons its open utterance, if one is open. */
-    muteUpload: ({ event, self }) => {
-      if (event.type === 'microphone.changed' && !event.enabled) resourcesOf(self).muteUpload();
-    },
-    reportHeard: ({ event, self }) => {
-      if (event.type === 'heard') resourcesOf(self).reportHeard(event);
-    },
-    flushPlayAudio: ({ self }) => {
-      resourcesOf(self).flushPlayAudio();
-    },
+    muteUpload: sendTo('upload', { type: 'upload.muted' }),
+
+    // The effects, on what is live: session.ts gives them.
+    deliver: (_, _frame: OutboundFrame) => undefined,
+    refuse: (_, _refusal: Refusal) => undefined,
+    /** The admitted turn's audio is kept for its call and taken from the budget. */
+    holdAudio: () => undefined,
+    /** A part of the running turn's answer: its pair goes out at once. */
+    deliverPart: () => undefined,
+    /** The running call ended: its audio goes back to the budget before its answer is sent. */
+    deliverOutcome: () => undefined,
+    /** Cancel: the audio of the running turn and of every queued turn goes back to the budget. */
+    releaseCancelledAudio: () => undefined,
+    deliverCancelled: () => undefined,
+    /** A streamed utterance opened: its transcripts come to this session, its parts are kept for `/chat`. */
+    followUtterance: () => undefined,
+    /** The upload's admitted part: to the robot at once, kept for `/chat`. */
+    sendPart: () => undefined,
+    /** The upload's accepted end: the robot told before the turn is queued. */
+    endUtterance: () => undefined,
+    /** The upload gave its utterance up: the robot told, its audio released, its error sent. */
+    abandonUtterance: () => undefined,
+    reportHeard: () => undefined,
+    flushPlayAudio: () => undefined,
   },
 });

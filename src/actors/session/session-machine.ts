@@ -7,29 +7,31 @@ import {
   INITIAL_EMOTION,
   INITIAL_TEXT,
 } from '../../protocol/ws/index.js';
-import { sessionSetup } from './session-actions.js';
+import { runningRequest, sessionSetup, uploadInput } from './session-actions.js';
 import { refusals, startRefusals } from './session-refusals.js';
 
 /**
  * One `/ws` connection, as a state machine a reader can follow:
  *
- *   idle ──utterance, clear_history or a streamed turn──▶ calling ──call.settled──▶ idle, or the next
- *   calling ──call.part──▶ (the part's pair is sent at once)
- *   calling ──cancel (a turn runs)──▶ cancelled ──▶ idle, or the next
- *   (open) ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
+ *   open (invokes `upload`, the streamed utterance's chart)
+ *     idle ──utterance, clear_history or a streamed turn──▶ calling ──call.settled──▶ idle, or the next
+ *     calling (invokes `call`, the running request's) ──call.part──▶ (the part's pair is sent at once)
+ *     calling ──cancel (a turn runs)──▶ cancelled ──▶ idle, or the next
+ *   open ──close, 1001/1008/1009/1011, or the socket closed──▶ closed
  *
  * A kiosk's utterance is a turn, numbered from 1: a binary frame whole, or a streamed utterance from its
- * `utterance_start`. One call runs at a time, owned by `calling`: entering starts it, leaving stops it,
+ * `utterance_start`. One call runs at a time, invoked by `calling`: entering starts it, leaving stops it,
  * whatever the way out. Up to `maxWaitingCalls` requests wait behind it in arrival order; beyond that, or
  * when the audio would not fit in the process-wide budget, a request is answered `busy` at once. A turn's
  * answer comes as pairs (one with `/chat`, one per part with the Converse action) and ends with `turn_end`.
- * The `cancel` command is not queued: it stops the running turn and drops the queued ones.
+ * The `cancel` command is not queued: it stops the running turn, drops the queued ones and the open
+ * utterance.
  *
- * An admitted `utterance_start` opens the upload (upload-machine.ts, its own chart beside this one), which
- * takes the parts and tells this chart `utterance.ended` (a turn to queue) or, on a cancel, before it,
- * `utterance.cancelled`. The snapshot is plain data; the effects (named actions, session-actions.ts, with
- * the refusals' frames from session-refusals.ts) act on the session's resources (session-resources.ts), and
- * session.ts reads the socket's events into the two charts'.
+ * An admitted `utterance_start` opens the upload (upload-machine.ts, the child `upload`); the socket's
+ * parts and ends are passed to it, and it answers by events: each admitted part (`upload.part`), the end
+ * (`utterance.ended`, a turn to queue) or the utterance given up (`upload.abandoned`). The snapshot is
+ * plain data; the guards, assigns and named effects are session-actions.ts, the effects' and the call's
+ * implementations session.ts's (`provide`), the refusals' frames session-refusals.ts.
  */
 export const sessionMachine = sessionSetup.createMachine({
   id: 'session',
@@ -39,6 +41,7 @@ export const sessionMachine = sessionSetup.createMachine({
     waiting: [],
     turns: 0,
     streams: false,
+    openTurn: undefined,
     cancelledTurns: [],
     busyTold: false,
   }),
@@ -46,6 +49,12 @@ export const sessionMachine = sessionSetup.createMachine({
   states: {
     open: {
       initial: 'idle',
+      // A streamed utterance's parts, timers and verdicts: its own chart (upload-machine.ts), this one's child.
+      invoke: {
+        id: 'upload',
+        src: 'upload',
+        input: uploadInput,
+      },
       entry: {
         type: 'deliver',
         params: ({ context }) =>
@@ -65,9 +74,12 @@ export const sessionMachine = sessionSetup.createMachine({
               target: 'calling',
               actions: ['admit', 'holdAudio'],
             },
-            'utterance.ended': { target: 'calling', actions: 'admit' },
+            'utterance.ended': {
+              target: 'calling',
+              actions: ['endUtterance', 'closeUtterance', 'admit'],
+            },
             clear_history: { target: 'calling', actions: 'admit' },
-            cancel: { actions: ['deliverCancelled', 'clearCancelled'] },
+            cancel: { actions: ['dropTurns', 'cancelUpload', 'deliverCancelled', 'clearCancelled'] },
           },
         },
         /**
@@ -76,14 +88,14 @@ export const sessionMachine = sessionSetup.createMachine({
          * queued turns are dropped.
          */
         calling: {
-          entry: 'startCall',
-          exit: 'stopCall',
+          // The running request's call: leaving `calling`, however, stops it (a late answer is dropped).
+          invoke: { id: 'call', src: 'call', input: runningRequest },
           on: {
             utterance: {
               guard: { type: 'utteranceIs', params: 'admitted' },
               actions: ['admit', 'holdAudio'],
             },
-            'utterance.ended': { actions: 'admit' },
+            'utterance.ended': { actions: ['endUtterance', 'closeUtterance', 'admit'] },
             clear_history: { guard: not('queueFull'), actions: 'admit' },
             'call.part': { actions: 'deliverPart' },
             'call.settled': [
@@ -99,10 +111,16 @@ export const sessionMachine = sessionSetup.createMachine({
               {
                 guard: 'runningIsTurn',
                 target: 'cancelled',
-                actions: ['releaseCancelledAudio', 'dropTurns'],
+                actions: ['releaseCancelledAudio', 'dropTurns', 'cancelUpload'],
               },
               {
-                actions: ['releaseCancelledAudio', 'dropTurns', 'deliverCancelled', 'clearCancelled'],
+                actions: [
+                  'releaseCancelledAudio',
+                  'dropTurns',
+                  'cancelUpload',
+                  'deliverCancelled',
+                  'clearCancelled',
+                ],
               },
             ],
           },
@@ -137,9 +155,13 @@ export const sessionMachine = sessionSetup.createMachine({
             guard: { type: 'startIs', params: 'queueFull' },
             actions: ['countTurn', { type: 'refuse', params: refusals.busy('queue') }],
           },
-          { actions: ['openUtterance', 'openUpload'] },
+          { actions: ['openUtterance', 'followUtterance', 'openUpload'] },
         ],
-        'utterance.cancelled': { actions: 'noteCancelledUtterance' },
+        part: { actions: 'passToUpload' },
+        utterance_end: { actions: 'passToUpload' },
+        'upload.part': { actions: 'sendPart' },
+        'upload.abandoned': { actions: ['abandonUtterance', 'closeUtterance'] },
+        'upload.refused': { actions: { type: 'deliver', params: ({ event }) => event.frame } },
         // What idle and calling do not admit.
         utterance: [
           {
@@ -183,18 +205,30 @@ export const sessionMachine = sessionSetup.createMachine({
         'text.rejected': {
           actions: { type: 'deliver', params: ({ event }) => errorFrame(event.code, event.message) },
         },
-        'microphone.changed': {
-          guard: 'microphoneChanged',
-          actions: [
-            'setMicrophone',
-            {
-              type: 'deliver',
-              params: ({ event }) => textFrame({ type: 'microphone', enabled: event.enabled }),
-            },
-            // Disabled: the open utterance is abandoned at once (after the kiosk is told why).
-            'muteUpload',
-          ],
-        },
+        'microphone.changed': [
+          // Disabled: the open utterance is abandoned at once (after the kiosk is told why).
+          {
+            guard: 'microphoneDisabled',
+            actions: [
+              'setMicrophone',
+              {
+                type: 'deliver',
+                params: ({ event }) => textFrame({ type: 'microphone', enabled: event.enabled }),
+              },
+              'muteUpload',
+            ],
+          },
+          {
+            guard: 'microphoneChanged',
+            actions: [
+              'setMicrophone',
+              {
+                type: 'deliver',
+                params: ({ event }) => textFrame({ type: 'microphone', enabled: event.enabled }),
+              },
+            ],
+          },
+        ],
         'ws.buffered': [
           {
             guard: 'sendBufferExceeded',

@@ -18,9 +18,10 @@ import { ConverseOutcomeError } from '../../streams/call-streams.js';
 import {
   type ConversationRequest,
   type CallOutcome,
+  type Refusal,
   type SessionContext,
   type SessionInput,
-  type SessionSocket,
+  type SessionWrites,
 } from './session-types.js';
 
 /**
@@ -44,8 +45,8 @@ export class Outbox {
   /** A `/play_audio` pair: the kiosk's queue takes it, written on the scheduler's turns (fan-out.ts). */
   readonly offer: (pair: AudioPairFrame) => void;
   constructor(
-    private readonly transportSend: SessionSocket['send'],
-    private readonly transportBatch: SessionSocket['batch'],
+    private readonly transportSend: SessionWrites['send'],
+    private readonly transportBatch: SessionWrites['batch'],
     bufferedBytes: () => number,
     maxSendBufferBytes: number,
     queueing: OutboxQueueing,
@@ -177,15 +178,6 @@ export const sendOutcome = (
   }
   return outbox.send(turnEndFrame(turn, 'answered'));
 };
-
-/**
- * A request that is not queued: its error frame (none for a turn refused `busy` again), and for a turn its
- * number (then `turn_end` refused).
- */
-export interface Refusal {
-  readonly frame: OutboundFrame | undefined;
-  readonly turn: Turn | undefined;
-}
 
 /**
  * The `busy` error for a request that is not queued (with its turn, for a turn). A turn refused while an

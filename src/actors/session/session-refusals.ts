@@ -1,6 +1,7 @@
 import { errorFrame, type OutboundFrame, type TurnNumber as Turn } from '../../protocol/ws/index.js';
 import { requestOf } from './session-actions.js';
-import { busyRefusal, type Refusal } from './session-outbox.js';
+import { busyRefusal } from './session-outbox.js';
+import type { Refusal } from './session-types.js';
 import type { SessionContext, SessionEvent } from './session-types.js';
 
 /**
@@ -25,7 +26,7 @@ export const startRefusals = {
       context.turns,
       errorFrame(
         'utterance_open',
-        `utterance ${event.type === 'utterance_start' ? (event.openTurn ?? 0) : 0} is still open; one utterance at a time`,
+        `utterance ${event.type === 'utterance_start' ? (context.openTurn ?? 0) : 0} is still open; one utterance at a time`,
         context.turns,
       ),
     ),

@@ -1,4 +1,5 @@
 import { Subscription } from 'rxjs';
+import { UtteranceEvent, type UtteranceEventCode } from '../../ros/port/ros-messages.js';
 import {
   type MessageIdAllocator,
   ackFrame,
@@ -15,29 +16,22 @@ import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
 import { trackSubscription, type BudgetShortfall, type ByteBudget } from '../conversation-gauges.js';
-import { type Outbox, outboxOf, sendOutcome, type Refusal } from './session-outbox.js';
+import { type Outbox, outboxOf, sendOutcome } from './session-outbox.js';
 import {
   type CallOutcome,
   type ConversationRequest,
-  type OpenUtterance,
+  type Refusal,
   type SessionEvent,
   type SessionInput,
-  type UploadEvent,
 } from './session-types.js';
 
 /**
  * What a session holds live, outside its snapshots: the socket's outbox, the audio of its admitted turns and
- * their share of the process-wide budget, the running call, and the /play_audio and microphone
- * subscriptions. Its only callers are the session chart's named actions (session-actions.ts) and the
- * upload's resources (upload-resources.ts); what comes back (a call's parts and answer, a failed send, the
- * upload's news) comes back as events.
+ * their share of the process-wide budget, the running call, the streamed utterance told to the robot, and
+ * the /play_audio and microphone subscriptions. Its only callers are the session chart's effects and its
+ * call, given to the chart by session.ts; what comes back (a call's parts and answer, a failed send, a
+ * transcript) comes back as the chart's events, through `tell`.
  */
-
-/** Where the resources' events go: to the session's chart, and to the upload's. */
-export interface SessionTellers {
-  readonly session: (event: SessionEvent) => void;
-  readonly upload: (event: UploadEvent) => void;
-}
 
 /**
  * A chat request's audio and its hold on the budget, from its admission to its call's end: a whole
@@ -69,21 +63,18 @@ export class SessionResources {
   readonly #messageIds: MessageIdAllocator;
   readonly #chatInterface: ChatInterface;
   readonly #subscriptions = new Subscription();
-  #call: Subscription | undefined;
   /** Streamed turns whose transcripts come to this session, until each turn ends. */
   readonly #following = new Map<Turn, () => void>();
   #spoken: SpokenTurn | undefined;
-  /** The request whose call runs and has not settled: told to onCallAbandoned if it is stopped first. */
-  #unsettled: ConversationRequest | undefined;
+  /** The streamed utterance told to the robot and not ended: told as abandoned if the session ends first. */
+  #open: { readonly turn: Turn; parts: number } | undefined;
   #closed = false;
 
-  readonly #tell: SessionTellers['session'];
-  readonly #tellUpload: SessionTellers['upload'];
+  readonly #tell: (event: SessionEvent) => void;
 
-  constructor(input: SessionInput, tellers: SessionTellers) {
+  constructor(input: SessionInput, tell: (event: SessionEvent) => void) {
     this.#input = input;
-    this.#tell = tellers.session;
-    this.#tellUpload = tellers.upload;
+    this.#tell = tell;
     this.#outbox = outboxOf(input, this.#sendFailed);
     this.#budget = input.audioBudget;
     this.#messageIds = input.messageIds;
@@ -106,21 +97,12 @@ export class SessionResources {
     return `${this.#input.utterancePrefix}-${turn}`;
   }
 
-  /** The session admitted an `utterance_start` as turn `turn`: the upload opens it. */
-  openUpload(turn: Turn, at: number): void {
-    this.#tellUpload({ type: 'upload.open', turn, at });
-  }
-
-  /** The microphone was disabled: the upload abandons its open utterance. */
-  muteUpload(): void {
-    this.#tellUpload({ type: 'upload.muted' });
-  }
-
   /**
-   * A streamed utterance opened (the upload's resources tell): its parts are kept for `/chat`, its
-   * transcripts come to this session from now until its turn ends.
+   * A streamed utterance opened as turn `turn`: its parts are kept for `/chat`, its transcripts come to this
+   * session from now until its turn ends.
    */
   followUtterance(turn: Turn): void {
+    this.#open = { turn, parts: 0 };
     if (this.#chatInterface === 'service') this.#held.set(turn, { chunks: [], releases: [] });
     this.#following.set(
       turn,
@@ -130,8 +112,10 @@ export class SessionResources {
     );
   }
 
-  /** A part of the open utterance, kept (its bytes taken) when its turn calls `/chat`. */
-  holdPart(turn: Turn, audio: Uint8Array): void {
+  /** A part of the open utterance: to the robot at once; kept too (its bytes taken) for `/chat`. */
+  sendPart(turn: Turn, sequence: number, audio: Uint8Array): void {
+    if (this.#open?.turn === turn) this.#open.parts = sequence + 1;
+    this.#publish(turn, sequence, UtteranceEvent.PART, audio);
     const held = this.#held.get(turn);
     if (held === undefined) return;
     held.chunks.push(audio);
@@ -139,21 +123,19 @@ export class SessionResources {
     if (release !== undefined) held.releases.push(release);
   }
 
-  /** The open utterance ended whole and the robot was told: the session queues its turn. */
-  tellEnded(open: OpenUtterance): void {
-    this.#tell({ type: 'utterance.ended', turn: open.turn, audioBytes: open.bytes });
-  }
-
-  /** A cancel abandoned the open utterance: the session hears its turn before the cancel itself. */
-  tellCancelled(turn: Turn): void {
-    this.#tell({ type: 'utterance.cancelled', turn });
+  /** The open utterance ended whole after `parts` parts: the robot told, before the turn is queued. */
+  endUtterance(turn: Turn, parts: number): void {
+    if (this.#open?.turn === turn) this.#open = undefined;
+    this.#publish(turn, parts, UtteranceEvent.END, EMPTY_AUDIO);
   }
 
   /**
-   * The open utterance was given up and the robot told: its audio and transcripts let go, and, for an
-   * error, the error frame and `turn_end` abandoned in one write.
+   * The open utterance was given up: the robot told, its audio and transcripts let go, and, for an error,
+   * the error frame and `turn_end` abandoned in one write.
    */
-  dropUtterance(turn: Turn, refusal: Refusal | undefined): void {
+  abandonUtterance(turn: Turn, parts: number, refusal: Refusal | undefined): void {
+    if (this.#open?.turn === turn) this.#open = undefined;
+    this.#publish(turn, parts, UtteranceEvent.ABANDONED, EMPTY_AUDIO);
     this.releaseAudio({ service: 'chat', turn, audioBytes: 0, streamed: true });
     this.#unfollow(turn);
     if (refusal === undefined) return;
@@ -239,62 +221,58 @@ export class SessionResources {
   }
 
   /**
-   * Starts `request`'s call, its stream heard as the chart's events: with the Converse action a `call.part`
+   * Runs `request`'s call, its stream told as the chart's events: with the Converse action a `call.part`
    * per part as it arrives, then `call.settled`; with `/chat` and clear_history only `call.settled`, the
-   * answer in it; the observer maps them, no operator per call. Nothing starts for a gone socket.
+   * answer in it. Returns its stop: the call abandoned, a Converse goal cancelled, nothing of it heard
+   * again. Nothing starts for a gone socket.
    */
-  startCall(request: ConversationRequest): void {
-    this.stopCall();
-    if (this.#outbox.broken || this.#closed) return;
-    this.#unsettled = request;
+  runCall(request: ConversationRequest | undefined, tell: (event: SessionEvent) => void): () => void {
+    if (request === undefined || this.#outbox.broken || this.#closed) return () => undefined;
+    let settled = false;
     const settle = (outcome: CallOutcome): void => {
-      this.#unsettled = undefined;
-      this.#tell({ type: 'call.settled', outcome });
+      settled = true;
+      tell({ type: 'call.settled', outcome });
     };
     const error = (cause: unknown): void => {
       settle({ kind: 'failed', error: cause });
     };
     const { calls } = this.#input;
+    let call: Subscription;
     if (request.service === 'clear_history') {
-      this.#call = rosCall$(calls, 'clear_history', {}).subscribe({
+      call = rosCall$(calls, 'clear_history', {}).subscribe({
         next: () => {
           settle({ kind: 'answered' });
         },
         error,
       });
-      return;
+    } else {
+      const utterance = this.#utteranceOf(request);
+      call =
+        this.#chatInterface === 'service'
+          ? turn$(calls, 'service', utterance).subscribe({
+              next: (part) => {
+                settle({ kind: 'answered', part });
+              },
+              error,
+            })
+          : turn$(calls, 'action', utterance).subscribe({
+              next: (part) => {
+                tell({ type: 'call.part', part });
+              },
+              complete: () => {
+                settle({ kind: 'answered' });
+              },
+              error,
+            });
     }
-    const utterance = this.#utteranceOf(request);
-    this.#call =
-      this.#chatInterface === 'service'
-        ? turn$(calls, 'service', utterance).subscribe({
-            next: (part) => {
-              settle({ kind: 'answered', part });
-            },
-            error,
-          })
-        : turn$(calls, 'action', utterance).subscribe({
-            next: (part) => {
-              this.#tell({ type: 'call.part', part });
-            },
-            complete: () => {
-              settle({ kind: 'answered' });
-            },
-            error,
-          });
-  }
-
-  /** Stops the running call, if one runs: abandoned, a Converse goal cancelled; nothing of it is heard again. */
-  stopCall(): void {
-    this.#call?.unsubscribe();
-    this.#call = undefined;
-    const unsettled = this.#unsettled;
-    this.#unsettled = undefined;
-    if (unsettled === undefined) return;
-    const { service } = unsettled;
-    this.#input.onCallAbandoned?.(
-      service === 'chat' && this.#chatInterface === 'action' ? 'converse' : service,
-    );
+    return () => {
+      call.unsubscribe();
+      if (settled) return;
+      const { service } = request;
+      this.#input.onCallAbandoned?.(
+        service === 'chat' && this.#chatInterface === 'action' ? 'converse' : service,
+      );
+    };
   }
 
   /** A part of the running turn's answer: its pair goes out at once, its message id taken as it leaves. */
@@ -328,11 +306,17 @@ export class SessionResources {
     this.#outbox.drained();
   }
 
-  /** The session ended, however it ended: its call abandoned, its subscriptions and budget given back. */
+  /**
+   * The session ended, however it ended (its call stopped with its chart): an utterance still open told to
+   * the robot as abandoned, its subscriptions and budget given back.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.stopCall();
+    if (this.#open !== undefined) {
+      this.#publish(this.#open.turn, this.#open.parts, UtteranceEvent.ABANDONED, EMPTY_AUDIO);
+      this.#open = undefined;
+    }
     for (const unfollow of this.#following.values()) unfollow();
     this.#following.clear();
     this.#subscriptions.unsubscribe();
@@ -358,6 +342,10 @@ export class SessionResources {
     return { id, streamed: false, audio };
   }
 
+  #publish(turn: Turn, sequence: number, event: UtteranceEventCode, audio: Uint8Array): void {
+    this.#input.speech.publish({ utterance_id: this.utteranceId(turn), sequence, event, audio });
+  }
+
   #unfollow(turn: Turn): void {
     const unfollow = this.#following.get(turn);
     if (unfollow === undefined) return;
@@ -372,7 +360,7 @@ export class SessionResources {
       this.#spoken = { turn, messageIds: [messageId], texts: [text] };
       return;
     }
-    // A new turn's pairs replace the last turn's, in the same lists: no allocation per turn.
+    // A new turn's pairs replace the last turn's.
     if (spoken.turn !== turn) {
       spoken.turn = turn;
       spoken.messageIds.length = 0;

@@ -3,6 +3,7 @@ import type {
   MessageIdAllocator,
   AudioPairFrame,
   OutboundFrame,
+  TextFrame,
   ConversationLimits,
   ErrorCode,
   TurnNumber as Turn,
@@ -26,6 +27,15 @@ export type ConversationRequest =
   | { readonly service: 'chat'; readonly turn: Turn; readonly audioBytes: number; readonly streamed: boolean }
   | { readonly service: 'clear_history' };
 export type ChatRequest = Extract<ConversationRequest, { service: 'chat' }>;
+
+/**
+ * A request that is not queued: its error frame (none for a turn refused `busy` again), and for a turn its
+ * number (then `turn_end` refused).
+ */
+export interface Refusal {
+  readonly frame: OutboundFrame | undefined;
+  readonly turn: Turn | undefined;
+}
 
 /** What a session uses of the process; shared by all sessions. */
 export interface SessionDeps {
@@ -55,13 +65,13 @@ export interface SessionDeps {
 }
 
 /** What the transport gives a session to write with; SessionInput documents each. */
-export interface SessionSocket {
+export interface SessionWrites {
   readonly send: (frame: OutboundFrame) => void;
   readonly batch?: ((writes: () => void) => void) | undefined;
   readonly bufferedBytes?: (() => number) | undefined;
 }
 
-export interface SessionInput extends SessionDeps, SessionSocket {
+export interface SessionInput extends SessionDeps, SessionWrites {
   /**
    * Writes one outbound item to this session's socket: a text frame, an audio pair (both frames in one corked
    * write), or a close. Throwing ends the session.
@@ -124,15 +134,33 @@ export type SessionEvent =
       readonly fits: boolean;
       readonly overShare?: boolean;
     }
-  /**
-   * `utterance_start`: a streamed utterance opens; `at` is the session clock's time (ms); `openTurn`, the
-   * utterance the upload has open now, if any (one at a time).
-   */
-  | { readonly type: 'utterance_start'; readonly at: number; readonly openTurn: Turn | undefined }
-  /** A streamed utterance was accepted whole: its turn joins the queue (told by the upload). */
-  | { readonly type: 'utterance.ended'; readonly turn: Turn; readonly audioBytes: number }
-  /** A `cancel` abandoned the open utterance first: its turn ends `cancelled` with the calls' (the upload). */
-  | { readonly type: 'utterance.cancelled'; readonly turn: Turn }
+  /** `utterance_start`: a streamed utterance opens; `at` is the session clock's time (ms). */
+  | { readonly type: 'utterance_start'; readonly at: number }
+  /** The socket's part, end of the open utterance: the upload's (upload-machine.ts), passed on to it. */
+  | Extract<UploadEvent, { type: 'part' | 'utterance_end' }>
+  /** The upload's news, told to its parent. An admitted part: to the robot, and kept for `/chat`. */
+  | {
+      readonly type: 'upload.part';
+      readonly turn: Turn;
+      readonly sequence: number;
+      readonly audio: Uint8Array;
+    }
+  /** The open utterance was accepted whole (`parts` of them): its turn joins the queue. */
+  | {
+      readonly type: 'utterance.ended';
+      readonly turn: Turn;
+      readonly parts: number;
+      readonly audioBytes: number;
+    }
+  /** The open utterance was given up after `parts` parts; `refusal` says why to the kiosk (none on a cancel). */
+  | {
+      readonly type: 'upload.abandoned';
+      readonly turn: Turn;
+      readonly parts: number;
+      readonly refusal: Refusal | undefined;
+    }
+  /** A part or an end that names no open utterance: its error, the utterance (if any) goes on. */
+  | { readonly type: 'upload.refused'; readonly frame: TextFrame }
   /** The kiosk's `heard` report: how much of a turn's answer it played before the visitor interrupted. */
   | ({ readonly type: 'heard' } & Omit<HeardCommand, 'service'>)
   /** The robot's transcript of a streamed turn: sent on to the kiosk. */
@@ -172,6 +200,8 @@ export interface SessionContext extends SessionMachineInput {
   readonly turns: number;
   /** The session sent `utterance_start` once: from then on its binary frames are parts (the upload's). */
   readonly streams: boolean;
+  /** The streamed utterance the upload has open, if any: one at a time. */
+  readonly openTurn: Turn | undefined;
   /** Turns a `cancel` stopped or dropped, in turn order, for `cancelled` (and the ack after them). */
   readonly cancelledTurns: readonly Turn[];
   /**
@@ -194,8 +224,8 @@ export interface OpenUtterance {
 }
 
 /**
- * What the upload chart hears (upload-machine.ts): the session's admitted `utterance_start`, and the
- * socket's parts, ends and cancels while the session streams. Facts that are the session's (the queue) come
+ * What the upload chart hears from its parent, the session (upload-machine.ts): the admitted
+ * `utterance_start`, and the socket's parts, ends and cancels. Facts that are the session's (the queue) come
  * in the event, as the budget's do.
  */
 export type UploadEvent =

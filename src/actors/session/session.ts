@@ -1,6 +1,6 @@
 import {
-  type Actor,
   createActor,
+  fromCallback,
   type InspectionEvent,
   type Observer,
   type SnapshotFrom,
@@ -13,23 +13,20 @@ import {
   PART_HEADER_BYTES,
   readPartHeader,
 } from '../../protocol/ws/index.js';
-import { queueFull, sessionBinding } from './session-actions.js';
+import { queueFull } from './session-actions.js';
 import { sessionMachine } from './session-machine.js';
 import { SessionResources } from './session-resources.js';
 import type {
+  ConversationRequest,
   SessionContext,
   SessionEvent,
   SessionInput,
   SessionTransportEvent,
-  UploadEvent,
 } from './session-types.js';
-import { uploadBinding } from './upload-actions.js';
-import { uploadMachine } from './upload-machine.js';
-import { UploadResources } from './upload-resources.js';
 
 /**
- * A session: its chart's actor and its upload's (a streamed utterance), the live resources their effects
- * act on, and the socket's events read into the charts'. A binary frame becomes an `utterance` that says
+ * A session: its chart's actor, given its effects and its call on the live resources (`provide`), and the
+ * socket's events read into the chart's. A binary frame becomes an `utterance` that says
  * whether its audio fits in the budget now, or a part; a text frame the command it names or its error; so
  * every decision is made from a snapshot and the event.
  */
@@ -45,9 +42,6 @@ export interface SessionActor {
   stop(): void;
 }
 
-/** A socket's event as a chart's: a part and an end are the upload's, a `cancel` both's, the rest the session's. */
-type ReadEvent = SessionEvent | Extract<UploadEvent, { type: 'part' | 'utterance_end' }>;
-
 /**
  * What an event of the socket means. A binary frame is a whole utterance until the session streams; then it
  * is a part, read behind its header, for the upload. The facts a decision needs go in the event: whether
@@ -59,8 +53,7 @@ const readTransportEvent = (
   input: SessionInput,
   resources: SessionResources,
   session: SessionContext,
-  openTurn: () => Turn | undefined,
-): ReadEvent => {
+): SessionEvent => {
   if (event.type === 'ws.binary') {
     const { data } = event;
     if (!session.streams) {
@@ -88,7 +81,7 @@ const readTransportEvent = (
   const { command } = parsed;
   switch (command.service) {
     case 'utterance_start':
-      return { type: 'utterance_start', at: performance.now(), openTurn: openTurn() };
+      return { type: 'utterance_start', at: performance.now() };
     case 'utterance_end':
       return {
         type: 'utterance_end',
@@ -113,42 +106,76 @@ export const startSessionActor = (
   input: SessionInput,
   options: { readonly inspect?: (event: InspectionEvent) => void } = {},
 ): SessionActor => {
-  // Nothing is told before the actors exist: the resources tell only once they listen or run a call.
-  const resources = new SessionResources(input, {
-    session: (event) => {
-      actor.send(event);
-    },
-    upload: (event) => {
-      // A mute abandons what is open: an upload that never started has nothing to abandon.
-      if (event.type === 'upload.muted') upload?.actor.send(event);
-      else uploadActor().send(event);
-    },
+  // Nothing is told before the actor exists: the resources tell only once they listen or run a call.
+  const resources = new SessionResources(input, (event) => {
+    actor.send(event);
   });
   const { limits } = input;
-  const audioBudgetBytes = input.audioBudget.limit;
-  const actor = createActor(sessionMachine, {
-    input: { limits, audioBudgetBytes, microphoneEnabled: input.microphone.isEnabled() },
+  const machine = sessionMachine.provide({
+    actors: {
+      call: fromCallback<SessionEvent, ConversationRequest | undefined>(({ input: request, sendBack }) =>
+        resources.runCall(request, sendBack),
+      ),
+    },
+    actions: {
+      deliver: (_, frame) => {
+        resources.deliver(frame);
+      },
+      refuse: (_, refusal) => {
+        resources.refuse(refusal);
+      },
+      holdAudio: ({ context, event }) => {
+        if (event.type === 'utterance') resources.holdAudio(context.turns, event.audio);
+      },
+      deliverPart: ({ context, event }) => {
+        if (event.type === 'call.part' && context.running?.service === 'chat') {
+          resources.deliverPart(context.running.turn, event.part);
+        }
+      },
+      deliverOutcome: ({ context, event }) => {
+        if (event.type !== 'call.settled' || context.running === undefined) return;
+        resources.releaseAudio(context.running);
+        resources.deliverOutcome(context.running, event.outcome);
+      },
+      releaseCancelledAudio: ({ context }) => {
+        resources.releaseAudio(context.running);
+        for (const request of context.waiting) resources.releaseAudio(request);
+      },
+      deliverCancelled: ({ context }) => {
+        resources.deliverCancelled(context.cancelledTurns);
+      },
+      followUtterance: ({ context }) => {
+        resources.followUtterance(context.turns);
+      },
+      sendPart: ({ event }) => {
+        if (event.type === 'upload.part') resources.sendPart(event.turn, event.sequence, event.audio);
+      },
+      endUtterance: ({ event }) => {
+        if (event.type === 'utterance.ended') resources.endUtterance(event.turn, event.parts);
+      },
+      abandonUtterance: ({ event }) => {
+        if (event.type === 'upload.abandoned') {
+          resources.abandonUtterance(event.turn, event.parts, event.refusal);
+        }
+      },
+      reportHeard: ({ event }) => {
+        if (event.type === 'heard') resources.reportHeard(event);
+      },
+      flushPlayAudio: () => {
+        resources.flushPlayAudio();
+      },
+    },
+  });
+  const actor = createActor(machine, {
+    input: {
+      limits,
+      audioBudgetBytes: input.audioBudget.limit,
+      microphoneEnabled: input.microphone.isEnabled(),
+    },
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
-  sessionBinding.bind(actor, resources);
-  // The upload's chart starts with the session's first streamed event: a session of whole frames has none.
-  let upload:
-    | { readonly actor: Actor<typeof uploadMachine>; readonly resources: UploadResources }
-    | undefined;
-  const uploadActor = (): Actor<typeof uploadMachine> => {
-    if (upload !== undefined) return upload.actor;
-    upload = {
-      actor: createActor(uploadMachine, { input: { limits, audioBudgetBytes } }),
-      resources: new UploadResources(input.speech, resources),
-    };
-    uploadBinding.bind(upload.actor, upload.resources);
-    return upload.actor.start();
-  };
-  const openTurn = (): Turn | undefined => upload?.actor.getSnapshot().context.open?.turn;
   const release = (): void => {
-    upload?.actor.stop();
     resources.close();
-    upload?.resources.close();
   };
   actor.subscribe({ complete: release, error: release });
   actor.start();
@@ -156,15 +183,9 @@ export const startSessionActor = (
   return {
     send: (event) => {
       const session = actor.getSnapshot();
-      // An ended session hears nothing more; nor does its upload, stopped with it.
+      // An ended session hears nothing more.
       if (session.status !== 'active') return;
-      const read = readTransportEvent(event, input, resources, session.context, openTurn);
-      if (read.type === 'part' || read.type === 'utterance_end') uploadActor().send(read);
-      else {
-        // A cancel abandons the open utterance first (an upload that never started has none).
-        if (read.type === 'cancel') upload?.actor.send(read);
-        actor.send(read);
-      }
+      actor.send(readTransportEvent(event, input, resources, session.context));
     },
     getSnapshot: () => actor.getSnapshot(),
     subscribe: (observer) => actor.subscribe(observer),

@@ -1,18 +1,12 @@
-import { assign, setup } from 'xstate';
+import { assign, sendParent, setup } from 'xstate';
 import { type TextFrame, PCM_BYTES_PER_SECOND } from '../../protocol/ws/index.js';
-import type { Refusal } from './session-outbox.js';
-import { resourceBinding } from './session-actions.js';
-import type { UploadContext, UploadEvent, UploadInput } from './session-types.js';
-import type { UploadResources } from './upload-resources.js';
+import type { Refusal, SessionEvent, UploadContext, UploadEvent, UploadInput } from './session-types.js';
 
 /**
  * The upload chart's named actions and guards (the chart is upload-machine.ts, its refusals' frames
- * upload-refusals.ts). Guards and `assign`s read only the snapshot and the event; the effects reach the
- * upload's live resources (upload-resources.ts), bound to this actor by session.ts, and nothing else.
+ * upload-refusals.ts). Guards and `assign`s read only the snapshot and the event; the effects are events
+ * to the parent, the session, which owns what is live (the robot's uplink, the audio, the socket).
  */
-
-export const uploadBinding = resourceBinding<UploadResources>();
-const resourcesOf = uploadBinding.of;
 
 /** What becomes of a part of the open utterance, decided in this order. */
 type PartVerdict =
@@ -117,31 +111,47 @@ export const uploadSetup = setup({
     }),
     clearOpen: assign({ open: undefined }),
 
-    // The effects, on the session's resources.
-    deliver: ({ self }, frame: TextFrame) => {
-      resourcesOf(self).deliver(frame);
-    },
-    openUtterance: ({ context, self }) => {
-      if (context.open !== undefined) resourcesOf(self).open(context.open.turn);
-    },
-    sendPart: ({ context, event, self }) => {
-      if (event.type === 'part' && context.open !== undefined) {
-        resourcesOf(self).sendPart(context.open.turn, context.open.parts, event.audio);
-      }
-    },
-    /** The robot hears the end; then the session queues the turn (`utterance.ended`). */
-    endUtterance: ({ context, self }) => {
-      if (context.open !== undefined) resourcesOf(self).end(context.open);
-    },
-    /** The open utterance is given up: the robot told, its audio released; its error frame when given. */
-    abandonUtterance: ({ context, self }, refusal: Refusal | undefined) => {
-      if (context.open !== undefined) {
-        resourcesOf(self).abandon(context.open.turn, context.open.parts, refusal);
-      }
-    },
-    /** A cancel's share: the session hears the abandoned turn before the cancel itself. */
-    tellCancelled: ({ context, self }) => {
-      if (context.open !== undefined) resourcesOf(self).tellCancelled(context.open.turn);
-    },
+    // The effects: news for the session, the parent (`tellingParent` below).
+    deliver: (_, _frame: TextFrame) => undefined,
+    sendPart: () => undefined,
+    endUtterance: () => undefined,
+    abandonUtterance: (_, _refusal: Refusal | undefined) => undefined,
   },
 });
+
+/**
+ * The upload's effects as events to its parent, the session (given by `provide` where the session invokes
+ * it); the chart alone, as in its pure transitions, tells no one.
+ */
+export const tellingParent = {
+  deliver: sendParent<UploadContext, UploadEvent, TextFrame, SessionEvent, UploadEvent>(
+    (_, frame): SessionEvent => ({ type: 'upload.refused', frame }),
+  ),
+  /** An admitted part: the session sends it to the robot at once, and keeps it for `/chat`. */
+  sendPart: sendParent<UploadContext, UploadEvent, unknown, SessionEvent, UploadEvent>(
+    ({ context, event }): SessionEvent => ({
+      type: 'upload.part',
+      turn: context.open?.turn ?? 0,
+      sequence: context.open?.parts ?? 0,
+      audio: event.type === 'part' ? event.audio : new Uint8Array(0),
+    }),
+  ),
+  /** The session tells the robot the end, then queues the turn. */
+  endUtterance: sendParent<UploadContext, UploadEvent, unknown, SessionEvent, UploadEvent>(
+    ({ context }): SessionEvent => ({
+      type: 'utterance.ended',
+      turn: context.open?.turn ?? 0,
+      parts: context.open?.parts ?? 0,
+      audioBytes: context.open?.bytes ?? 0,
+    }),
+  ),
+  /** The open utterance is given up: the session tells the robot, releases its audio, sends the error. */
+  abandonUtterance: sendParent<UploadContext, UploadEvent, Refusal | undefined, SessionEvent, UploadEvent>(
+    ({ context }, refusal): SessionEvent => ({
+      type: 'upload.abandoned',
+      turn: context.open?.turn ?? 0,
+      parts: context.open?.parts ?? 0,
+      refusal,
+    }),
+  ),
+};

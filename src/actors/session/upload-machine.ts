@@ -2,21 +2,19 @@ import { uploadSetup } from './upload-actions.js';
 import { endRefusals, partRefusals } from './upload-refusals.js';
 
 /**
- * A session's streamed utterance, as its own chart beside the session's (session.ts runs both):
+ * A session's streamed utterance, as a chart of its own that the session invokes (its child, id `upload`):
  *
  *   none ──upload.open (the session admitted an utterance_start as turn N)──▶ streaming
  *   streaming ──part──▶ streaming (the part goes to the robot at once; a part with audio restarts the
  *             waits, an empty one does not)
- *   streaming ──utterance_end──▶ none (the robot hears the end, the session queues the turn)
+ *   streaming ──utterance_end──▶ none (the session tells the robot the end and queues the turn)
  *   streaming ──cancel, the microphone disabled, a bad part or end, no audio for utteranceStallMs, the
  *             audio behind real time by maxStreamLagMs, or open for maxUtteranceMs──▶ none (the
- *             utterance abandoned, the robot told; a cancel's turn is told to the session before its cancel)
+ *             utterance abandoned, the robot told)
  *
- * A chart of its own, not a region of the session's: XState builds every snapshot from all the active
- * states, so as a parallel region it would cost every turn sent as one frame, which never enters it, most
- * of the session's allocation (docs/performance.md). The snapshot is plain data; the effects
- * (upload-actions.ts) act on the upload's resources (upload-resources.ts), which tell the session what it
- * must know: a turn to queue, a turn cancelled.
+ * The two talk only by events: the session passes the socket's parts, ends and cancels on, and this chart
+ * answers with `upload.part`, `utterance.ended`, `upload.abandoned` and `upload.refused` (`sendParent`,
+ * upload-actions.ts); the session's actions do what is live. The snapshot is plain data.
  */
 export const uploadMachine = uploadSetup.createMachine({
   id: 'upload',
@@ -26,7 +24,7 @@ export const uploadMachine = uploadSetup.createMachine({
     /** No utterance is open: a part or an end names none. */
     none: {
       on: {
-        'upload.open': { target: 'streaming', actions: ['setOpen', 'openUtterance'] },
+        'upload.open': { target: 'streaming', actions: 'setOpen' },
         part: { actions: { type: 'deliver', params: partRefusals.invalid } },
         utterance_end: { actions: { type: 'deliver', params: endRefusals.invalid } },
       },
@@ -89,7 +87,7 @@ export const uploadMachine = uploadSetup.createMachine({
         ],
         cancel: {
           target: 'none',
-          actions: [{ type: 'abandonUtterance', params: undefined }, 'tellCancelled', 'clearOpen'],
+          actions: [{ type: 'abandonUtterance', params: undefined }, 'clearOpen'],
         },
         // Mute means mute: nothing that comes after the switch is heard or answered.
         'upload.muted': {

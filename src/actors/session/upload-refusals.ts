@@ -1,5 +1,5 @@
 import { busyMessage, errorFrame, type TextFrame, type ErrorCode } from '../../protocol/ws/index.js';
-import type { Refusal } from './session-outbox.js';
+import type { Refusal } from './session-types.js';
 import type { UploadContext, UploadEvent } from './session-types.js';
 import { endVerdict, partVerdict } from './upload-actions.js';
 
