@@ -46,7 +46,7 @@ const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise
   ),
   load<typeof import('../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
   load<typeof import('../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
-  loadFirst<typeof import('../src/ros/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
+  loadFirst<typeof import('../src/ros/port/ros-calls.js')>('ros/port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
   loadMessageIds(),
   loadFirst<typeof import('../src/actors/conversation-gauges.js')>(

@@ -37,7 +37,7 @@ const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, log
   load<typeof import('../../src/transport/ws/ws-endpoint.js')>('transport/ws/ws-endpoint.js'),
   load<typeof import('../../src/protocol/ws-frames.js')>('protocol/ws-frames.js'),
   load<typeof import('../../src/protocol/ws-protocol.js')>('protocol/ws-protocol.js'),
-  loadFirst<typeof import('../../src/ros/port/ros-calls.js')>('port/ros-calls.js', 'ros/ros-calls.js'),
+  loadFirst<typeof import('../../src/ros/port/ros-calls.js')>('ros/port/ros-calls.js', 'ros/ros-calls.js'),
   load<typeof import('../../src/robot/sim/sim-backend.js')>('robot/sim/sim-backend.js'),
   load<typeof import('../../src/metrics/bridge-metrics.js')>('metrics/bridge-metrics.js'),
   loadMessageIds(),
