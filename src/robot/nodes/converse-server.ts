@@ -7,7 +7,8 @@ import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
 import { bytesToWire } from '../../ros/port/ros-wire.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
-import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
+import type { WireConverseGoal } from '../../ros/port/ros-wire.js';
+import { converseGoalFromWire } from './node-wire.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import {
   MAX_RECOGNITION_RT,
