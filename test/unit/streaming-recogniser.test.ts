@@ -7,10 +7,9 @@ import {
 } from '../../src/ros/port/ros-messages.js';
 import {
   createStreamingRecogniser,
-  RECOGNISER_LIMITS,
-  type RecogniserLimits,
   type UtteranceOutcome,
 } from '../../src/robot/nodes/streaming-recogniser.js';
+import { RECOGNISER_LIMITS, type RecogniserLimits } from '../../src/robot/speech/recogniser-limits.js';
 import { capturingLogger } from '../support/log-capture.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -224,7 +223,7 @@ describe('the streaming recogniser stand-in', () => {
   }
 
   it('refuses an utterance over its byte limit', async () => {
-    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, utteranceBytes: 6_400 });
+    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, maxUtteranceBytes: 6_400 });
     recogniser.take(part('u1', 0, pcm(100)));
     recogniser.take(part('u1', 1, pcm(100)));
     assert.deepEqual(recogniser.held, { utterances: 1, bytes: 6_400 });
@@ -236,8 +235,29 @@ describe('the streaming recogniser stand-in', () => {
     });
   });
 
+  it('holds at most maxBytes in all: the unclaimed utterance holding the most gives way, never a smaller one', async () => {
+    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, maxBytes: 20_000 });
+    for (let sequence = 0; sequence < 5; sequence += 1) recogniser.take(part('long', sequence, pcm(100)));
+    recogniser.take(part('short', 0, pcm(100)));
+    assert.deepEqual(recogniser.held, { utterances: 2, bytes: 19_200 });
+    recogniser.take(part('short', 1, pcm(100)));
+    assert.deepEqual(recogniser.held, { utterances: 1, bytes: 6_400 }, '"long" gave way, its audio freed');
+    assert.deepEqual(await settled(recogniser.claim('long', 10_000).outcome), {
+      kind: 'failed',
+      reason: "utterance long held the most of the recogniser's 20000 bytes when newer speech needed room",
+    });
+    // "short" is now the largest: a bigger newcomer's part does not take its room.
+    recogniser.take(part('big', 0, pcm(450)));
+    recogniser.take(part('big', 1, pcm(200)));
+    assert.deepEqual(recogniser.held, { utterances: 2, bytes: 6_400 }, '"big" refused, its audio gone');
+    assert.deepEqual(await settled(recogniser.claim('big', 10_000).outcome), {
+      kind: 'failed',
+      reason: 'utterance big: its audio would take the recogniser past 20000 bytes held in all',
+    });
+  });
+
   it('holds at most its limit of utterances: one more evicts what nobody claims, the largest first; a claim hears why', async () => {
-    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, utterances: 2 });
+    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, maxUtterances: 2 });
     recogniser.take(part('u1', 0, pcm(10)));
     const first = recogniser.claim('u1', 10_000);
     recogniser.take(part('u2', 0, pcm(10)));
@@ -303,19 +323,19 @@ describe('the streaming recogniser stand-in', () => {
   it('drops events whose utterance_id is empty or over its limit, saying why', async () => {
     const { recogniser, logs } = setup(0);
     recogniser.take(part('', 0, pcm(10)));
-    recogniser.take(part('x'.repeat(RECOGNISER_LIMITS.idChars + 1), 0, pcm(10)));
+    recogniser.take(part('x'.repeat(RECOGNISER_LIMITS.maxIdChars + 1), 0, pcm(10)));
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
     assert.equal(
       logs.filter(
         (line) =>
           line['msg'] ===
-          `dropped an /utterance/audio event: its utterance_id must have 1 to ${RECOGNISER_LIMITS.idChars} characters`,
+          `dropped an /utterance/audio event: its utterance_id must have 1 to ${RECOGNISER_LIMITS.maxIdChars} characters`,
       ).length,
       2,
     );
     assert.deepEqual(await settled(recogniser.claim('', 10_000).outcome), {
       kind: 'failed',
-      reason: `a streamed goal's utterance_id must have 1 to ${RECOGNISER_LIMITS.idChars} characters`,
+      reason: `a streamed goal's utterance_id must have 1 to ${RECOGNISER_LIMITS.maxIdChars} characters`,
     });
   });
 

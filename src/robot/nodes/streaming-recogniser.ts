@@ -3,6 +3,7 @@ import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../.
 import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 import { RecentOutcomes } from '../speech/recent-outcomes.js';
+import { RECOGNISER_LIMITS, type RecogniserLimits } from '../speech/recogniser-limits.js';
 
 /*
  * The demo chat's streaming recogniser stand-in: it takes /utterance/audio as the bridge publishes it,
@@ -11,22 +12,6 @@ import { RecentOutcomes } from '../speech/recent-outcomes.js';
  * after each part and the final one once END has come and the last part is done. A Converse goal then
  * claims the utterance (its PCM and transcript) by its id. Everything it holds is bounded.
  */
-
-/**
- * Bounds of what the recogniser holds. `utterances`: open, finished but not yet claimed, or awaited by a
- * goal, together; one more evicts one (`evictable`: a bridge that died never ends its utterances, and one
- * on `--chat_interface service` never claims them). `utteranceBytes`: the audio of one utterance, twice the
- * bridge's default limit of a whole one (2 MiB, about a minute), so 64 MiB at most in all.
- * `idChars`: an utterance id's length (a bridge's are tens of characters). `remembered`: ids of
- * utterances it let go, so that a late event is ignored and a late claim told why.
- */
-export const RECOGNISER_LIMITS = {
-  utterances: 16,
-  utteranceBytes: 4 * 1024 * 1024,
-  idChars: 256,
-  remembered: 64,
-} as const;
-export type RecogniserLimits = { readonly [K in keyof typeof RECOGNISER_LIMITS]: number };
 
 /** What a claim of an utterance gets: its audio and what was recognised, or why there is none. */
 export type UtteranceOutcome =
@@ -62,6 +47,11 @@ export interface StreamingRecogniserOptions {
   readonly logger: Logger;
   /** Publishes a transcript (partial after each part, final after END). */
   readonly publish: (transcript: TranscriptMsg) => void;
+  /**
+   * RECOGNISER_LIMITS by default. Of them it keeps `maxUtterances` (one more evicts one: a bridge that
+   * died never ends its utterances, and one on `--chat_interface service` never claims them), the bytes
+   * of one and of all, `maxIdChars` and `remembered`; a claim's wait is the caller's (`waitMs`).
+   */
   readonly limits?: RecogniserLimits;
 }
 
@@ -182,7 +172,7 @@ export const createStreamingRecogniser = ({
 
   /** Recognises the parts that arrived, one after another, each for rt × its duration. */
   const advance = (utterance: Utterance) => {
-    // Each pass recognises one received part; the parts are bounded (limits.utteranceBytes).
+    // Each pass recognises one received part; the parts are bounded (limits.maxUtteranceBytes).
     while (utterance.working === undefined && utterance.recognisedParts < utterance.parts.length) {
       const part = utterance.parts[utterance.recognisedParts] ?? new Uint8Array();
       const done = () => {
@@ -219,14 +209,33 @@ export const createStreamingRecogniser = ({
     return largest ?? utterances.values().next().value;
   };
 
+  /**
+   * Room for `bytes` more of `keep` within `maxBytes`: the unclaimed utterance holding the most gives way
+   * while it holds more than `keep` would (a fair share per utterance). Whether they fit.
+   */
+  const makeRoom = (keep: Utterance, bytes: number): boolean => {
+    while (bytesHeld + bytes > limits.maxBytes) {
+      let largest: Utterance | undefined;
+      for (const utterance of utterances.values()) {
+        if (utterance === keep || utterance.waiter !== undefined) continue;
+        if (largest === undefined || utterance.bytes > largest.bytes) largest = utterance;
+      }
+      if (largest === undefined || largest.bytes <= keep.bytes + bytes) return false;
+      const why = `utterance ${largest.id} held the most of the recogniser's ${limits.maxBytes} bytes when newer speech needed room`;
+      logger.warn({ utteranceId: largest.id }, why);
+      release(largest, why);
+    }
+    return true;
+  };
+
   const open = (id: string): Utterance => {
     const existing = utterances.get(id);
     if (existing !== undefined) return existing;
     // Each pass lets one go, so this ends once there is room.
-    while (utterances.size >= limits.utterances) {
+    while (utterances.size >= limits.maxUtterances) {
       const evicted = evictable();
       if (evicted === undefined) break;
-      const why = `utterance ${evicted.id} was evicted: more than ${limits.utterances} utterances held at once`;
+      const why = `utterance ${evicted.id} was evicted: more than ${limits.maxUtterances} utterances held at once`;
       logger.warn({ utteranceId: evicted.id }, why);
       release(evicted, why);
     }
@@ -258,8 +267,12 @@ export const createStreamingRecogniser = ({
       );
       return;
     }
-    if (utterance.bytes + event.audio.byteLength > limits.utteranceBytes) {
-      fail(utterance, `its audio is over the ${limits.utteranceBytes}-byte limit of an utterance`);
+    if (utterance.bytes + event.audio.byteLength > limits.maxUtteranceBytes) {
+      fail(utterance, `its audio is over the ${limits.maxUtteranceBytes}-byte limit of an utterance`);
+      return;
+    }
+    if (!makeRoom(utterance, event.audio.byteLength)) {
+      fail(utterance, `its audio would take the recogniser past ${limits.maxBytes} bytes held in all`);
       return;
     }
     // A copy: the message's buffer belongs to rclnodejs.
@@ -282,10 +295,10 @@ export const createStreamingRecogniser = ({
     take: (event) => {
       if (closed) return;
       const id = event.utterance_id;
-      if (id === '' || id.length > limits.idChars) {
+      if (id === '' || id.length > limits.maxIdChars) {
         logger.warn(
           { idChars: id.length },
-          `dropped an /utterance/audio event: its utterance_id must have 1 to ${limits.idChars} characters`,
+          `dropped an /utterance/audio event: its utterance_id must have 1 to ${limits.maxIdChars} characters`,
         );
         return;
       }
@@ -324,10 +337,10 @@ export const createStreamingRecogniser = ({
         settle({ kind: 'failed', reason: closed ? 'the node is shutting down' : (gone ?? '') });
         return { outcome, cancel: () => undefined };
       }
-      if (utteranceId === '' || utteranceId.length > limits.idChars) {
+      if (utteranceId === '' || utteranceId.length > limits.maxIdChars) {
         settle({
           kind: 'failed',
-          reason: `a streamed goal's utterance_id must have 1 to ${limits.idChars} characters`,
+          reason: `a streamed goal's utterance_id must have 1 to ${limits.maxIdChars} characters`,
         });
         return { outcome, cancel: () => undefined };
       }

@@ -1,5 +1,5 @@
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
-import type { RecogniserLimits } from './sim-recogniser-limits.js';
+import type { RecogniserLimits } from '../speech/recogniser-limits.js';
 
 /** A streamed goal's wait for its utterance. */
 export interface FinalListener {

@@ -4,7 +4,7 @@ import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition
 import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
 import { RecentOutcomes } from '../speech/recent-outcomes.js';
 import { FinalWaits, type FinalListener, type Waiter } from './final-waits.js';
-import type { RecogniserLimits } from './sim-recogniser-limits.js';
+import type { RecogniserLimits } from '../speech/recogniser-limits.js';
 import { noDrops, type DropReason, type RecognitionStats } from './sim-recognition-stats.js';
 import { largestReceiving, newUtterance, type Utterance } from './sim-utterance.js';
 
@@ -18,13 +18,11 @@ import { largestReceiving, newUtterance, type Utterance } from './sim-utterance.
  * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
 
-/** Recently dropped or answered utterances kept to answer a late goal with the reason. */
-const RECENT_OUTCOMES = 64;
-
 export class SimRecogniser {
   readonly #utterances = new Map<string, Utterance>();
   readonly #waits: FinalWaits;
-  readonly #recent = new RecentOutcomes(RECENT_OUTCOMES);
+  /** Recently dropped or answered utterances, to answer a late goal with the reason. */
+  readonly #recent: RecentOutcomes;
   #bytes = 0;
   #sweep: StandInTimer | undefined;
   #closed = false;
@@ -43,6 +41,7 @@ export class SimRecogniser {
     readonly limits: RecogniserLimits,
     readonly publish: (transcript: TranscriptMsg) => void,
   ) {
+    this.#recent = new RecentOutcomes(limits.remembered);
     this.#waits = new FinalWaits(clock, limits, (id) => this.#utterances.get(id)?.waiters);
   }
 
@@ -184,12 +183,13 @@ export class SimRecogniser {
       return;
     }
     const bytes = message.audio.byteLength;
-    if (!this.#makeRoom(bytes, utterance)) {
-      this.#drop(
-        utterance,
-        'limit',
-        `utterance ${id} would take the simulated recogniser past ${this.limits.maxBytes} bytes held; dropped`,
-      );
+    const { maxUtteranceBytes, maxBytes } = this.limits;
+    const over =
+      utterance.bytes + bytes > maxUtteranceBytes
+        ? `be over the simulated recogniser's ${maxUtteranceBytes} bytes of one utterance`
+        : !this.#makeRoom(bytes, utterance) && `take the simulated recogniser past ${maxBytes} bytes held`;
+    if (over !== false) {
+      this.#drop(utterance, 'limit', `utterance ${id} would ${over}; dropped`);
       return;
     }
     // A copy: on a graph the message is the robot's own, whatever the publisher does with its buffer.
