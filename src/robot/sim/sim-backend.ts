@@ -30,9 +30,9 @@ import { decideSimulatedService } from './sim-services.js';
 import { HeardHistory } from './heard-history.js';
 import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../speech/recognition-cost.js';
 import { SchedulerClock } from '../speech/stand-in-clock.js';
-import { SimRecogniser } from './sim-recogniser.js';
+import { UtteranceRecogniser } from '../speech/streaming-recogniser.js';
 import { RECOGNISER_LIMITS, type RecogniserLimits } from '../speech/recogniser-limits.js';
-import type { RecognitionStats } from './sim-recognition-stats.js';
+import type { RecognitionStats } from '../speech/recognition-stats.js';
 import { simConverseAnswers } from './sim-converse.js';
 
 export interface SimBackendOptions {
@@ -117,13 +117,14 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   let closed = false;
   const clock = new SchedulerClock(scheduler);
   const transcripts = new Subject<TranscriptMsg>();
-  const recogniser = new SimRecogniser(
+  const recogniser = new UtteranceRecogniser(
     recognitionRt,
     clock,
     { ...RECOGNISER_LIMITS, ...options.recogniserLimits },
     (transcript) => {
       transcripts.next(transcript);
     },
+    'the simulated recogniser',
   );
   const heard = new HeardHistory();
   /** The whole-utterance path's recognition: rt × its duration, after it has all arrived. */

@@ -1,6 +1,6 @@
 /**
- * What a recogniser stand-in may hold, the one set of limits of the simulation's (sim/sim-recogniser.ts)
- * and the reference node's (nodes/streaming-recogniser.ts). Beyond a limit an utterance is let go, and
+ * What a recogniser stand-in may hold, the one set of limits of the shared recogniser
+ * (speech/streaming-recogniser.ts, the simulation's) and the reference node's (nodes/streaming-recogniser.ts). Beyond a limit an utterance is let go, and
  * what it held is freed at once; a goal naming it is told why.
  */
 export interface RecogniserLimits {

@@ -1,5 +1,5 @@
-import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
-import type { RecogniserLimits } from '../speech/recogniser-limits.js';
+import type { StandInClock, StandInTimer } from './stand-in-clock.js';
+import type { RecogniserLimits } from './recogniser-limits.js';
 
 /** A streamed goal's wait for its utterance. */
 export interface FinalListener {
@@ -17,7 +17,7 @@ export interface Waiter {
 }
 
 /**
- * The simulated recogniser's streamed goals as they wait: those naming an utterance not heard of yet, the
+ * A recogniser's streamed goals as they wait: those naming an utterance not heard of yet, the
  * bounded wait for an END, and the telling of an INVALID outcome. The goals waiting on a held utterance
  * are in that utterance (`heldWaiters`); this only takes them out of it.
  */
@@ -29,6 +29,8 @@ export class FinalWaits {
   constructor(
     readonly clock: StandInClock,
     readonly limits: Pick<RecogniserLimits, 'endWaitMs'>,
+    /** The recogniser, as the reasons name it. */
+    readonly name: string,
     readonly heldWaiters: (id: string) => Set<Waiter> | undefined,
   ) {}
 
@@ -83,7 +85,7 @@ export class FinalWaits {
       this.#leave(waiter);
       this.#invalidGoals += 1;
       waiter.listener.invalid(
-        `the simulated recogniser got no END of utterance ${waiter.id} within ${endWaitMs} ms of its goal`,
+        `${this.name} got no END of utterance ${waiter.id} within ${endWaitMs} ms of its goal`,
       );
     });
   }

@@ -1,15 +1,16 @@
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../ros/port/ros-messages.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
-import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
-import { RecentOutcomes } from '../speech/recent-outcomes.js';
+import { pcmSeconds, recognitionMs, transcriptText } from './recognition-cost.js';
+import type { StandInClock, StandInTimer } from './stand-in-clock.js';
+import { RecentOutcomes } from './recent-outcomes.js';
 import { FinalWaits, type FinalListener, type Waiter } from './final-waits.js';
-import type { RecogniserLimits } from '../speech/recogniser-limits.js';
-import { noDrops, type DropReason, type RecognitionStats } from './sim-recognition-stats.js';
-import { largestReceiving, newUtterance, type Utterance } from './sim-utterance.js';
+import type { RecogniserLimits } from './recogniser-limits.js';
+import { noDrops, type DropReason, type RecognitionStats } from './recognition-stats.js';
+import { largestReceiving, newUtterance, type Utterance } from './utterance.js';
 
 /**
- * The simulated robot's streaming recogniser: it takes the `/utterance/audio` events of each utterance,
+ * The robot's one streaming recogniser stand-in, the simulation's (sim/sim-backend.ts) and the reference
+ * node's (nodes/streaming-recogniser.ts): it takes the `/utterance/audio` events of each utterance,
  * works on each part as it arrives, one after another (a part starts once it has arrived and the previous
  * one is done, and takes rt × its duration on the simulation's clock), publishes a partial transcript
  * after each and the final one once the END has come and the last part is done. A streamed Converse goal
@@ -18,7 +19,7 @@ import { largestReceiving, newUtterance, type Utterance } from './sim-utterance.
  * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
 
-export class SimRecogniser {
+export class UtteranceRecogniser {
   readonly #utterances = new Map<string, Utterance>();
   readonly #waits: FinalWaits;
   /** Recently dropped or answered utterances, to answer a late goal with the reason. */
@@ -40,9 +41,11 @@ export class SimRecogniser {
     readonly clock: StandInClock,
     readonly limits: RecogniserLimits,
     readonly publish: (transcript: TranscriptMsg) => void,
+    /** How the reasons told to goals name this recogniser, e.g. "the simulated recogniser". */
+    readonly name: string,
   ) {
     this.#recent = new RecentOutcomes(limits.remembered);
-    this.#waits = new FinalWaits(clock, limits, (id) => this.#utterances.get(id)?.waiters);
+    this.#waits = new FinalWaits(clock, limits, name, (id) => this.#utterances.get(id)?.waiters);
   }
 
   /** One `/utterance/audio` event. */
@@ -78,14 +81,14 @@ export class SimRecogniser {
     if (id.length > this.limits.maxIdChars) {
       this.#waits.tellInvalid(
         waiter,
-        `the simulated recogniser takes utterance ids of at most ${this.limits.maxIdChars} characters; goal refused`,
+        `${this.name} takes utterance ids of at most ${this.limits.maxIdChars} characters; goal refused`,
       );
       return cancel;
     }
     if (this.stats().waitingGoals >= this.limits.maxWaitingGoals) {
       this.#waits.tellInvalid(
         waiter,
-        `the simulated recogniser has ${this.limits.maxWaitingGoals} goals waiting; goal for ${id} refused`,
+        `${this.name} has ${this.limits.maxWaitingGoals} goals waiting; goal for ${id} refused`,
       );
       return cancel;
     }
@@ -178,7 +181,7 @@ export class SimRecogniser {
       this.#drop(
         utterance,
         'out_of_order',
-        `part ${sequence} of utterance ${id} came when part ${utterance.parts.length} was next; the simulated recogniser dropped it`,
+        `part ${sequence} of utterance ${id} came when part ${utterance.parts.length} was next; ${this.name} dropped it`,
       );
       return;
     }
@@ -186,8 +189,8 @@ export class SimRecogniser {
     const { maxUtteranceBytes, maxBytes } = this.limits;
     const over =
       utterance.bytes + bytes > maxUtteranceBytes
-        ? `be over the simulated recogniser's ${maxUtteranceBytes} bytes of one utterance`
-        : !this.#makeRoom(bytes, utterance) && `take the simulated recogniser past ${maxBytes} bytes held`;
+        ? `be over ${this.name}'s ${maxUtteranceBytes} bytes of one utterance`
+        : !this.#makeRoom(bytes, utterance) && `take ${this.name} past ${maxBytes} bytes held`;
     if (over !== false) {
       this.#drop(utterance, 'limit', `utterance ${id} would ${over}; dropped`);
       return;
@@ -208,7 +211,7 @@ export class SimRecogniser {
       this.#drop(
         utterance,
         'incomplete',
-        `the END of utterance ${id} counts ${sequence} parts, the simulated recogniser received ${utterance.parts.length}; dropped`,
+        `the END of utterance ${id} counts ${sequence} parts, ${this.name} received ${utterance.parts.length}; dropped`,
       );
       return;
     }
@@ -252,7 +255,7 @@ export class SimRecogniser {
       this.#giveWay(0, undefined, `${this.limits.maxUtterances} utterances`);
     }
     if (this.#utterances.size >= this.limits.maxUtterances) {
-      const text = `the simulated recogniser holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
+      const text = `${this.name} holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
       this.#dropped.limit += 1;
       this.#recent.remember(id, text);
       this.#waits.failPending(id, text);
@@ -283,7 +286,7 @@ export class SimRecogniser {
   #giveWay(than: number, keep: Utterance | undefined, limit: string): boolean {
     const largest = largestReceiving(this.#utterances.values(), keep);
     if (largest === undefined || largest.bytes <= than) return false;
-    const text = `utterance ${largest.id} held the most of the simulated recogniser's ${limit} when newer speech needed room; dropped`;
+    const text = `utterance ${largest.id} held the most of ${this.name}'s ${limit} when newer speech needed room; dropped`;
     this.#drop(largest, 'fair_share', text);
     return true;
   }
@@ -386,7 +389,7 @@ export class SimRecogniser {
           this.#drop(
             utterance,
             'stale',
-            `utterance ${utterance.id} had no event for ${this.limits.staleMs} ms; the simulated recogniser dropped it`,
+            `utterance ${utterance.id} had no event for ${this.limits.staleMs} ms; ${this.name} dropped it`,
           );
         }
       }

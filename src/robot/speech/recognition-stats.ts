@@ -1,10 +1,10 @@
 /**
- * Why an utterance left the simulated recogniser without being answered (`abandoned`: the bridge said so,
+ * Why an utterance left a recogniser without being answered (`abandoned`: the bridge said so,
  * or its goal was cancelled; `fair_share`: it held the most when newer speech needed room).
  */
 export type DropReason = 'abandoned' | 'out_of_order' | 'incomplete' | 'limit' | 'fair_share' | 'stale';
 
-/** The simulated recogniser's gauges and counters. */
+/** A recogniser's gauges and counters. */
 export interface RecognitionStats {
   /** Utterances held now (a gauge), and how many of those are still being received. */
   readonly utterances: number;
