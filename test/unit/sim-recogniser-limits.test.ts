@@ -311,7 +311,7 @@ describe('the simulation’s recogniser: bounded', () => {
     assert.deepEqual(goal.heard, [`${INVALID} @0`]);
     assert.equal(
       goal.message(),
-      'the simulated recogniser takes utterance ids of at most 8 characters; goal refused',
+      'the simulated recogniser takes utterance ids of 1 to 8 characters; goal refused',
     );
   });
 

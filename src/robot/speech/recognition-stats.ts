@@ -36,3 +36,6 @@ export const noDrops = (): Record<DropReason, number> => ({
   fair_share: 0,
   stale: 0,
 });
+
+/** Nothing counted yet. */
+export const noCounts = () => ({ partsRecognised: 0, finals: 0, answered: 0, evicted: 0, ignoredEvents: 0 });

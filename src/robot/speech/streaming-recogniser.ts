@@ -5,20 +5,19 @@ import type { StandInClock, StandInTimer } from './stand-in-clock.js';
 import { RecentOutcomes } from './recent-outcomes.js';
 import { FinalWaits, type FinalListener, type Waiter } from './final-waits.js';
 import type { RecogniserLimits } from './recogniser-limits.js';
-import { noDrops, type DropReason, type RecognitionStats } from './recognition-stats.js';
+import { noCounts, noDrops, type DropReason, type RecognitionStats } from './recognition-stats.js';
 import { largestReceiving, newUtterance, type Utterance } from './utterance.js';
 
 /**
  * The robot's one streaming recogniser stand-in, the simulation's (sim/sim-backend.ts) and the reference
  * node's (nodes/streaming-recogniser.ts): it takes the `/utterance/audio` events of each utterance,
  * works on each part as it arrives, one after another (a part starts once it has arrived and the previous
- * one is done, and takes rt × its duration on the simulation's clock), publishes a partial transcript
+ * one is done, and takes rt × its duration on the clock it is given), publishes a partial transcript
  * after each and the final one once the END has come and the last part is done. A streamed Converse goal
  * waits here for its utterance's final recognition and gets the utterance's audio as a WAV file.
  *
  * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
-
 export class UtteranceRecogniser {
   readonly #utterances = new Map<string, Utterance>();
   readonly #waits: FinalWaits;
@@ -27,13 +26,7 @@ export class UtteranceRecogniser {
   #bytes = 0;
   #sweep: StandInTimer | undefined;
   #closed = false;
-  readonly #counts = {
-    partsRecognised: 0,
-    finals: 0,
-    answered: 0,
-    evicted: 0,
-    ignoredEvents: 0,
-  };
+  readonly #counts = noCounts();
   readonly #dropped: Record<DropReason, number> = noDrops();
 
   constructor(
@@ -43,45 +36,47 @@ export class UtteranceRecogniser {
     readonly publish: (transcript: TranscriptMsg) => void,
     /** How the reasons told to goals name this recogniser, e.g. "the simulated recogniser". */
     readonly name: string,
+    /** Hears each utterance dropped unanswered, with why (the reference node logs it). */
+    readonly onDropped?: (id: string, why: string) => void,
   ) {
     this.#recent = new RecentOutcomes(limits.remembered);
-    this.#waits = new FinalWaits(clock, limits, name, (id) => this.#utterances.get(id)?.waiters);
+    this.#waits = new FinalWaits(
+      clock,
+      limits,
+      name,
+      (id) => this.#utterances.get(id)?.waiters,
+      (id, why) => {
+        // Unclaimed and not ended: nobody will take it, so it goes now rather than when stale.
+        const utterance = this.#utterances.get(id);
+        if (utterance?.waiters.size === 0 && !utterance.ended) this.#drop(utterance, 'stale', why);
+      },
+    );
   }
 
-  /** One `/utterance/audio` event. */
   receive(message: UtteranceAudioMsg): void {
     if (this.#closed) return;
-    if (message.utterance_id.length > this.limits.maxIdChars) {
+    if (!this.#fitsId(message.utterance_id)) {
       this.#counts.ignoredEvents += 1;
       return;
     }
-    switch (message.event) {
-      case UtteranceEvent.PART:
-        this.#part(message);
-        return;
-      case UtteranceEvent.END:
-        this.#end(message);
-        return;
-      case UtteranceEvent.ABANDONED:
-        this.#abandon(message);
-        return;
-      default:
-        this.#counts.ignoredEvents += 1;
-    }
+    if (message.event === UtteranceEvent.PART) this.#part(message);
+    else if (message.event === UtteranceEvent.END) this.#end(message);
+    else if (message.event === UtteranceEvent.ABANDONED) this.#abandon(message);
+    else this.#counts.ignoredEvents += 1;
   }
 
   /**
    * A streamed goal's wait for utterance `id`: the listener hears the outcome once, always later than
    * this call (never from inside it). The returned timer's `cancel` drops the wait (the goal was cancelled).
    */
-  awaitFinal(id: string, listener: FinalListener): StandInTimer {
-    const waiter: Waiter = { id, listener, timer: undefined };
+  awaitFinal(id: string, listener: FinalListener, endWaitMs?: number): StandInTimer {
+    const waiter: Waiter = { id, listener, timer: undefined, endWaitMs };
     const cancel = this.#cancelOf(waiter);
     if (this.#closed) return cancel;
-    if (id.length > this.limits.maxIdChars) {
+    if (!this.#fitsId(id)) {
       this.#waits.tellInvalid(
         waiter,
-        `${this.name} takes utterance ids of at most ${this.limits.maxIdChars} characters; goal refused`,
+        `${this.name} takes utterance ids of 1 to ${this.limits.maxIdChars} characters; goal refused`,
       );
       return cancel;
     }
@@ -111,6 +106,8 @@ export class UtteranceRecogniser {
     this.#waits.awaitUnheard(waiter);
     return cancel;
   }
+
+  #fitsId = (id: string): boolean => id.length > 0 && id.length <= this.limits.maxIdChars;
 
   /** A goal's cancel: its wait dropped, and its utterance once no goal waits (freed now, not when stale). */
   #cancelOf(waiter: Waiter): StandInTimer {
@@ -348,10 +345,11 @@ export class UtteranceRecogniser {
     this.#counts.answered += 1;
     utterance.waiters.delete(waiter);
     for (const other of utterance.waiters) this.#waits.tellInvalid(other, text);
-    waiter.listener.recognised(wavOfPcmParts(utterance.parts));
+    waiter.listener.recognised(wavOfPcmParts(utterance.parts), transcriptText(utterance.heardSeconds));
   }
 
   #drop(utterance: Utterance, reason: DropReason, text: string): void {
+    this.onDropped?.(utterance.id, text);
     this.#release(utterance);
     this.#dropped[reason] += 1;
     this.#recent.remember(utterance.id, text);
