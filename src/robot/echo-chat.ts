@@ -42,7 +42,7 @@ export const echoChat = (request: ChatRequestMsg): ChatResponseMsg => {
   return {
     emotion: bytes === 0 ? 'surprised' : 'happy',
     text: echoText(request.audio),
-    // The same bytes, not a copy: neither side mutates audio, and the copy showed in the chat p99 (GC).
+    // The same bytes, not a copy: neither side mutates audio.
     audio: request.audio,
   };
 };

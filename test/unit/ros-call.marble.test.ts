@@ -186,32 +186,4 @@ describe('rosCall$ over the call wrapper (marbles)', () => {
       expectSubscriptions(answeredPort.subscriptions).toBe('^!');
     });
   });
-
-  it('arms one timer for many answered calls, not one per call', () => {
-    const scheduler = marbleScheduler();
-    let armed = 0;
-    const counting: SchedulerLike = {
-      now: () => scheduler.now(),
-      schedule: (...args: Parameters<SchedulerLike['schedule']>) => {
-        armed += 1;
-        return scheduler.schedule(...args);
-      },
-    };
-    scheduler.run(({ cold, flush }) => {
-      const calls = createRosCalls({
-        port: scriptedPort({ 1: cold('-(r|)', { r: response }) }),
-        timeoutsMs: callTimeouts(50),
-        scheduler: counting,
-      });
-      let answered = 0;
-      for (let index = 0; index < 100; index += 1) {
-        rosCall$(calls, 'chat', { audio: audioOf(1) }).subscribe(() => (answered += 1));
-      }
-      flush();
-      assert.equal(answered, 100);
-      assert.equal(calls.inFlight, 0);
-    });
-    // The first call armed the timer for its deadline; when it fired nothing was due and none was left.
-    assert.equal(armed, 1);
-  });
 });

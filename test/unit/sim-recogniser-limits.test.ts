@@ -247,6 +247,27 @@ describe('the simulation’s recogniser: bounded', () => {
     assert.equal(stats.utterances, 0);
   });
 
+  it('holds at most maxUtteranceBytes of one utterance: a part beyond drops it, its goal hears why', () => {
+    const { sim, at, scheduler } = simOnVirtualTime({ recogniserLimits: { maxUtteranceBytes: 6_400 } });
+    const goal = goalRecorder(() => scheduler.now());
+    at(0, () => {
+      sim.converse(streamedGoal('long'), goal.handler);
+      sim.publishUtteranceAudio(part('long', 0, pcm(100)));
+      sim.publishUtteranceAudio(part('long', 1, pcm(100)));
+      assert.equal(sim.recognitionStats().bytesHeld, 6_400, 'up to the limit, kept');
+      sim.publishUtteranceAudio(part('long', 2, new Uint8Array(2)));
+      const stats = sim.recognitionStats();
+      assert.equal(stats.dropped.limit, 1);
+      assert.deepEqual([stats.utterances, stats.bytesHeld], [0, 0], 'freed at once');
+    });
+    scheduler.flush();
+    assert.deepEqual(goal.heard, [`${INVALID} @0`]);
+    assert.equal(
+      goal.message(),
+      "utterance long would be over the simulated recogniser's 6400 bytes of one utterance; dropped",
+    );
+  });
+
   it('refuses goals beyond maxWaitingGoals, whether their utterance is known or not', () => {
     const { sim, at, scheduler } = simOnVirtualTime({ recogniserLimits: { maxWaitingGoals: 2 } });
     const goals = [0, 1, 2].map(() => goalRecorder(() => scheduler.now()));
@@ -290,7 +311,7 @@ describe('the simulation’s recogniser: bounded', () => {
     assert.deepEqual(goal.heard, [`${INVALID} @0`]);
     assert.equal(
       goal.message(),
-      'the simulated recogniser takes utterance ids of at most 8 characters; goal refused',
+      'the simulated recogniser takes utterance ids of 1 to 8 characters; goal refused',
     );
   });
 

@@ -7,10 +7,10 @@ import {
 } from '../../src/ros/port/ros-messages.js';
 import {
   createStreamingRecogniser,
-  RECOGNISER_LIMITS,
-  type RecogniserLimits,
   type UtteranceOutcome,
 } from '../../src/robot/nodes/streaming-recogniser.js';
+import { RECOGNISER_LIMITS, type RecogniserLimits } from '../../src/robot/speech/recogniser-limits.js';
+import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
 import { capturingLogger } from '../support/log-capture.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -57,8 +57,15 @@ const setup = (rt: number, limits?: RecogniserLimits) => {
   return { clock, published, recogniser, logs: lines };
 };
 
-/** The claim's outcome once settled, or 'pending' (promise callbacks run first). */
-const settled = async (outcome: Promise<UtteranceOutcome>): Promise<UtteranceOutcome | 'pending'> => {
+/**
+ * The claim's outcome once settled, or 'pending': what is due now on the clock runs first (the recogniser
+ * tells an outcome later, never from inside the call), then promise callbacks.
+ */
+const settled = async (
+  clock: ManualClock,
+  outcome: Promise<UtteranceOutcome>,
+): Promise<UtteranceOutcome | 'pending'> => {
+  clock.advance(0);
   let value: UtteranceOutcome | 'pending' = 'pending';
   void outcome.then((result) => (value = result));
   await new Promise((resolve) => setImmediate(resolve));
@@ -78,9 +85,9 @@ describe('the streaming recogniser stand-in', () => {
     recogniser.take(part('u1', 2, parts[2]!));
     recogniser.take(end('u1', 3));
     const claim = recogniser.claim('u1', 10_000);
-    assert.equal(await settled(claim.outcome), 'pending', 'the last part is still being recognised');
+    assert.equal(await settled(clock, claim.outcome), 'pending', 'the last part is still being recognised');
     clock.advance(59);
-    assert.equal(await settled(claim.outcome), 'pending');
+    assert.equal(await settled(clock, claim.outcome), 'pending');
     clock.advance(1);
     assert.deepEqual(published, [
       { utterance_id: 'u1', text: '[0.1 s of speech]', final: false, atMs: 30 },
@@ -88,9 +95,9 @@ describe('the streaming recogniser stand-in', () => {
       { utterance_id: 'u1', text: '[0.4 s of speech]', final: false, atMs: 260 },
       { utterance_id: 'u1', text: '[0.4 s of speech]', final: true, atMs: 260 },
     ]);
-    assert.deepEqual(await settled(claim.outcome), {
+    assert.deepEqual(await settled(clock, claim.outcome), {
       kind: 'recognised',
-      pcm: joined(...parts),
+      wav: wavOfPcmParts([joined(...parts)]),
       transcript: '[0.4 s of speech]',
     });
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 }, 'let go once claimed');
@@ -137,6 +144,8 @@ describe('the streaming recogniser stand-in', () => {
     const { published, recogniser, clock } = setup(0);
     recogniser.take(part('u1', 0, pcm(150)));
     recogniser.take(end('u1', 1));
+    assert.equal(published.length, 0, 'never from inside take');
+    clock.advance(0);
     assert.deepEqual(
       published.map((each) => [each.text, each.final]),
       [
@@ -144,19 +153,22 @@ describe('the streaming recogniser stand-in', () => {
         ['[0.1 s of speech]', true],
       ],
     );
-    assert.equal(clock.pending, 0, 'no timer at rt 0');
+    assert.ok(
+      published.every((each) => each.atMs === 0),
+      'at once',
+    );
   });
 
   it('answers a claim that came before the utterance (topic and action are separate channels)', async () => {
-    const { recogniser } = setup(0);
+    const { clock, recogniser } = setup(0);
     const claim = recogniser.claim('u1', 10_000);
-    assert.equal(await settled(claim.outcome), 'pending');
+    assert.equal(await settled(clock, claim.outcome), 'pending');
     recogniser.take(part('u1', 0, pcm(20, 5)));
-    assert.equal(await settled(claim.outcome), 'pending', 'no END yet');
+    assert.equal(await settled(clock, claim.outcome), 'pending', 'no END yet');
     recogniser.take(end('u1', 1));
-    assert.deepEqual(await settled(claim.outcome), {
+    assert.deepEqual(await settled(clock, claim.outcome), {
       kind: 'recognised',
-      pcm: pcm(20, 5),
+      wav: wavOfPcmParts([pcm(20, 5)]),
       transcript: '[0.0 s of speech]',
     });
   });
@@ -167,11 +179,11 @@ describe('the streaming recogniser stand-in', () => {
     recogniser.take(part('u1', 1, pcm(100)));
     const claim = recogniser.claim('u1', 10_000);
     clock.advance(9_999);
-    assert.equal(await settled(claim.outcome), 'pending');
+    assert.equal(await settled(clock, claim.outcome), 'pending');
     clock.advance(1);
-    assert.deepEqual(await settled(claim.outcome), {
+    assert.deepEqual(await settled(clock, claim.outcome), {
       kind: 'failed',
-      reason: 'no END of utterance u1 within 10000 ms (2 part(s) arrived)',
+      reason: 'the recogniser got no END of utterance u1 within 10000 ms of its goal',
     });
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
     const before = published.length;
@@ -187,70 +199,106 @@ describe('the streaming recogniser stand-in', () => {
     const waiting = recogniser.claim('u1', 10_000);
     clock.advance(100);
     recogniser.take(abandoned('u1', 2));
-    const why = 'utterance u1 was abandoned by the bridge after 2 part(s)';
-    assert.deepEqual(await settled(waiting.outcome), { kind: 'failed', reason: why });
+    const why = 'utterance u1 was abandoned after 2 parts';
+    assert.deepEqual(await settled(clock, waiting.outcome), { kind: 'failed', reason: why });
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
     assert.equal(clock.pending, 0, 'the recognition under way and the wait are stopped');
     clock.advance(5_000);
     assert.deepEqual(published, [], 'no transcript after the abandonment');
-    assert.deepEqual(await settled(recogniser.claim('u1', 10_000).outcome), { kind: 'failed', reason: why });
+    assert.deepEqual(await settled(clock, recogniser.claim('u1', 10_000).outcome), {
+      kind: 'failed',
+      reason: why,
+    });
   });
 
   for (const [what, events, reason] of [
     [
       'a part missing',
       [part('u1', 0, pcm(10)), part('u1', 2, pcm(10))],
-      'utterance u1: part 2 came where part 1 was due (a part was lost or reordered)',
+      'part 2 of utterance u1 came when part 1 was next; the recogniser dropped it',
     ],
     [
       'END counting other parts than arrived',
       [part('u1', 0, pcm(10)), end('u1', 2)],
-      'utterance u1: END counts 2 part(s) but 1 arrived',
-    ],
-    [
-      'a part after END',
-      [part('u1', 0, pcm(10)), end('u1', 1), part('u1', 1, pcm(10))],
-      'utterance u1: part 1 came after END',
+      'the END of utterance u1 counts 2 parts, the recogniser received 1; dropped',
     ],
   ] as const) {
     it(`refuses an utterance with ${what}: its audio goes, its claim hears why`, async () => {
-      const { recogniser, logs } = setup(0);
+      const { clock, recogniser, logs } = setup(0);
       for (const event of events) recogniser.take(event);
-      assert.deepEqual(recogniser.held, { utterances: 1, bytes: 0 }, 'kept to tell its claim, without audio');
-      assert.deepEqual(await settled(recogniser.claim('u1', 10_000).outcome), { kind: 'failed', reason });
+      assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 }, 'let go at once; why is remembered');
+      assert.deepEqual(await settled(clock, recogniser.claim('u1', 10_000).outcome), {
+        kind: 'failed',
+        reason,
+      });
       assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
       assert.ok(logs.some((line) => line['msg'] === `not recognised: ${reason}`));
     });
   }
 
+  it('ignores a part after END: the utterance is complete as its END counts it', async () => {
+    const { clock, recogniser } = setup(0);
+    for (const event of [part('u1', 0, pcm(10)), end('u1', 1), part('u1', 1, pcm(10))])
+      recogniser.take(event);
+    const answered = await settled(clock, recogniser.claim('u1', 10_000).outcome);
+    assert.deepEqual(answered, {
+      kind: 'recognised',
+      wav: wavOfPcmParts([pcm(10)]),
+      transcript: '[0.0 s of speech]',
+    });
+  });
+
   it('refuses an utterance over its byte limit', async () => {
-    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, utteranceBytes: 6_400 });
+    const { clock, recogniser } = setup(0, { ...RECOGNISER_LIMITS, maxUtteranceBytes: 6_400 });
     recogniser.take(part('u1', 0, pcm(100)));
     recogniser.take(part('u1', 1, pcm(100)));
     assert.deepEqual(recogniser.held, { utterances: 1, bytes: 6_400 });
     recogniser.take(part('u1', 2, new Uint8Array(1)));
-    assert.deepEqual(recogniser.held, { utterances: 1, bytes: 0 });
-    assert.deepEqual(await settled(recogniser.claim('u1', 10_000).outcome), {
+    assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
+    assert.deepEqual(await settled(clock, recogniser.claim('u1', 10_000).outcome), {
       kind: 'failed',
-      reason: 'utterance u1: its audio is over the 6400-byte limit of an utterance',
+      reason: "utterance u1 would be over the recogniser's 6400 bytes of one utterance; dropped",
+    });
+  });
+
+  it('holds at most maxBytes in all: the unclaimed utterance holding the most gives way, never a smaller one', async () => {
+    const { clock, recogniser } = setup(0, { ...RECOGNISER_LIMITS, maxBytes: 20_000 });
+    for (let sequence = 0; sequence < 5; sequence += 1) recogniser.take(part('long', sequence, pcm(100)));
+    recogniser.take(part('short', 0, pcm(100)));
+    assert.deepEqual(recogniser.held, { utterances: 2, bytes: 19_200 });
+    recogniser.take(part('short', 1, pcm(100)));
+    assert.deepEqual(recogniser.held, { utterances: 1, bytes: 6_400 }, '"long" gave way, its audio freed');
+    assert.deepEqual(await settled(clock, recogniser.claim('long', 10_000).outcome), {
+      kind: 'failed',
+      reason:
+        "utterance long held the most of the recogniser's 20000 bytes when newer speech needed room; dropped",
+    });
+    // "short" is now the largest: a bigger newcomer's part does not take its room.
+    recogniser.take(part('big', 0, pcm(450)));
+    recogniser.take(part('big', 1, pcm(200)));
+    assert.deepEqual(recogniser.held, { utterances: 1, bytes: 6_400 }, '"big" refused, its audio gone');
+    assert.deepEqual(await settled(clock, recogniser.claim('big', 10_000).outcome), {
+      kind: 'failed',
+      reason: 'utterance big would take the recogniser past 20000 bytes held; dropped',
     });
   });
 
   it('holds at most its limit of utterances: one more evicts what nobody claims, the largest first; a claim hears why', async () => {
-    const { recogniser } = setup(0, { ...RECOGNISER_LIMITS, utterances: 2 });
+    const { clock, recogniser } = setup(0, { ...RECOGNISER_LIMITS, maxUtterances: 2 });
     recogniser.take(part('u1', 0, pcm(10)));
     const first = recogniser.claim('u1', 10_000);
     recogniser.take(part('u2', 0, pcm(10)));
     // u1 is claimed: u2, unclaimed, makes way, though u1 is older.
     recogniser.take(part('u3', 0, pcm(10)));
     assert.deepEqual(recogniser.held, { utterances: 2, bytes: 640 });
-    assert.deepEqual(await settled(recogniser.claim('u2', 10_000).outcome), {
+    assert.deepEqual(await settled(clock, recogniser.claim('u2', 10_000).outcome), {
       kind: 'failed',
-      reason: 'utterance u2 was evicted: more than 2 utterances held at once',
+      reason:
+        "utterance u2 held the most of the recogniser's 2 utterances when newer speech needed room; dropped",
     });
-    assert.equal(await settled(first.outcome), 'pending', 'u1 still waits for its END');
+    assert.equal(await settled(clock, first.outcome), 'pending', 'u1 still waits for its END');
     recogniser.take(end('u1', 1));
-    const answered = await settled(first.outcome);
+    const answered = await settled(clock, first.outcome);
     assert.equal(answered !== 'pending' && answered.kind, 'recognised');
     // Of two unclaimed, the one holding the most makes way for the newcomer, however new it is.
     recogniser.take(part('long', 0, pcm(100)));
@@ -258,7 +306,7 @@ describe('the streaming recogniser stand-in', () => {
     recogniser.take(part('short', 0, pcm(10)));
     assert.deepEqual(recogniser.held, { utterances: 2, bytes: 640 }, 'u3 and short held; long evicted');
     recogniser.take(end('u3', 1));
-    const third = await settled(recogniser.claim('u3', 10_000).outcome);
+    const third = await settled(clock, recogniser.claim('u3', 10_000).outcome);
     assert.equal(third !== 'pending' && third.kind, 'recognised');
   });
 
@@ -278,44 +326,49 @@ describe('the streaming recogniser stand-in', () => {
     const { clock, recogniser } = setup(0);
     recogniser.take(part('u1', 0, pcm(10)));
     const claim = recogniser.claim('u1', 10_000);
-    assert.deepEqual(await settled(recogniser.claim('u1', 10_000).outcome), {
+    const second = recogniser.claim('u1', 10_000);
+    recogniser.take(end('u1', 1));
+    assert.equal((await settled(clock, claim.outcome)) !== 'pending', true, 'the first claim has it');
+    assert.deepEqual(await settled(clock, second.outcome), {
       kind: 'failed',
-      reason: 'utterance u1 is claimed by another goal already',
+      reason: 'utterance u1 was already answered by an earlier goal',
     });
-    claim.cancel();
+    recogniser.take(part('u2', 0, pcm(10)));
+    const cancelled = recogniser.claim('u2', 10_000);
+    cancelled.cancel();
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
     assert.equal(clock.pending, 0);
     clock.advance(20_000);
-    assert.equal(await settled(claim.outcome), 'pending');
+    assert.equal(await settled(clock, cancelled.outcome), 'pending');
   });
 
   it('tells a late claim of an answered utterance that it was answered', async () => {
-    const { recogniser } = setup(0);
+    const { clock, recogniser } = setup(0);
     recogniser.take(part('u1', 0, pcm(10)));
     recogniser.take(end('u1', 1));
-    await settled(recogniser.claim('u1', 10_000).outcome);
-    assert.deepEqual(await settled(recogniser.claim('u1', 10_000).outcome), {
+    await settled(clock, recogniser.claim('u1', 10_000).outcome);
+    assert.deepEqual(await settled(clock, recogniser.claim('u1', 10_000).outcome), {
       kind: 'failed',
-      reason: 'utterance u1 was answered already',
+      reason: 'utterance u1 was already answered by an earlier goal',
     });
   });
 
   it('drops events whose utterance_id is empty or over its limit, saying why', async () => {
-    const { recogniser, logs } = setup(0);
+    const { clock, recogniser, logs } = setup(0);
     recogniser.take(part('', 0, pcm(10)));
-    recogniser.take(part('x'.repeat(RECOGNISER_LIMITS.idChars + 1), 0, pcm(10)));
+    recogniser.take(part('x'.repeat(RECOGNISER_LIMITS.maxIdChars + 1), 0, pcm(10)));
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 });
     assert.equal(
       logs.filter(
         (line) =>
           line['msg'] ===
-          `dropped an /utterance/audio event: its utterance_id must have 1 to ${RECOGNISER_LIMITS.idChars} characters`,
+          'ignored an /utterance/audio event: too long or empty an utterance_id, an utterance let go, or no known kind',
       ).length,
       2,
     );
-    assert.deepEqual(await settled(recogniser.claim('', 10_000).outcome), {
+    assert.deepEqual(await settled(clock, recogniser.claim('', 10_000).outcome), {
       kind: 'failed',
-      reason: `a streamed goal's utterance_id must have 1 to ${RECOGNISER_LIMITS.idChars} characters`,
+      reason: `the recogniser takes utterance ids of 1 to ${RECOGNISER_LIMITS.maxIdChars} characters; goal refused`,
     });
   });
 
@@ -324,7 +377,10 @@ describe('the streaming recogniser stand-in', () => {
     recogniser.take(part('u1', 0, pcm(500)));
     const claim = recogniser.claim('u1', 10_000);
     recogniser.close();
-    assert.deepEqual(await settled(claim.outcome), { kind: 'failed', reason: 'the node is shutting down' });
+    assert.deepEqual(await settled(clock, claim.outcome), {
+      kind: 'failed',
+      reason: 'the node is shutting down',
+    });
     assert.equal(clock.pending, 0);
     recogniser.take(part('u2', 0, pcm(10)));
     assert.deepEqual(recogniser.held, { utterances: 0, bytes: 0 }, 'nothing taken after close');

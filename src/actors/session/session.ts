@@ -7,12 +7,7 @@ import {
   type Subscription,
 } from 'xstate';
 import { performance } from 'node:perf_hooks';
-import {
-  parseClientText,
-  type TurnNumber as Turn,
-  PART_HEADER_BYTES,
-  readPartHeader,
-} from '../../protocol/ws/index.js';
+import { parseClientText, PART_HEADER_BYTES, readPartHeader } from '../../protocol/ws/index.js';
 import { queueFull } from './session-actions.js';
 import { sessionMachine } from './session-machine.js';
 import { SessionResources } from './session-resources.js';

@@ -7,8 +7,8 @@ import type { Rclnodejs } from '../../ros/binding/rclnodejs-loader.js';
 import { speechPublisherQos } from './node-qos.js';
 import { bytesToWire } from '../../ros/port/ros-wire.js';
 import { createDialogueHistory, type DialogueHistory } from './dialogue-history.js';
-import { converseGoalFromWire, type WireConverseGoal } from './node-wire.js';
-import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
+import type { WireConverseGoal } from '../../ros/port/ros-wire.js';
+import { converseGoalFromWire } from './node-wire.js';
 import {
   MAX_RECOGNITION_RT,
   recognitionMs,
@@ -46,8 +46,8 @@ export interface RecognitionOptions {
   /** `--recognition_rt`: recognising takes rt × the speech's duration (speech/recognition-cost.ts). */
   readonly rt: number;
   /**
-   * `--utterance_wait_ms`: how long a streamed goal waits for its utterance's END and the recognition
-   * of its last part. END is published before the goal, but on a topic: it may come after it.
+   * `--utterance_wait_ms`: how long a streamed goal waits for its utterance's END (then it is answered
+   * INVALID). END is published before the goal, but on a topic: it may come after it.
    */
   readonly utteranceWaitMs: number;
 }
@@ -154,7 +154,7 @@ export const createConverseServer = (
     }
     if (outcome.kind === 'failed') return { kind: 'invalid', reason: outcome.reason };
     // As a WAV: the echo answer plays back what was heard, and a kiosk decodes a WAV it is sent.
-    return { kind: 'heard', audio: wavOfPcmParts([outcome.pcm]), transcript: outcome.transcript };
+    return { kind: 'heard', audio: outcome.wav, transcript: outcome.transcript };
   };
 
   const endCancelled = async (

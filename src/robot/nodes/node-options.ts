@@ -52,7 +52,7 @@ export const NODE_HELP = [
   `  --converse_part_ms <ms> demo-chat: wait before each part (part k after k × ms), 0 to ${CONVERSE_LIMITS.maxPartMs}. Default: ${DEFAULT_CONVERSE.partMs}`,
   `  --converse_mode <mode>  demo-chat: answer, or silent (accepts goals, never answers; cancel ends them). Default: ${DEFAULT_CONVERSE.mode}`,
   `  --recognition_rt <x>    demo-chat: the stand-in recogniser's cost, x × the speech's duration (0.3: 300 ms a second), paid per part as a streamed utterance arrives, after the whole one on /chat and a whole Converse goal; 0 to ${RECOGNITION_LIMITS.maxRt}. Default: ${DEFAULT_RECOGNITION.rt}`,
-  `  --utterance_wait_ms <ms> demo-chat: how long a streamed Converse goal waits for its utterance's END and recognition before it is answered INVALID, ${RECOGNITION_LIMITS.minWaitMs} to ${RECOGNITION_LIMITS.maxWaitMs}. Default: ${DEFAULT_RECOGNITION.utteranceWaitMs}`,
+  `  --utterance_wait_ms <ms> demo-chat: how long a streamed Converse goal waits for its utterance's END before it is answered INVALID, ${RECOGNITION_LIMITS.minWaitMs} to ${RECOGNITION_LIMITS.maxWaitMs}. Default: ${DEFAULT_RECOGNITION.utteranceWaitMs}`,
   `  --log_level <level> ${LOG_LEVELS.join(', ')}. Default: info`,
   '  --help              print this help and exit',
   'Arguments after --ros-args go to ROS (remapping, namespace).',

@@ -13,6 +13,7 @@ import {
   type WirePlayAudio,
   type WireRequest,
   type WireResponse,
+  type WireConverseGoal,
   type WireTranscript,
   type WireUtteranceAudio,
 } from '../../ros/port/ros-wire.js';
@@ -57,13 +58,6 @@ export const heardFromWire = (message: WireHeard): HeardMsg => ({
   played_ms: message.played_ms,
   heard_text: message.heard_text,
 });
-
-/** A goal as rclnodejs hands it to the action server's execute callback. */
-export interface WireConverseGoal {
-  readonly utterance_id: string;
-  readonly streamed: boolean;
-  readonly audio: number[] | Uint8Array;
-}
 
 export const converseGoalFromWire = (goal: WireConverseGoal): ConverseGoalMsg => ({
   utterance_id: goal.utterance_id,

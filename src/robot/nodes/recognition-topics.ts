@@ -6,11 +6,11 @@ import type { WireUtteranceAudio } from '../../ros/port/ros-wire.js';
 import { conversationTopicQos } from '../../ros/port/topic-qos.js';
 import { transcriptToWire, utteranceAudioFromWire } from './node-wire.js';
 import type { StandInClock } from '../speech/stand-in-clock.js';
-import {
-  createStreamingRecogniser,
-  type RecogniserLimits,
-  type StreamingRecogniser,
-} from './streaming-recogniser.js';
+import { RECOGNISER_LIMITS, type RecogniserLimits } from '../speech/recogniser-limits.js';
+import { createStreamingRecogniser, type StreamingRecogniser } from './streaming-recogniser.js';
+
+/** The node's limits: 16 utterances, each of at most maxUtteranceBytes, so maxBytes in all. */
+const NODE_RECOGNISER_LIMITS: RecogniserLimits = { ...RECOGNISER_LIMITS, maxUtterances: 16 };
 
 export interface RecognitionTopicsDeps {
   readonly rcl: Pick<Rclnodejs, 'QoS'>;
@@ -39,7 +39,7 @@ export const serveRecognition = (deps: RecognitionTopicsDeps): StreamingRecognis
     rt: deps.rt,
     clock: deps.clock,
     logger,
-    ...(deps.limits === undefined ? {} : { limits: deps.limits }),
+    limits: deps.limits ?? NODE_RECOGNISER_LIMITS,
     publish: (transcript) => {
       // Recognition finishing while the node shuts down has nobody left to publish to.
       if (!deps.isClosed()) transcripts.publish(transcriptToWire(transcript));

@@ -1,40 +1,21 @@
 import type { Logger } from 'pino';
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../ros/port/ros-messages.js';
-import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
-import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
-import { RecentOutcomes } from '../speech/recent-outcomes.js';
+import type { StandInClock } from '../speech/stand-in-clock.js';
+import { RECOGNISER_LIMITS, type RecogniserLimits } from '../speech/recogniser-limits.js';
+import { UtteranceRecogniser } from '../speech/streaming-recogniser.js';
 
 /*
- * The demo chat's streaming recogniser stand-in: it takes /utterance/audio as the bridge publishes it,
- * recognises each part as it arrives, one after another (a part starts once it has arrived and the one
- * before is done, and takes `rt` × its duration: speech/recognition-cost.ts), publishes a partial transcript
- * after each part and the final one once END has come and the last part is done. A Converse goal then
- * claims the utterance (its PCM and transcript) by its id. Everything it holds is bounded.
+ * The demo chat's streaming recogniser: the robot's one stand-in (speech/streaming-recogniser.ts) behind
+ * the Converse server's `claim`, a promise per goal in place of a listener, with the node's logs.
  */
 
-/**
- * Bounds of what the recogniser holds. `utterances`: open, finished but not yet claimed, or awaited by a
- * goal, together; one more evicts one (`evictable`: a bridge that died never ends its utterances, and one
- * on `--chat_interface service` never claims them). `utteranceBytes`: the audio of one utterance, twice the
- * bridge's default limit of a whole one (2 MiB, about a minute), so 64 MiB at most in all.
- * `idChars`: an utterance id's length (a bridge's are tens of characters). `remembered`: ids of
- * utterances it let go, so that a late event is ignored and a late claim told why.
- */
-export const RECOGNISER_LIMITS = {
-  utterances: 16,
-  utteranceBytes: 4 * 1024 * 1024,
-  idChars: 256,
-  remembered: 64,
-} as const;
-export type RecogniserLimits = { readonly [K in keyof typeof RECOGNISER_LIMITS]: number };
-
-/** What a claim of an utterance gets: its audio and what was recognised, or why there is none. */
+/** What a claim of an utterance gets: its audio (a WAV file) and what was recognised, or why there is none. */
 export type UtteranceOutcome =
-  | { readonly kind: 'recognised'; readonly pcm: Uint8Array; readonly transcript: string }
+  | { readonly kind: 'recognised'; readonly wav: Uint8Array; readonly transcript: string }
   | { readonly kind: 'failed'; readonly reason: string };
 
 export interface UtteranceClaim {
-  /** Settles once the utterance is recognised, fails, or the wait runs out; never rejects. */
+  /** Settles once the utterance is recognised, fails, or its END does not come in time; never rejects. */
   readonly outcome: Promise<UtteranceOutcome>;
   /** The goal went away (cancelled): the utterance is dropped; the outcome stays unsettled. */
   cancel(): void;
@@ -45,10 +26,10 @@ export interface StreamingRecogniser {
   take(event: UtteranceAudioMsg): void;
   /**
    * A streamed goal's wait for its utterance: settles when it is recognised (END came, every part done),
-   * or failed (abandoned, a part missing, too large, evicted), or after `waitMs` without that. Either way
-   * the utterance is then let go: its audio goes with the outcome.
+   * or failed (abandoned, a part missing, too large, let go for room), or when its END does not come
+   * within `endWaitMs`. Either way the utterance is then let go: its audio goes with the outcome.
    */
-  claim(utteranceId: string, waitMs: number): UtteranceClaim;
+  claim(utteranceId: string, endWaitMs: number): UtteranceClaim;
   /** Utterances held, and the bytes of audio they hold. */
   readonly held: { readonly utterances: number; readonly bytes: number };
   /** Stops every recognition under way; claims waiting settle failed. */
@@ -62,37 +43,13 @@ export interface StreamingRecogniserOptions {
   readonly logger: Logger;
   /** Publishes a transcript (partial after each part, final after END). */
   readonly publish: (transcript: TranscriptMsg) => void;
+  /** RECOGNISER_LIMITS by default; a claim's wait for END is the caller's (`endWaitMs`). */
   readonly limits?: RecogniserLimits;
 }
 
-interface Utterance {
-  readonly id: string;
-  /** The parts received, in order; emptied when it fails. */
-  parts: Uint8Array[];
-  bytes: number;
-  recognisedParts: number;
-  recognisedBytes: number;
-  /** The current part's recognition, while one runs. */
-  working: StandInTimer | undefined;
-  /** END's count of parts, once it came. */
-  endedAfter: number | undefined;
-  /** Recognised: END came and every part is done; the final transcript is out. */
-  recognised: boolean;
-  /** Why it cannot be answered; its audio is dropped then. */
-  failure: string | undefined;
-  /** The goal waiting for it, with its wait's timer. */
-  waiter: { settle: (outcome: UtteranceOutcome) => void; timer: StandInTimer } | undefined;
-}
-
-const concat = (parts: readonly Uint8Array[], bytes: number): Uint8Array => {
-  const joined = new Uint8Array(bytes);
-  let at = 0;
-  for (const part of parts) {
-    joined.set(part, at);
-    at += part.byteLength;
-  }
-  return joined;
-};
+const SHUTTING_DOWN = 'the node is shutting down';
+const IGNORED =
+  'ignored an /utterance/audio event: too long or empty an utterance_id, an utterance let go, or no known kind';
 
 export const createStreamingRecogniser = ({
   rt,
@@ -101,276 +58,86 @@ export const createStreamingRecogniser = ({
   publish,
   limits = RECOGNISER_LIMITS,
 }: StreamingRecogniserOptions): StreamingRecogniser => {
-  /** In arrival order: the first is the oldest, evicted first. */
-  const utterances = new Map<string, Utterance>();
-  /** Utterances let go, with why. */
-  const letGo = new RecentOutcomes(limits.remembered);
-  let bytesHeld = 0;
-  let closed = false;
-
-  /** Lets the utterance go, settling its claim with `outcome` if one waits. */
-  const release = (utterance: Utterance, why: string, outcome?: UtteranceOutcome) => {
-    utterance.working?.cancel();
-    utterance.working = undefined;
-    bytesHeld -= utterance.bytes;
-    utterance.bytes = 0;
-    utterance.parts = [];
-    utterances.delete(utterance.id);
-    letGo.remember(utterance.id, why);
-    const { waiter } = utterance;
-    utterance.waiter = undefined;
-    if (waiter !== undefined) {
-      waiter.timer.cancel();
-      waiter.settle(outcome ?? { kind: 'failed', reason: why });
-    }
-  };
-
-  /** It cannot be answered: its audio goes now; a claim waiting (or coming) hears why. */
-  const fail = (utterance: Utterance, reason: string) => {
-    const why = `utterance ${utterance.id}: ${reason}`;
-    logger.warn({ utteranceId: utterance.id }, `not recognised: ${why}`);
-    if (utterance.waiter !== undefined) {
-      release(utterance, why);
-      return;
-    }
-    utterance.working?.cancel();
-    utterance.working = undefined;
-    bytesHeld -= utterance.bytes;
-    utterance.bytes = 0;
-    utterance.parts = [];
-    utterance.failure = why;
-  };
-
-  const transcribe = (utterance: Utterance, final: boolean) => {
-    try {
-      publish({
-        utterance_id: utterance.id,
-        text: transcriptText(pcmSeconds(utterance.recognisedBytes)),
-        final,
-      });
-    } catch (error) {
-      logger.warn({ err: error, utteranceId: utterance.id }, 'could not publish a transcript');
-    }
-  };
-
-  const finishIfDone = (utterance: Utterance) => {
-    if (
-      utterance.recognised ||
-      utterance.working !== undefined ||
-      utterance.endedAfter === undefined ||
-      utterance.recognisedParts < utterance.parts.length
-    ) {
-      return;
-    }
-    utterance.recognised = true;
-    transcribe(utterance, true);
-    logger.info(
-      { utteranceId: utterance.id, parts: utterance.parts.length, bytes: utterance.bytes },
-      'utterance recognised',
-    );
-    if (utterance.waiter !== undefined) answer(utterance);
-  };
-
-  const answer = (utterance: Utterance) => {
-    const pcm = concat(utterance.parts, utterance.bytes);
-    release(utterance, `utterance ${utterance.id} was answered already`, {
-      kind: 'recognised',
-      pcm,
-      transcript: transcriptText(pcmSeconds(pcm.byteLength)),
-    });
-  };
-
-  /** Recognises the parts that arrived, one after another, each for rt × its duration. */
-  const advance = (utterance: Utterance) => {
-    // Each pass recognises one received part; the parts are bounded (limits.utteranceBytes).
-    while (utterance.working === undefined && utterance.recognisedParts < utterance.parts.length) {
-      const part = utterance.parts[utterance.recognisedParts] ?? new Uint8Array();
-      const done = () => {
-        utterance.working = undefined;
-        utterance.recognisedParts += 1;
-        utterance.recognisedBytes += part.byteLength;
-        transcribe(utterance, false);
-      };
-      const costMs = recognitionMs(rt, pcmSeconds(part.byteLength));
-      if (costMs <= 0) {
-        done();
-        continue;
+  const recogniser = new UtteranceRecogniser(
+    rt,
+    clock,
+    limits,
+    (transcript) => {
+      try {
+        publish(transcript);
+      } catch (error) {
+        logger.warn({ err: error, utteranceId: transcript.utterance_id }, 'could not publish a transcript');
       }
-      utterance.working = clock.later(costMs, () => {
-        done();
-        advance(utterance);
-      });
-    }
-    finishIfDone(utterance);
-  };
-
-  /**
-   * Which utterance makes room for a new one: the oldest that failed or was recognised with no goal to claim
-   * it, else the one being received unclaimed that holds the most audio (a fair share per utterance: a few
-   * long ones cannot keep the newer out), else the oldest.
-   */
-  const evictable = (): Utterance | undefined => {
-    let largest: Utterance | undefined;
-    for (const utterance of utterances.values()) {
-      if (utterance.waiter !== undefined) continue;
-      if (utterance.failure !== undefined || utterance.recognised) return utterance;
-      if (largest === undefined || utterance.bytes > largest.bytes) largest = utterance;
-    }
-    return largest ?? utterances.values().next().value;
-  };
-
-  const open = (id: string): Utterance => {
-    const existing = utterances.get(id);
-    if (existing !== undefined) return existing;
-    // Each pass lets one go, so this ends once there is room.
-    while (utterances.size >= limits.utterances) {
-      const evicted = evictable();
-      if (evicted === undefined) break;
-      const why = `utterance ${evicted.id} was evicted: more than ${limits.utterances} utterances held at once`;
-      logger.warn({ utteranceId: evicted.id }, why);
-      release(evicted, why);
-    }
-    const utterance: Utterance = {
-      id,
-      parts: [],
-      bytes: 0,
-      recognisedParts: 0,
-      recognisedBytes: 0,
-      working: undefined,
-      endedAfter: undefined,
-      recognised: false,
-      failure: undefined,
-      waiter: undefined,
-    };
-    utterances.set(id, utterance);
-    return utterance;
-  };
-
-  const takePart = (utterance: Utterance, event: UtteranceAudioMsg) => {
-    if (utterance.endedAfter !== undefined) {
-      fail(utterance, `part ${event.sequence} came after END`);
-      return;
-    }
-    if (event.sequence !== utterance.parts.length) {
-      fail(
-        utterance,
-        `part ${event.sequence} came where part ${utterance.parts.length} was due (a part was lost or reordered)`,
-      );
-      return;
-    }
-    if (utterance.bytes + event.audio.byteLength > limits.utteranceBytes) {
-      fail(utterance, `its audio is over the ${limits.utteranceBytes}-byte limit of an utterance`);
-      return;
-    }
-    // A copy: the message's buffer belongs to rclnodejs.
-    utterance.parts.push(event.audio.slice());
-    utterance.bytes += event.audio.byteLength;
-    bytesHeld += event.audio.byteLength;
-    advance(utterance);
-  };
-
-  const takeEnd = (utterance: Utterance, event: UtteranceAudioMsg) => {
-    if (event.sequence !== utterance.parts.length) {
-      fail(utterance, `END counts ${event.sequence} part(s) but ${utterance.parts.length} arrived`);
-      return;
-    }
-    utterance.endedAfter = event.sequence;
-    advance(utterance);
-  };
+    },
+    'the recogniser',
+    (utteranceId, why) => {
+      logger.warn({ utteranceId }, `not recognised: ${why}`);
+    },
+  );
+  /** The claims not settled yet, each settled once: closing the node tells them. */
+  const open = new Set<(outcome: UtteranceOutcome) => void>();
+  let closed = false;
 
   return {
     take: (event) => {
       if (closed) return;
-      const id = event.utterance_id;
-      if (id === '' || id.length > limits.idChars) {
-        logger.warn(
-          { idChars: id.length },
-          `dropped an /utterance/audio event: its utterance_id must have 1 to ${limits.idChars} characters`,
-        );
-        return;
-      }
-      if (letGo.has(id)) {
-        logger.debug({ utteranceId: id, event: event.event }, 'event of an utterance let go; ignored');
-        return;
-      }
       if (event.event === UtteranceEvent.ABANDONED) {
-        const utterance = utterances.get(id);
-        const why = `utterance ${id} was abandoned by the bridge after ${event.sequence} part(s)`;
-        logger.info({ utteranceId: id, parts: event.sequence }, 'utterance abandoned');
-        if (utterance === undefined) letGo.remember(id, why);
-        else release(utterance, why);
-        return;
+        logger.info({ utteranceId: event.utterance_id, parts: event.sequence }, 'utterance abandoned');
       }
-      if (event.event !== UtteranceEvent.PART && event.event !== UtteranceEvent.END) {
+      const ignoredBefore = recogniser.stats().ignoredEvents;
+      recogniser.receive(event);
+      if (recogniser.stats().ignoredEvents > ignoredBefore) {
         logger.warn(
-          { utteranceId: id, event: event.event },
-          'dropped an /utterance/audio event of no known kind',
+          { utteranceId: event.utterance_id.slice(0, limits.maxIdChars), event: event.event },
+          IGNORED,
         );
-        return;
       }
-      const utterance = open(id);
-      if (utterance.failure !== undefined) return;
-      if (event.event === UtteranceEvent.PART) takePart(utterance, event);
-      else takeEnd(utterance, event);
     },
 
-    claim: (utteranceId, waitMs) => {
-      let settle: (outcome: UtteranceOutcome) => void = () => undefined;
-      const outcome = new Promise<UtteranceOutcome>((resolve) => {
-        settle = resolve;
+    claim: (utteranceId, endWaitMs) => {
+      let resolve: (outcome: UtteranceOutcome) => void = () => undefined;
+      const outcome = new Promise<UtteranceOutcome>((settle) => {
+        resolve = settle;
       });
-      const gone = letGo.get(utteranceId);
-      if (closed || gone !== undefined) {
-        settle({ kind: 'failed', reason: closed ? 'the node is shutting down' : (gone ?? '') });
+      if (closed) {
+        resolve({ kind: 'failed', reason: SHUTTING_DOWN });
         return { outcome, cancel: () => undefined };
       }
-      if (utteranceId === '' || utteranceId.length > limits.idChars) {
-        settle({
-          kind: 'failed',
-          reason: `a streamed goal's utterance_id must have 1 to ${limits.idChars} characters`,
-        });
-        return { outcome, cancel: () => undefined };
-      }
-      // The goal may come before the utterance's first event: topic and action are separate channels.
-      const utterance = open(utteranceId);
-      if (utterance.waiter !== undefined) {
-        settle({ kind: 'failed', reason: `utterance ${utteranceId} is claimed by another goal already` });
-        return { outcome, cancel: () => undefined };
-      }
-      if (utterance.failure !== undefined) {
-        const why = utterance.failure;
-        release(utterance, why);
-        settle({ kind: 'failed', reason: why });
-        return { outcome, cancel: () => undefined };
-      }
-      const timer = clock.later(waitMs, () => {
-        const why =
-          utterance.endedAfter === undefined
-            ? `no END of utterance ${utteranceId} within ${waitMs} ms (${utterance.parts.length} part(s) arrived)`
-            : `utterance ${utteranceId} was not recognised within ${waitMs} ms`;
-        logger.warn({ utteranceId }, why);
-        release(utterance, why);
-      });
-      utterance.waiter = { settle, timer };
-      if (utterance.recognised) answer(utterance);
+      const settle = (result: UtteranceOutcome) => {
+        if (!open.delete(settle)) return;
+        resolve(result);
+      };
+      open.add(settle);
+      const wait = recogniser.awaitFinal(
+        utteranceId,
+        {
+          recognised: (wav, transcript) => {
+            settle({ kind: 'recognised', wav, transcript });
+          },
+          invalid: (reason) => {
+            settle({ kind: 'failed', reason });
+          },
+        },
+        endWaitMs,
+      );
       return {
         outcome,
         cancel: () => {
-          if (utterance.waiter?.settle !== settle) return;
-          utterance.waiter = undefined;
-          timer.cancel();
-          release(utterance, `the goal of utterance ${utteranceId} was cancelled`);
+          if (!open.delete(settle)) return;
+          wait.cancel();
         },
       };
     },
 
     get held() {
-      return { utterances: utterances.size, bytes: bytesHeld };
+      const { utterances, bytesHeld } = recogniser.stats();
+      return { utterances, bytes: bytesHeld };
     },
 
     close: () => {
       closed = true;
-      for (const utterance of [...utterances.values()]) release(utterance, 'the node is shutting down');
+      recogniser.close();
+      for (const settle of [...open]) settle({ kind: 'failed', reason: SHUTTING_DOWN });
     },
   };
 };

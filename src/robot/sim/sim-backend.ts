@@ -30,9 +30,9 @@ import { decideSimulatedService } from './sim-services.js';
 import { HeardHistory } from './heard-history.js';
 import { checkRecognitionRt, recognitionMs, utteranceSeconds } from '../speech/recognition-cost.js';
 import { SchedulerClock } from '../speech/stand-in-clock.js';
-import { SimRecogniser } from './sim-recogniser.js';
-import { DEFAULT_RECOGNISER_LIMITS, type RecogniserLimits } from './sim-recogniser-limits.js';
-import type { RecognitionStats } from './sim-recognition-stats.js';
+import { UtteranceRecogniser } from '../speech/streaming-recogniser.js';
+import { RECOGNISER_LIMITS, type RecogniserLimits } from '../speech/recogniser-limits.js';
+import type { RecognitionStats } from '../speech/recognition-stats.js';
 import { simConverseAnswers } from './sim-converse.js';
 
 export interface SimBackendOptions {
@@ -51,7 +51,7 @@ export interface SimBackendOptions {
    * before the answer's schedule. 0 (the default): no recognition time.
    */
   readonly recognitionRt?: number;
-  /** What the recogniser may hold (DEFAULT_RECOGNISER_LIMITS by default). */
+  /** What the recogniser may hold (RECOGNISER_LIMITS by default). */
   readonly recogniserLimits?: Partial<RecogniserLimits>;
   readonly initialTours?: readonly Tour[];
   readonly scheduler?: SchedulerLike;
@@ -117,13 +117,14 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   let closed = false;
   const clock = new SchedulerClock(scheduler);
   const transcripts = new Subject<TranscriptMsg>();
-  const recogniser = new SimRecogniser(
+  const recogniser = new UtteranceRecogniser(
     recognitionRt,
     clock,
-    { ...DEFAULT_RECOGNISER_LIMITS, ...options.recogniserLimits },
+    { ...RECOGNISER_LIMITS, ...options.recogniserLimits },
     (transcript) => {
       transcripts.next(transcript);
     },
+    'the simulated recogniser',
   );
   const heard = new HeardHistory();
   /** The whole-utterance path's recognition: rt × its duration, after it has all arrived. */
@@ -151,7 +152,7 @@ export const createSimBackend = (options: SimBackendOptions = {}): SimBackend =>
   };
 
   // A call answered on the next microtask (no latency, no test scheduler: the default) or after the
-  // latency on the scheduler. One object per call is the port's ticket and the pending answer.
+  // latency on the scheduler. A SimCall is both the port's ticket and the pending answer.
   // Cancelling drops the answer only: as on a ROS graph, the request has reached the robot, which still
   // carries it out (a tour created after the bridge stopped waiting is there).
   class SimCall<K extends RosServiceKey> implements RosCallTicket {

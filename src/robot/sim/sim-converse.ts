@@ -7,7 +7,7 @@ import {
 import type { RosCallTicket, RosConverseHandler } from '../../ros/port/ros-port.js';
 import { echoChatParts } from '../echo-chat.js';
 import type { StandInTimer } from '../speech/stand-in-clock.js';
-import type { SimRecogniser } from './sim-recogniser.js';
+import type { UtteranceRecogniser } from '../speech/streaming-recogniser.js';
 
 /** The modelled answer pipeline a Converse goal is answered on (SimBackendOptions says what each is). */
 export interface SimConverseOptions {
@@ -16,7 +16,7 @@ export interface SimConverseOptions {
   readonly partMs: number;
   readonly scheduler: SchedulerLike | undefined;
   /** Where a streamed goal waits for its utterance's final recognition. */
-  readonly recogniser: SimRecogniser;
+  readonly recogniser: UtteranceRecogniser;
   /** The whole-utterance path's recognition, for a goal that carries its audio. */
   readonly wholeRecognitionMs: (audio: Uint8Array) => number;
 }

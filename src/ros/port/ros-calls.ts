@@ -64,91 +64,29 @@ export interface RosCalls {
 
 type Port = RosCallSettings['port'];
 
-/** The calls of one time-out, oldest first, linked through the calls (O(1) to add and remove). */
-interface List {
-  head: Pending | undefined;
-  tail: Pending | undefined;
-}
-
-/**
- * Time-outs without a timer per call (one set and cleared on every request's path): calls of one time-out
- * expire in the order they start, so one timer is armed for the earliest head of all lists; it moves only
- * when it fires or an earlier deadline comes.
- */
-class Deadlines {
-  readonly #lists = new Map<number, List>();
-  #cancelTimer: (() => void) | undefined;
-  #armedFor = Number.POSITIVE_INFINITY;
-
+/** The clock of the time-outs: the scheduler's in marble tests, else the process's. */
+class Clock {
   constructor(private readonly scheduler: SchedulerLike | undefined) {}
 
   now(): number {
     return this.scheduler === undefined ? performance.now() : this.scheduler.now();
   }
 
-  /** `entry.expire()` runs `timeoutMs` from now unless the entry is removed first. */
-  add(entry: Pending, timeoutMs: number): void {
-    let list = this.#lists.get(timeoutMs);
-    if (list === undefined) this.#lists.set(timeoutMs, (list = { head: undefined, tail: undefined }));
-    entry.deadline = this.now() + timeoutMs;
-    entry.list = list;
-    entry.previous = list.tail;
-    entry.next = undefined;
-    if (list.tail === undefined) list.head = entry;
-    else list.tail.next = entry;
-    list.tail = entry;
-    if (entry.deadline < this.#armedFor) this.#arm(entry.deadline);
-  }
-
-  /** The timer stays: fired early, it re-arms. */
-  remove(entry: Pending): void {
-    const list = entry.list;
-    if (list === undefined) return;
-    if (entry.previous === undefined) list.head = entry.next;
-    else entry.previous.next = entry.next;
-    if (entry.next === undefined) list.tail = entry.previous;
-    else entry.next.previous = entry.previous;
-    entry.previous = undefined;
-    entry.next = undefined;
-    entry.list = undefined;
-  }
-
-  /** Takes out every entry due by `time`, oldest first per list, and tells it (the port closed: all). */
-  takeDue(time: number, visit: 'expire' | 'portClosed'): void {
-    for (const list of this.#lists.values()) {
-      // Bounded: each pass takes the head; entries added meanwhile are due later (at close, taken too).
-      for (let entry = list.head; entry !== undefined && entry.deadline <= time; entry = list.head) {
-        this.remove(entry);
-        entry[visit]();
-      }
-    }
-  }
-
-  #arm(deadline: number): void {
-    this.#cancelTimer?.();
-    this.#armedFor = deadline;
-    const delayMs = Math.max(0, deadline - this.now());
+  /** Runs `work` after `delayMs`; the returned function cancels it. */
+  later(delayMs: number, work: () => void): () => void {
     if (this.scheduler !== undefined) {
-      const subscription = this.scheduler.schedule(this.#fire, delayMs);
-      this.#cancelTimer = subscription.unsubscribe.bind(subscription);
-      return;
+      const subscription = this.scheduler.schedule(work, delayMs);
+      return () => {
+        subscription.unsubscribe();
+      };
     }
-    // Unref'd: whoever waits for a call keeps the process alive, not its deadline.
-    const timer = setTimeout(this.#fire, delayMs);
+    // Unref'd: whoever waits for a call keeps the process alive, not its time-out.
+    const timer = setTimeout(work, delayMs);
     timer.unref();
-    this.#cancelTimer = clearTimeout.bind(undefined, timer);
+    return () => {
+      clearTimeout(timer);
+    };
   }
-
-  readonly #fire = (): void => {
-    this.#cancelTimer = undefined;
-    this.#armedFor = Number.POSITIVE_INFINITY;
-    this.takeDue(this.now(), 'expire');
-    let earliest = Number.POSITIVE_INFINITY;
-    for (const list of this.#lists.values()) {
-      if (list.head !== undefined && list.head.deadline < earliest) earliest = list.head.deadline;
-    }
-    if (earliest < this.#armedFor) this.#arm(earliest);
-  };
 }
 
 /** The places of one service (or of Converse goals) under `callsInFlight`: running, and waiting in order. */
@@ -160,11 +98,10 @@ interface Limit {
 
 /** One call or goal: the port's handler, its deadline and limit entry, and the caller's ticket in one. */
 abstract class Pending implements RosCallTicket {
+  startedAt = 0;
   deadline = 0;
-  /** Where it is in the deadlines and in its service's limit (running or waiting), until it ends. */
-  list: List | undefined = undefined;
-  previous: Pending | undefined = undefined;
-  next: Pending | undefined = undefined;
+  cancelTimeout: (() => void) | undefined = undefined;
+  /** Its service's limit (running or waiting in it), until it ends. */
   limit: Limit | undefined = undefined;
   portCall: RosCallTicket | undefined = undefined;
   settled = false;
@@ -254,7 +191,9 @@ class RosCallsImpl implements RosCalls {
   inFlight = 0;
   readonly #port: Port;
   readonly #timeoutsMs: RosCallSettings['timeoutsMs'];
-  readonly #deadlines: Deadlines;
+  readonly #clock: Clock;
+  /** Every call and goal outstanding, in start order: the port closing fails them all. */
+  readonly #outstanding = new Set<Pending>();
   readonly #observer: RosCallObserver;
   readonly #bound: number | undefined;
   readonly #limits: Partial<Record<RosCallKey, Limit>> = {};
@@ -263,7 +202,7 @@ class RosCallsImpl implements RosCalls {
   constructor(settings: RosCallSettings) {
     this.#port = settings.port;
     this.#timeoutsMs = settings.timeoutsMs;
-    this.#deadlines = new Deadlines(settings.scheduler);
+    this.#clock = new Clock(settings.scheduler);
     this.#observer = settings.observer ?? { settled: () => undefined };
     this.#bound = settings.callsInFlight;
     if (this.#bound !== undefined && !(Number.isInteger(this.#bound) && this.#bound >= 1)) {
@@ -288,7 +227,13 @@ class RosCallsImpl implements RosCalls {
   /** Every call and goal starts here: counted, its deadline set, sent now or queued behind the limit. */
   #start(pending: Pending): RosCallTicket {
     this.inFlight += 1;
-    this.#deadlines.add(pending, this.timeoutMs(pending.service));
+    this.#outstanding.add(pending);
+    const timeoutMs = this.timeoutMs(pending.service);
+    pending.startedAt = this.#clock.now();
+    pending.deadline = pending.startedAt + timeoutMs;
+    pending.cancelTimeout = this.#clock.later(timeoutMs, () => {
+      pending.expire();
+    });
     const bound = this.#bound;
     if (bound === undefined) this.#send(pending);
     else this.#enter(pending, (this.#limits[pending.service] ??= { bound, running: 0, waiting: new Set() }));
@@ -333,7 +278,7 @@ class RosCallsImpl implements RosCalls {
       limit.waiting.delete(next.value);
       limit.running += 1;
       // Its time ran out while it waited (a place freed by an earlier call's time-out): never sent.
-      if (this.#deadlines.now() >= next.value.deadline) next.value.expire();
+      if (this.#clock.now() >= next.value.deadline) next.value.expire();
       else this.#send(next.value);
     }
   }
@@ -356,7 +301,8 @@ class RosCallsImpl implements RosCalls {
   /** The port closed: sent calls fail (the answer cannot come), waiting ones are unavailable. */
   readonly #close = (): void => {
     this.#closed = true;
-    this.#deadlines.takeDue(Number.POSITIVE_INFINITY, 'portClosed');
+    // Bounded: each call leaves the set as it ends; one started meanwhile fails at once.
+    for (const pending of this.#outstanding) pending.portClosed();
   };
 
   serviceName(service: RosCallKey): string {
@@ -372,14 +318,14 @@ class RosCallsImpl implements RosCalls {
   end(pending: Pending, outcome: RosCallOutcome): void {
     pending.settled = true;
     this.inFlight -= 1;
-    this.#deadlines.remove(pending);
+    this.#outstanding.delete(pending);
+    pending.cancelTimeout?.();
+    pending.cancelTimeout = undefined;
     // Its place (or place in the queue) goes to the next waiting call before its caller hears the outcome.
     const { limit } = pending;
     pending.limit = undefined;
     if (limit !== undefined && !limit.waiting.delete(pending)) this.#free(limit);
-    // The start is the deadline less the time-out (same clock): no second reading at the start.
-    const start = pending.deadline - this.timeoutMs(pending.service);
-    const seconds = outcome === 'ok' ? (this.#deadlines.now() - start) / 1000 : 0;
+    const seconds = outcome === 'ok' ? (this.#clock.now() - pending.startedAt) / 1000 : 0;
     this.#observer.settled(pending.service, outcome, seconds);
   }
 

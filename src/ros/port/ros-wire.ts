@@ -28,6 +28,16 @@ export type WireHeard = MessageType<(typeof ROS_HEARD_TOPIC)['type']>;
 export type WireSetBoolRequest = ServiceRequestMessage<'std_srvs/srv/SetBool'>;
 
 /**
+ * A Converse goal as rclnodejs carries it: what the bridge's action client sends, and what the reference
+ * node's execute callback is handed (a uint8[] field as a plain array or a typed one).
+ */
+export interface WireConverseGoal {
+  readonly utterance_id: string;
+  readonly streamed: boolean;
+  readonly audio: number[] | Uint8Array;
+}
+
+/**
  * A uint8[] field as received, as a plain Uint8Array. rclnodejs delivers Uint8Array by default
  * (enableTypedArray), number[] when a subscription or client asks for `serializationMode: 'plain'`;
  * a Buffer (a Uint8Array subclass with different `slice` semantics) is re-viewed, not copied.

@@ -11,19 +11,12 @@ import { firstLine } from '../binding/error-text.js';
 import { serverMatched } from './service-call.js';
 import { missingConverseClient, type CallTargets } from './call-targets.js';
 import type { RouterLink } from '../zenoh/router-link.js';
-import { bytesFromWire, bytesToWire } from '../port/ros-wire.js';
+import { bytesFromWire, bytesToWire, type WireConverseGoal } from '../port/ros-wire.js';
 
 /*
  * One Converse goal through an rclnodejs ActionClient (lib/action/client.js): sendGoal with a feedback
  * callback, the goal handle's getResult, and cancelGoal when the caller cancels.
  */
-
-/** The goal as rclnodejs serialises it. */
-export interface WireConverseGoal {
-  utterance_id: string;
-  streamed: boolean;
-  audio: Uint8Array;
-}
 
 /** What rclnodejs hands the feedback callback and the result promise (plain objects, typed arrays). */
 export interface WireConverseFeedback {

@@ -1,7 +1,7 @@
-import type { StandInTimer } from '../speech/stand-in-clock.js';
+import type { StandInTimer } from './stand-in-clock.js';
 import type { Waiter } from './final-waits.js';
 
-/** One utterance the simulated recogniser holds (sim-recogniser.ts), from its first event to its end. */
+/** One utterance a recogniser holds (streaming-recogniser.ts), from its first event to its end. */
 export interface Utterance {
   readonly id: string;
   readonly parts: Uint8Array[];

@@ -1,40 +1,32 @@
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../ros/port/ros-messages.js';
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
-import { pcmSeconds, recognitionMs, transcriptText } from '../speech/recognition-cost.js';
-import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
-import { RecentOutcomes } from '../speech/recent-outcomes.js';
+import { pcmSeconds, recognitionMs, transcriptText } from './recognition-cost.js';
+import type { StandInClock, StandInTimer } from './stand-in-clock.js';
+import { RecentOutcomes } from './recent-outcomes.js';
 import { FinalWaits, type FinalListener, type Waiter } from './final-waits.js';
-import type { RecogniserLimits } from './sim-recogniser-limits.js';
-import { noDrops, type DropReason, type RecognitionStats } from './sim-recognition-stats.js';
-import { largestReceiving, newUtterance, type Utterance } from './sim-utterance.js';
+import type { RecogniserLimits } from './recogniser-limits.js';
+import { noCounts, noDrops, type DropReason, type RecognitionStats } from './recognition-stats.js';
+import { largestReceiving, newUtterance, type Utterance } from './utterance.js';
 
 /**
- * The simulated robot's streaming recogniser: it takes the `/utterance/audio` events of each utterance,
+ * The robot's one streaming recogniser stand-in, the simulation's (sim/sim-backend.ts) and the reference
+ * node's (nodes/streaming-recogniser.ts): it takes the `/utterance/audio` events of each utterance,
  * works on each part as it arrives, one after another (a part starts once it has arrived and the previous
- * one is done, and takes rt × its duration on the simulation's clock), publishes a partial transcript
+ * one is done, and takes rt × its duration on the clock it is given), publishes a partial transcript
  * after each and the final one once the END has come and the last part is done. A streamed Converse goal
  * waits here for its utterance's final recognition and gets the utterance's audio as a WAV file.
  *
  * It recognises no words: a transcript says how much speech it has heard (transcriptText).
  */
-
-/** Recently dropped or answered utterances kept to answer a late goal with the reason. */
-const RECENT_OUTCOMES = 64;
-
-export class SimRecogniser {
+export class UtteranceRecogniser {
   readonly #utterances = new Map<string, Utterance>();
   readonly #waits: FinalWaits;
-  readonly #recent = new RecentOutcomes(RECENT_OUTCOMES);
+  /** Recently dropped or answered utterances, to answer a late goal with the reason. */
+  readonly #recent: RecentOutcomes;
   #bytes = 0;
   #sweep: StandInTimer | undefined;
   #closed = false;
-  readonly #counts = {
-    partsRecognised: 0,
-    finals: 0,
-    answered: 0,
-    evicted: 0,
-    ignoredEvents: 0,
-  };
+  readonly #counts = noCounts();
   readonly #dropped: Record<DropReason, number> = noDrops();
 
   constructor(
@@ -42,51 +34,56 @@ export class SimRecogniser {
     readonly clock: StandInClock,
     readonly limits: RecogniserLimits,
     readonly publish: (transcript: TranscriptMsg) => void,
+    /** How the reasons told to goals name this recogniser, e.g. "the simulated recogniser". */
+    readonly name: string,
+    /** Hears each utterance dropped unanswered, with why (the reference node logs it). */
+    readonly onDropped?: (id: string, why: string) => void,
   ) {
-    this.#waits = new FinalWaits(clock, limits, (id) => this.#utterances.get(id)?.waiters);
+    this.#recent = new RecentOutcomes(limits.remembered);
+    this.#waits = new FinalWaits(
+      clock,
+      limits,
+      name,
+      (id) => this.#utterances.get(id)?.waiters,
+      (id, why) => {
+        // Unclaimed and not ended: nobody will take it, so it goes now rather than when stale.
+        const utterance = this.#utterances.get(id);
+        if (utterance?.waiters.size === 0 && !utterance.ended) this.#drop(utterance, 'stale', why);
+      },
+    );
   }
 
-  /** One `/utterance/audio` event. */
   receive(message: UtteranceAudioMsg): void {
     if (this.#closed) return;
-    if (message.utterance_id.length > this.limits.maxIdChars) {
+    if (!this.#fitsId(message.utterance_id)) {
       this.#counts.ignoredEvents += 1;
       return;
     }
-    switch (message.event) {
-      case UtteranceEvent.PART:
-        this.#part(message);
-        return;
-      case UtteranceEvent.END:
-        this.#end(message);
-        return;
-      case UtteranceEvent.ABANDONED:
-        this.#abandon(message);
-        return;
-      default:
-        this.#counts.ignoredEvents += 1;
-    }
+    if (message.event === UtteranceEvent.PART) this.#part(message);
+    else if (message.event === UtteranceEvent.END) this.#end(message);
+    else if (message.event === UtteranceEvent.ABANDONED) this.#abandon(message);
+    else this.#counts.ignoredEvents += 1;
   }
 
   /**
    * A streamed goal's wait for utterance `id`: the listener hears the outcome once, always later than
    * this call (never from inside it). The returned timer's `cancel` drops the wait (the goal was cancelled).
    */
-  awaitFinal(id: string, listener: FinalListener): StandInTimer {
-    const waiter: Waiter = { id, listener, timer: undefined };
+  awaitFinal(id: string, listener: FinalListener, endWaitMs?: number): StandInTimer {
+    const waiter: Waiter = { id, listener, timer: undefined, endWaitMs };
     const cancel = this.#cancelOf(waiter);
     if (this.#closed) return cancel;
-    if (id.length > this.limits.maxIdChars) {
+    if (!this.#fitsId(id)) {
       this.#waits.tellInvalid(
         waiter,
-        `the simulated recogniser takes utterance ids of at most ${this.limits.maxIdChars} characters; goal refused`,
+        `${this.name} takes utterance ids of 1 to ${this.limits.maxIdChars} characters; goal refused`,
       );
       return cancel;
     }
     if (this.stats().waitingGoals >= this.limits.maxWaitingGoals) {
       this.#waits.tellInvalid(
         waiter,
-        `the simulated recogniser has ${this.limits.maxWaitingGoals} goals waiting; goal for ${id} refused`,
+        `${this.name} has ${this.limits.maxWaitingGoals} goals waiting; goal for ${id} refused`,
       );
       return cancel;
     }
@@ -109,6 +106,8 @@ export class SimRecogniser {
     this.#waits.awaitUnheard(waiter);
     return cancel;
   }
+
+  #fitsId = (id: string): boolean => id.length > 0 && id.length <= this.limits.maxIdChars;
 
   /** A goal's cancel: its wait dropped, and its utterance once no goal waits (freed now, not when stale). */
   #cancelOf(waiter: Waiter): StandInTimer {
@@ -179,17 +178,18 @@ export class SimRecogniser {
       this.#drop(
         utterance,
         'out_of_order',
-        `part ${sequence} of utterance ${id} came when part ${utterance.parts.length} was next; the simulated recogniser dropped it`,
+        `part ${sequence} of utterance ${id} came when part ${utterance.parts.length} was next; ${this.name} dropped it`,
       );
       return;
     }
     const bytes = message.audio.byteLength;
-    if (!this.#makeRoom(bytes, utterance)) {
-      this.#drop(
-        utterance,
-        'limit',
-        `utterance ${id} would take the simulated recogniser past ${this.limits.maxBytes} bytes held; dropped`,
-      );
+    const { maxUtteranceBytes, maxBytes } = this.limits;
+    const over =
+      utterance.bytes + bytes > maxUtteranceBytes
+        ? `be over ${this.name}'s ${maxUtteranceBytes} bytes of one utterance`
+        : !this.#makeRoom(bytes, utterance) && `take ${this.name} past ${maxBytes} bytes held`;
+    if (over !== false) {
+      this.#drop(utterance, 'limit', `utterance ${id} would ${over}; dropped`);
       return;
     }
     // A copy: on a graph the message is the robot's own, whatever the publisher does with its buffer.
@@ -208,7 +208,7 @@ export class SimRecogniser {
       this.#drop(
         utterance,
         'incomplete',
-        `the END of utterance ${id} counts ${sequence} parts, the simulated recogniser received ${utterance.parts.length}; dropped`,
+        `the END of utterance ${id} counts ${sequence} parts, ${this.name} received ${utterance.parts.length}; dropped`,
       );
       return;
     }
@@ -252,7 +252,7 @@ export class SimRecogniser {
       this.#giveWay(0, undefined, `${this.limits.maxUtterances} utterances`);
     }
     if (this.#utterances.size >= this.limits.maxUtterances) {
-      const text = `the simulated recogniser holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
+      const text = `${this.name} holds at most ${this.limits.maxUtterances} utterances; utterance ${id} dropped`;
       this.#dropped.limit += 1;
       this.#recent.remember(id, text);
       this.#waits.failPending(id, text);
@@ -283,7 +283,7 @@ export class SimRecogniser {
   #giveWay(than: number, keep: Utterance | undefined, limit: string): boolean {
     const largest = largestReceiving(this.#utterances.values(), keep);
     if (largest === undefined || largest.bytes <= than) return false;
-    const text = `utterance ${largest.id} held the most of the simulated recogniser's ${limit} when newer speech needed room; dropped`;
+    const text = `utterance ${largest.id} held the most of ${this.name}'s ${limit} when newer speech needed room; dropped`;
     this.#drop(largest, 'fair_share', text);
     return true;
   }
@@ -345,10 +345,11 @@ export class SimRecogniser {
     this.#counts.answered += 1;
     utterance.waiters.delete(waiter);
     for (const other of utterance.waiters) this.#waits.tellInvalid(other, text);
-    waiter.listener.recognised(wavOfPcmParts(utterance.parts));
+    waiter.listener.recognised(wavOfPcmParts(utterance.parts), transcriptText(utterance.heardSeconds));
   }
 
   #drop(utterance: Utterance, reason: DropReason, text: string): void {
+    this.onDropped?.(utterance.id, text);
     this.#release(utterance);
     this.#dropped[reason] += 1;
     this.#recent.remember(utterance.id, text);
@@ -386,7 +387,7 @@ export class SimRecogniser {
           this.#drop(
             utterance,
             'stale',
-            `utterance ${utterance.id} had no event for ${this.limits.staleMs} ms; the simulated recogniser dropped it`,
+            `utterance ${utterance.id} had no event for ${this.limits.staleMs} ms; ${this.name} dropped it`,
           );
         }
       }

@@ -1,10 +1,10 @@
 /**
- * Why an utterance left the simulated recogniser without being answered (`abandoned`: the bridge said so,
+ * Why an utterance left a recogniser without being answered (`abandoned`: the bridge said so,
  * or its goal was cancelled; `fair_share`: it held the most when newer speech needed room).
  */
 export type DropReason = 'abandoned' | 'out_of_order' | 'incomplete' | 'limit' | 'fair_share' | 'stale';
 
-/** The simulated recogniser's gauges and counters. */
+/** A recogniser's gauges and counters. */
 export interface RecognitionStats {
   /** Utterances held now (a gauge), and how many of those are still being received. */
   readonly utterances: number;
@@ -36,3 +36,6 @@ export const noDrops = (): Record<DropReason, number> => ({
   fair_share: 0,
   stale: 0,
 });
+
+/** Nothing counted yet. */
+export const noCounts = () => ({ partsRecognised: 0, finals: 0, answered: 0, evicted: 0, ignoredEvents: 0 });

@@ -1,10 +1,10 @@
-import type { StandInClock, StandInTimer } from '../speech/stand-in-clock.js';
-import type { RecogniserLimits } from './sim-recogniser-limits.js';
+import type { StandInClock, StandInTimer } from './stand-in-clock.js';
+import type { RecogniserLimits } from './recogniser-limits.js';
 
 /** A streamed goal's wait for its utterance. */
 export interface FinalListener {
-  /** The final transcript is out; the utterance's audio as a 16 kHz mono 16-bit WAV file. */
-  recognised(wav: Uint8Array): void;
+  /** The final transcript is out; the utterance's audio as a 16 kHz mono 16-bit WAV file, and its transcript. */
+  recognised(wav: Uint8Array, transcript: string): void;
   /** It will never come; why, for the goal's result. */
   invalid(message: string): void;
 }
@@ -14,10 +14,12 @@ export interface Waiter {
   readonly listener: FinalListener;
   /** The bounded wait for the END; then the telling of the outcome. */
   timer: StandInTimer | undefined;
+  /** How long it waits for the END: the recogniser's `endWaitMs` unless the goal says. */
+  readonly endWaitMs: number | undefined;
 }
 
 /**
- * The simulated recogniser's streamed goals as they wait: those naming an utterance not heard of yet, the
+ * A recogniser's streamed goals as they wait: those naming an utterance not heard of yet, the
  * bounded wait for an END, and the telling of an INVALID outcome. The goals waiting on a held utterance
  * are in that utterance (`heldWaiters`); this only takes them out of it.
  */
@@ -29,7 +31,11 @@ export class FinalWaits {
   constructor(
     readonly clock: StandInClock,
     readonly limits: Pick<RecogniserLimits, 'endWaitMs'>,
+    /** The recogniser, as the reasons name it. */
+    readonly name: string,
     readonly heldWaiters: (id: string) => Set<Waiter> | undefined,
+    /** A goal's wait for the END ran out, with what it was told: its utterance may go now. */
+    readonly endNeverCame: (id: string, why: string) => void,
   ) {}
 
   /** Goals answered INVALID so far. */
@@ -77,14 +83,14 @@ export class FinalWaits {
   }
 
   waitForEnd(waiter: Waiter): void {
-    const { endWaitMs } = this.limits;
+    const endWaitMs = waiter.endWaitMs ?? this.limits.endWaitMs;
     waiter.timer = this.clock.later(endWaitMs, () => {
       waiter.timer = undefined;
       this.#leave(waiter);
       this.#invalidGoals += 1;
-      waiter.listener.invalid(
-        `the simulated recogniser got no END of utterance ${waiter.id} within ${endWaitMs} ms of its goal`,
-      );
+      const why = `${this.name} got no END of utterance ${waiter.id} within ${endWaitMs} ms of its goal`;
+      this.endNeverCame(waiter.id, why);
+      waiter.listener.invalid(why);
     });
   }
 
