@@ -1,10 +1,10 @@
 /**
  * `npm run perimeter [-- --only 2,3,4,5] [--service FILE]`: the probes of what one connection, or a
  * handful of addresses, may hold, run from outside against the built service on the simulated robot with
- * its default limits. Each probe runs while a second process samples `GET /health` every 20 ms and an
+ * its default limits, started through docker/node-runtime.sh as the image starts it. Each probe runs while a second process samples `GET /health` every 20 ms and an
  * honest kiosk's round trip (`clear_history` → `ack`) every 50 ms, and this process reads the service's
- * RSS every 100 ms. It prints, for each probe, the samplers' p99 and worst, RSS at idle, its peak and
- * 10 s after the probe ends, and what the probe itself saw.
+ * RSS every 100 ms. It prints, for each probe, the samplers' p99 and worst, RSS at idle, its peak, and
+ * 10 s and 30 s after the probe ends, and what the probe itself saw.
  *
  * Probes (the numbers of issue 51's list): 2, one connection pipelining 10,000 `GET /assets/kiosk.js` and
  * never reading; 3, 100 kiosks of which 80 never read, sent 20 × 1 MiB of `/play_audio`; 4, 100 sessions
@@ -15,6 +15,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -112,10 +113,26 @@ const rssMiB = (pid: number): number => {
 };
 
 const startService = async (serverJs: string): Promise<{ child: ChildProcess; base: string }> => {
+  // Started as the image and `npm start` start it: through the launcher that names its Node.js flags and
+  // environment (it execs the `node` first on PATH, this one).
   const child = spawn(
-    process.execPath,
-    [serverJs, '--backend', 'sim', '--host', '127.0.0.1', '--port', '0', '--log_level', 'info'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    'sh',
+    [
+      'docker/node-runtime.sh',
+      serverJs,
+      '--backend',
+      'sim',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--log_level',
+      'info',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    },
   );
   const base = await new Promise<string>((resolve, reject) => {
     let text = '';
@@ -388,14 +405,16 @@ const main = async (): Promise<void> => {
       sampler.send('stop');
       const { health, kiosk } = await stats;
       await sleep(10_000);
-      clearInterval(reading);
       const after = rssMiB(pid);
+      await sleep(20_000);
+      clearInterval(reading);
+      const later = rssMiB(pid);
       console.log(`\nprobe ${id}: ${probe.title}`);
       console.log(`  saw: ${saw}`);
       console.log(`  /health: ${fmt(health)}`);
       console.log(`  kiosk round trip: ${fmt(kiosk)}`);
       console.log(
-        `  RSS: idle ${idle.toFixed(1)}, peak ${peak.toFixed(1)} (+${(peak - idle).toFixed(1)}), 10 s after ${after.toFixed(1)} (+${(after - idle).toFixed(1)}) MiB`,
+        `  RSS: idle ${idle.toFixed(1)}, peak ${peak.toFixed(1)} (+${(peak - idle).toFixed(1)}), 10 s after ${after.toFixed(1)} (+${(after - idle).toFixed(1)}), 30 s after ${later.toFixed(1)} (+${(later - idle).toFixed(1)}) MiB`,
       );
     } finally {
       child.kill('SIGTERM');
