@@ -131,7 +131,7 @@ const startService = async (serverJs: string): Promise<{ child: ChildProcess; ba
     ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` },
     },
   );
   const base = await new Promise<string>((resolve, reject) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws/index.js';
 import { Subject } from 'rxjs';
-import { createMessageIdAllocator } from '../../src/protocol/ws/index.js';
+import { createMessageIdAllocator, textFrame } from '../../src/protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   playAudioFanOut,
@@ -128,8 +128,8 @@ describe('the outbound write scheduler', () => {
     assert.equal(runTurn(), true);
     assert.equal(behind.written.length, 1, 'one pair in uWS, two wait');
     // uWS holds a whole pair: the session's frames wait too, but ahead of the pairs.
-    behind.queue.send({ kind: 'text', text: '{"type":"ack","service":"clear_history"}' });
-    behind.queue.send({ kind: 'text', text: '{"type":"turn_end","turn":1,"outcome":"answered"}' });
+    behind.queue.send(textFrame({ type: 'ack', service: 'clear_history' }));
+    behind.queue.send(textFrame({ type: 'turn_end', turn: 1, outcome: 'answered' }));
     assert.equal(behind.written.length, 1);
     behind.drain();
     behind.queue.drained();
@@ -151,7 +151,7 @@ describe('the outbound write scheduler', () => {
     const reader = kiosk(scheduler, true);
     reader.queue.offer(pair(1, MIB));
     assert.equal(reader.written.length, 0, 'the pair waits for a write turn');
-    reader.queue.send({ kind: 'text', text: '{"type":"ack","service":"cancel"}' });
+    reader.queue.send(textFrame({ type: 'ack', service: 'cancel' }));
     assert.deepEqual(reader.told(), ['{"type":"ack","service":"cancel"}']);
   });
 
