@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run 2 of .ci/run: the whole suite (`npm ci && npm test`, via .ci/run with TOUR_BRIDGE_CI_STAGE=suite) on
+# Run 2 of .ci/run: the suite (`npm ci`, test:node and test:browser, via .ci/run with TOUR_BRIDGE_CI_STAGE=suite) on
 # Node.js 24 in a Debian 13 (trixie) root, because the uWebSockets.js build for Node.js 24 needs
 # glibc >= 2.38 and the CI machine is Debian 12 (2.36) without Docker. Needs root (chroot, mount).
 #   usage: .ci/debian13-root.sh CACHE_DIR NODE24_BINARY HOST_NODE_BINARY [COMMAND...]
@@ -114,7 +114,7 @@ mnt -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$ROOT/dev/shm"
 
 # A clean environment: what the suite needs, and the host's proxy and registry settings if CI has any.
 vars=(
-  HOME=/root LANG=C.UTF-8 TOUR_BRIDGE_CI_STAGE=suite
+  HOME=/root LANG=C.UTF-8 TOUR_BRIDGE_CI_STAGE=suite TOUR_BRIDGE_CI_RUNTIME_ONLY=1
   PATH=/opt/node24/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt npm_config_cafile=/etc/ssl/certs/ca-certificates.crt
   npm_config_update_notifier=false

@@ -112,11 +112,9 @@ describe('conversation hub', () => {
     port.playAudio.next(message);
     port.callAt(0).respond({ emotion: 'calm', text: 'ok', audio: audioOf() });
     await writeTurn();
-    // One allocator: 0 for the /play_audio message, 1 for the answer. The answer, the session's own frame,
-    // goes ahead of the /play_audio pair still waiting for its write turn.
     assert.deepEqual(
       client.frames.flatMap((frame) => (frame.kind === 'pair' ? [frame.messageId] : [])),
-      [1, 0],
+      [0, 1],
     );
     hub.close();
   });

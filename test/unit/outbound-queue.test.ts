@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws/index.js';
 import { Subject } from 'rxjs';
-import { createMessageIdAllocator, textFrame } from '../../src/protocol/ws/index.js';
+import { createMessageIdAllocator } from '../../src/protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   playAudioFanOut,
@@ -119,40 +119,6 @@ describe('the outbound write scheduler', () => {
       // as above
     }
     assert.equal(slow.written.length, 2);
-  });
-
-  it("puts the session's own frames ahead of the /play_audio pairs that wait, in their own order", () => {
-    const { scheduler, runTurn } = manualTurns();
-    const behind = kiosk(scheduler, false);
-    for (let id = 0; id < 3; id += 1) behind.queue.offer(pair(id, MIB));
-    assert.equal(runTurn(), true);
-    assert.equal(behind.written.length, 1, 'one pair in uWS, two wait');
-    // uWS holds a whole pair: the session's frames wait too, but ahead of the pairs.
-    behind.queue.send(textFrame({ type: 'ack', service: 'clear_history' }));
-    behind.queue.send(textFrame({ type: 'turn_end', turn: 1, outcome: 'answered' }));
-    assert.equal(behind.written.length, 1);
-    behind.drain();
-    behind.queue.drained();
-    for (let turn = 0; turn < 10 && runTurn(); turn += 1) {
-      // the turns the scheduler asks for
-    }
-    const order = behind.written.map((frame) =>
-      frame.kind === 'pair' ? `pair ${frame.messageId}` : frame.kind,
-    );
-    assert.deepEqual(order.slice(0, 4), ['pair 0', 'text', 'text', 'pair 1']);
-    assert.deepEqual(behind.told(), [
-      '{"type":"ack","service":"clear_history"}',
-      '{"type":"turn_end","turn":1,"outcome":"answered"}',
-    ]);
-  });
-
-  it('writes a session frame at once while only /play_audio pairs wait and uWS holds little', () => {
-    const { scheduler } = manualTurns();
-    const reader = kiosk(scheduler, true);
-    reader.queue.offer(pair(1, MIB));
-    assert.equal(reader.written.length, 0, 'the pair waits for a write turn');
-    reader.queue.send(textFrame({ type: 'ack', service: 'cancel' }));
-    assert.deepEqual(reader.told(), ['{"type":"ack","service":"cancel"}']);
   });
 
   it("keeps a slow kiosk's newest pairs within its cap, dropping the oldest whole, and tells it the count", () => {

@@ -47,17 +47,13 @@ export interface KioskQueueOptions {
 }
 
 /**
- * One kiosk's frames that wait. The session's own frames (its answers, acks, errors) keep their order and
- * go ahead of the `/play_audio` pairs that wait, so a kiosk behind on announcements still hears the
- * answer to its own visitor without waiting for them; a session frame is written at once when no other
- * session frame waits and uWS holds little. A pair is always written whole. `/play_audio` pairs always
- * wait for the scheduler (fan-out.ts), which spreads a fan-out over loop turns. A write after which uWS
- * holds more than the cap closes the socket with 1008.
+ * One kiosk's frames that wait, in order. A frame the session sends while nothing waits and uWS holds
+ * little is written at once; otherwise it waits its turn, so frames never pass each other and a pair is
+ * always written whole. `/play_audio` pairs always wait for the scheduler (fan-out.ts), which spreads a
+ * fan-out over loop turns. A write after which uWS holds more than the cap closes the socket with 1008.
  */
 export class KioskQueue {
   readonly #waiting: Waiting[] = [];
-  /** Session frames among the waiting ones: they are the first this many. */
-  #sessionWaiting = 0;
   #bytes = 0;
   /** Pairs dropped and not yet told (the kiosk is told before the next pair it gets). */
   #untold = 0;
@@ -94,7 +90,7 @@ export class KioskQueue {
    */
   send(frame: OutboundFrame): boolean {
     if (this.#closed) return false;
-    if (this.#sessionWaiting === 0 && this.#heldBelow(LOW_WATER_BYTES)) return this.#write(frame);
+    if (this.#waiting.length === 0 && this.#heldBelow(LOW_WATER_BYTES)) return this.#write(frame);
     const bytes = wireBytes(frame);
     while (this.#over(bytes) && this.dropOldest('slow_kiosk')) {
       // dropped one pair; check again
@@ -191,7 +187,6 @@ export class KioskQueue {
   clear(): void {
     for (const item of this.#waiting) this.#taken(item);
     this.#waiting.length = 0;
-    this.#sessionWaiting = 0;
     this.#closed = true;
     this.scheduler.forget(this);
   }
@@ -202,8 +197,7 @@ export class KioskQueue {
   }
 
   #push(item: Waiting): void {
-    if (item.playAudio) this.#waiting.push(item);
-    else this.#waiting.splice(this.#sessionWaiting++, 0, item);
+    this.#waiting.push(item);
     this.#bytes += item.bytes;
     this.scheduler.hold(item.frame, item.bytes, item.playAudio);
     this.scheduler.wake(this);
@@ -211,7 +205,6 @@ export class KioskQueue {
 
   /** `item` left the queue (written, dropped or cleared). */
   #taken(item: Waiting): void {
-    if (!item.playAudio) this.#sessionWaiting -= 1;
     this.#bytes -= item.bytes;
     this.scheduler.release(item.frame, item.bytes, item.playAudio);
   }
