@@ -19,6 +19,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { wavOfPcmParts } from '../src/protocol/pcm-wav.js';
 
 const MiB = 1024 * 1024;
 const HERE = fileURLToPath(import.meta.url);
@@ -221,23 +222,6 @@ const playAudio = async (base: string, audio: Buffer): Promise<number> => {
   return answer.status;
 };
 
-const wav = (pcmBytes: number): Buffer => {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + pcmBytes, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(pcmBytes, 40);
-  return Buffer.concat([header, Buffer.alloc(pcmBytes, 1)]);
-};
-
 /** `count` loopback addresses from 127.<third>.1.1 on, each `perAddress` times. */
 const addresses = (third: number, count: number, perAddress = 1): string[] =>
   Array.from({ length: count * perAddress }, (_, i) => {
@@ -325,7 +309,7 @@ const probes: Record<string, { title: string; run: (base: string) => Promise<str
       if (honest !== undefined) {
         for (let turn = 1; turn <= 10; turn += 1) {
           const seen = honest.texts.length;
-          honest.socket.send(wav(32_000));
+          honest.socket.send(wavOfPcmParts([Buffer.alloc(32_000, 1)]));
           let outcome: string | undefined;
           for (let i = 0; i < 300 && outcome === undefined; i += 1) {
             outcome = honest.texts.slice(seen).find((t) => t.type === 'turn_end')?.outcome;
