@@ -135,3 +135,27 @@ describe('graceful shutdown: --shutdown_timeout_ms governs the drain', () => {
     }
   });
 });
+
+describe('graceful shutdown: with the log reader gone', () => {
+  // A log collector that dies (a closed stdout pipe) must not keep the process from stopping: with
+  // sonic-boom 4.2.1, pino's flush at exit retried a broken pipe for ever, and a second signal could not
+  // even run.
+  it('stops on SIGTERM within the bound when writing its log fails with EPIPE', async () => {
+    const { child } = await startSlowService(2_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    try {
+      child.stdout.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exited = once(child, 'exit');
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      assert.equal(signal, null, 'it exited by itself, not by the SIGKILL of the test');
+      assert.notEqual(code, null);
+      assert.ok(Date.now() - signalled < 3_000, `exited ${Date.now() - signalled} ms after SIGTERM`);
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  });
+});
