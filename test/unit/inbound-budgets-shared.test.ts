@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  DEPARTED_ADDRESSES_MAX,
   PROCESS_BURST_SECONDS,
   SharedInboundBudget,
   type InboundShare,
@@ -81,7 +82,7 @@ describe('the process-wide inbound budget, shared among addresses', () => {
     assert.ok(refused.slice(0, -3).filter(Boolean).length >= 24, 'the flooders are cut to what fits');
   });
 
-  it('holds the addresses with sessions only, and forgets an address with its last session', () => {
+  it('holds the addresses with sessions; one that sent nothing is forgotten with its last session', () => {
     const budget = new SharedInboundBudget(rates, 0);
     const first = budget.join('10.0.0.1', 0);
     const second = budget.join('10.0.0.1', 0);
@@ -91,6 +92,52 @@ describe('the process-wide inbound budget, shared among addresses', () => {
     assert.equal(budget.addresses, 2);
     budget.leave(second, 20);
     assert.equal(budget.addresses, 1);
+    assert.equal(budget.departed, 0, 'nothing to remember of an address that sent nothing');
+  });
+
+  it('a flooder cut that comes back at once starts from what it sent before: it is cut again at once', () => {
+    const budget = new SharedInboundBudget(rates, 0);
+    const honest = { share: budget.join('10.0.0.9', 0), perSecond: 90 };
+    /** Drives the flooder with the honest session, 10 ms at a time, until it is cut; what passed, and when. */
+    const floodUntilCut = (share: InboundShare, from: number): { passed: number; at: number } => {
+      let passed = 0;
+      for (let now = from; now < from + 5_000; now += 10) {
+        const step = drive(budget, [{ share, perSecond: 400 }, honest], now, 0.01);
+        assert.equal(step.refused[1], false, 'the honest session is never refused');
+        passed += step.passed[0] ?? 0;
+        if (step.refused[0]) return { passed, at: now };
+      }
+      assert.fail('the flooder was never cut');
+    };
+    const first = floodUntilCut(budget.join('10.0.0.1', 0), 0);
+    assert.equal(budget.departed, 1, 'the flooder is remembered');
+    // Back on a new session 10 ms later. Forgotten, it would start from nothing and pass until its new
+    // tally reached the honest address's (about 60 frames); remembered, it is over its share at once.
+    const again = floodUntilCut(budget.join('10.0.0.1', first.at + 10), first.at + 10);
+    assert.ok(
+      again.passed <= 5,
+      `${again.passed} frames passed after it came back (${first.passed} before its cut)`,
+    );
+  });
+
+  it('forgets a departed address once its tally has decayed, and never holds more than the cap', () => {
+    const budget = new SharedInboundBudget(rates, 0);
+    const share = budget.join('10.0.0.1', 0);
+    for (let frame = 0; frame < 50; frame += 1) budget.take(share, 10, frame);
+    budget.leave(share, 50);
+    assert.equal(budget.departed, 1);
+    // 50 frames decay below one in ln(50) ≈ 4 windows; the next join or leave forgets it.
+    budget.leave(budget.join('10.0.0.2', 10_000), 10_000);
+    assert.equal(budget.departed, 0);
+    // Many addresses that each sent, then left: at most the cap are remembered.
+    for (let index = 0; index < DEPARTED_ADDRESSES_MAX + 10; index += 1) {
+      const key = `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`;
+      const one = budget.join(key, 20_000);
+      budget.take(one, 10, 20_000);
+      budget.take(one, 10, 20_000);
+      budget.leave(one, 20_000);
+    }
+    assert.equal(budget.departed, DEPARTED_ADDRESSES_MAX);
   });
 
   it('shares the byte rate the same way: a burst of a second, then the address sending most is refused', () => {

@@ -56,11 +56,13 @@ export class InboundBudget {
  *
  * Recent rates are tallies of frames and bytes that decay over about a second. An address's tally is the
  * sum of its open sessions' tallies, so a session cut takes its part away at once and the next frame is
- * weighed without it. Its fair part: at or above the mean of the addresses' tallies weighted by what each
+ * weighed without it. An address whose last session left is remembered with its tally while that tally
+ * is worth counting (at most `DEPARTED_ADDRESSES_MAX` of them): a session it opens again starts from it,
+ * so a flooder cut cannot come back with a clean slate. Its fair part: at or above the mean of the addresses' tallies weighted by what each
  * sends (Σ tally² / Σ tally). The address sending the most is always at or above it, so a short process
  * always has one to refuse; an address sending less than the others is not refused for their flood; and
  * addresses whose sessions send nothing do not shrink anyone's part. O(1) a frame; one entry per address
- * with a session open.
+ * with a session open, and one per address remembered.
  */
 export interface ProcessInboundRates {
   readonly framesPerSecond: number;
@@ -98,6 +100,12 @@ const decay = (tally: Tally, now: number, power = 1): void => {
   tally.at = now;
 };
 
+/** Addresses remembered after their last session left, at most; past it the longest gone is forgotten. */
+export const DEPARTED_ADDRESSES_MAX = 4_096;
+
+/** A remembered tally below this is forgotten: it would not weigh against anyone. */
+const NEGLIGIBLE: Readonly<Omit<Tally, 'at'>> = { frames: 1, bytes: 1_024 };
+
 /** Float rounding of the sums: an address at the mean is at or above it. */
 const AT_THE_MEAN = 1 - 1e-9;
 
@@ -111,6 +119,8 @@ export class SharedInboundBudget {
   readonly #windowFrames: number;
   readonly #windowBytes: number;
   readonly #addresses = new Map<string, AddressTally>();
+  /** Addresses without a session, by when their last session left (the oldest first). */
+  readonly #departed = new Map<string, Tally>();
   /** Σ over addresses of their tallies. */
   readonly #sum: Tally;
   /** Σ over addresses of their tallies squared (decaying twice as fast). */
@@ -136,20 +146,40 @@ export class SharedInboundBudget {
     return this.#addresses.size;
   }
 
+  /** Addresses remembered without a session. */
+  get departed(): number {
+    return this.#departed.size;
+  }
+
   /** A session of `key` opens: its share, to pass to `take` and `leave`. */
   join(key: string, now: number): InboundShare {
+    this.#forgetDeparted(now);
     let address = this.#addresses.get(key);
     if (address === undefined) {
       address = { frames: 0, bytes: 0, at: now, sessions: 0 };
       this.#addresses.set(key, address);
     }
     address.sessions += 1;
-    return { frames: 0, bytes: 0, at: now, address, key };
+    const share: InboundShare = { frames: 0, bytes: 0, at: now, address, key };
+    const remembered = this.#departed.get(key);
+    if (remembered !== undefined) {
+      // The address comes back: its new session carries what the address sent before it left.
+      this.#departed.delete(key);
+      decay(remembered, now);
+      share.frames = remembered.frames;
+      share.bytes = remembered.bytes;
+      this.#adjust(address, remembered.frames, remembered.bytes, now);
+    }
+    return share;
   }
 
-  /** The session closed: its tally leaves its address's, and the address leaves with its last session. */
+  /**
+   * The session closed: its tally leaves its address's, and the address leaves with its last session,
+   * remembered with that session's tally.
+   */
   leave(share: InboundShare, now: number): void {
     decay(share, now);
+    if (share.address.sessions === 1) this.#remember(share.key, share, now);
     this.#adjust(share.address, -share.frames, -share.bytes, now);
     share.frames = 0;
     share.bytes = 0;
@@ -192,6 +222,23 @@ export class SharedInboundBudget {
     this.#frameTokens += 1;
     this.#byteTokens += bytes;
     return false;
+  }
+
+  #remember(key: string, tally: Tally, now: number): void {
+    this.#departed.delete(key);
+    if (tally.frames < NEGLIGIBLE.frames && tally.bytes < NEGLIGIBLE.bytes) return;
+    this.#departed.set(key, { frames: tally.frames, bytes: tally.bytes, at: now });
+    this.#forgetDeparted(now);
+  }
+
+  /** Forgets the longest gone while they are over the cap or have decayed to nothing: O(1) amortised. */
+  #forgetDeparted(now: number): void {
+    for (const [key, tally] of this.#departed) {
+      decay(tally, now);
+      const negligible = tally.frames < NEGLIGIBLE.frames && tally.bytes < NEGLIGIBLE.bytes;
+      if (!negligible && this.#departed.size <= DEPARTED_ADDRESSES_MAX) return;
+      this.#departed.delete(key);
+    }
   }
 
   /** The mean tally of the addresses, weighted by what each sends; `AT_THE_MEAN` of it. */
