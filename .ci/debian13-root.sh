@@ -38,8 +38,8 @@ if [ -d "$ROOT" ]; then
   made=reused
 else
   if ! command -v debootstrap >/dev/null 2>&1; then
-    apt-get -o DPkg::Lock::Timeout=300 update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq debootstrap
+    apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 install -y -qq debootstrap
   fi
   rm -rf --one-file-system "$ROOT.tmp"
   # Its step-by-step output goes to a log next to the root; the CI log gets the end of it on failure.

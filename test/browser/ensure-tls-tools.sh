@@ -26,9 +26,9 @@ if [ "$(id -u)" = "0" ] && [ -r /etc/debian_version ] && command -v apt-get >/de
   echo "ensure-tls-tools: installing Debian's$missing (apt-get)" >&2
   export DEBIAN_FRONTEND=noninteractive
   # Waits (bounded) for another apt/dpkg run to release its lock instead of failing at once.
-  apt-get -o DPkg::Lock::Timeout=300 update -qq
+  apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 update -qq
   # shellcheck disable=SC2086 # the package names are meant to be split
-  apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $missing >/dev/null
+  apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 install -y -qq --no-install-recommends $missing >/dev/null
   missing="$(missing_packages)"
   if [ -z "$missing" ]; then
     exit 0

@@ -75,7 +75,14 @@ describe('kiosk: failures in the speech bubble', () => {
   });
 
   it('a question lost to a restart: once back, the robot says it lost the question and asks again', async () => {
-    let first: KioskService | undefined = await startKioskService(0, {}, { latencyMs: 5_000 });
+    // A port chosen up front, so the service can start again on it at once (kiosk-reconnect.test.ts).
+    let first: KioskService | undefined = await startKioskService(
+      await freeLoopbackPort(),
+      {},
+      {
+        latencyMs: 5_000,
+      },
+    );
     let second: KioskService | undefined;
     try {
       const port = first.service.listeningPort;
