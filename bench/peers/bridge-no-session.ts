@@ -79,6 +79,7 @@ class PlainSession {
         emotion: protocol.INITIAL_EMOTION,
         text: protocol.INITIAL_TEXT,
         microphone: { enabled: true },
+        limits: { utteranceMs: protocol.utteranceAudioMs(protocol.DEFAULT_MAX_AUDIO_FRAME_BYTES) },
       }),
     );
   }

@@ -29,7 +29,13 @@ export const wsConversationContract = (target: () => WsContractTarget): void => 
       const kiosk = await openKiosk();
       assert.deepEqual(kiosk.frames[0], {
         kind: 'text',
-        json: { type: 'state', emotion: 'neutral', text: '', microphone: { enabled: true } },
+        json: {
+          type: 'state',
+          emotion: 'neutral',
+          text: '',
+          microphone: { enabled: true },
+          limits: { utteranceMs: 65_534 },
+        },
       });
       kiosk.close();
     });

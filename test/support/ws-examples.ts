@@ -19,7 +19,8 @@ export const EXAMPLE_FRAMES: readonly ExampleFrame[] = [
     direction: 'server→client',
     kind: 'text',
     description: 'Sent once on connect: what to show and whether the microphone is enabled.',
-    frame: '{"type":"state","emotion":"neutral","text":"","microphone":{"enabled":true}}',
+    frame:
+      '{"type":"state","emotion":"neutral","text":"","microphone":{"enabled":true},"limits":{"utteranceMs":65534}}',
   },
   {
     direction: 'client→server',

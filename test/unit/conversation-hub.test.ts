@@ -160,7 +160,13 @@ describe('conversation hub', () => {
     const late = collect();
     hub.openSession(late.send);
     assert.deepEqual(textsOf(late.frames), [
-      { type: 'state', emotion: 'neutral', text: '', microphone: { enabled: false } },
+      {
+        type: 'state',
+        emotion: 'neutral',
+        text: '',
+        microphone: { enabled: false },
+        limits: { utteranceMs: 65_534 },
+      },
     ]);
     hub.close();
   });

@@ -30,7 +30,13 @@ const LIMIT = DEFAULT_LIMITS.maxTextFrameBytes;
 
 describe('server messages', () => {
   const messages: ServerMessage[] = [
-    { type: 'state', emotion: 'neutral', text: '', microphone: { enabled: true } },
+    {
+      type: 'state',
+      emotion: 'neutral',
+      text: '',
+      microphone: { enabled: true },
+      limits: { utteranceMs: 65_534 },
+    },
     { type: 'audio', emotion: 'happy', text: 'Grüß Gott 👋', messageId: MAX_MESSAGE_ID },
     { type: 'microphone', enabled: false },
     { type: 'ack', service: 'clear_history' },
@@ -45,7 +51,10 @@ describe('server messages', () => {
 
   it('puts emotion and text at the top level of the initial state', () => {
     const text = serializeServerMessage(messages[0]!);
-    assert.equal(text, '{"type":"state","emotion":"neutral","text":"","microphone":{"enabled":true}}');
+    assert.equal(
+      text,
+      '{"type":"state","emotion":"neutral","text":"","microphone":{"enabled":true},"limits":{"utteranceMs":65534}}',
+    );
   });
 
   it('rejects off-protocol server messages', () => {

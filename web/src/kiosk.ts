@@ -30,12 +30,14 @@ import {
   COMMAND,
   DEFAULT_MAX_AUDIO_FRAME_BYTES,
   PCM_SAMPLE_RATE,
+  utteranceAudioMs,
   type ErrorCode,
   type Received,
   type ReceivedMessage,
 } from '../../src/protocol/ws/index.js';
 import { THINKING_MAX_MS, TurnTracker } from './turns.js';
 import { PreRoll, UtteranceBuffer, type Recorder } from './utterance.js';
+import { limitNotice, maxUtteranceSamples } from './utterance-limit.js';
 import { UtteranceStream } from './utterance-stream.js';
 import { AnswerProgress, type HeardReport } from './heard-report.js';
 import { VisitorWords } from './visitor-words.js';
@@ -49,7 +51,7 @@ import {
 import { KioskSettings } from './kiosk-settings.js';
 import { DEFAULT_VAD, VoiceActivityDetector } from './vad.js';
 import { bindTalkControls } from './talk-controls.js';
-import { encodeWav, maxSamplesFor, samplesMs } from './wav.js';
+import { encodeWav, samplesMs } from './wav.js';
 
 /**
  * The kiosk page: wires the connection, the microphone and the player to the page. Each part is its own
@@ -71,14 +73,8 @@ const MIN_UTTERANCE_MS = 250;
  * stream run ahead of real time (2 s).
  */
 const HANDS_FREE_OPEN_MS = 1_000;
-/**
- * One utterance is cut at a minute (1.9 MB), inside the server's default audio frame limit (2 MiB).
- * A service run with a lower `--max_audio_frame_bytes` needs this lowered too (docs/protocol.md).
- */
-const MAX_UTTERANCE_SAMPLES = Math.min(60 * PCM_SAMPLE_RATE, maxSamplesFor(DEFAULT_MAX_AUDIO_FRAME_BYTES));
 /** For this many seconds before the limit, the button counts down what is left. */
 const LIMIT_WARNING_S = 10;
-const LIMIT_NOTICE = 'One minute is the longest a message can be, so what you said was sent.';
 const TOO_SHORT = 'Not sent: that was very short. Hold the button while you speak.';
 /** Hands-free keeps this much audio from before the threshold tripped. */
 const PRE_ROLL_SAMPLES = 0.3 * PCM_SAMPLE_RATE;
@@ -130,7 +126,9 @@ const state = {
 
 const probe = new Probe();
 const context = new AudioContext({ latencyHint: 'interactive' });
-const utterance = new UtteranceBuffer(MAX_UTTERANCE_SAMPLES);
+/** Until the service's `state` says otherwise, its default limit (the frame of --max_audio_frame_bytes). */
+let utteranceMaxSamples = maxUtteranceSamples(utteranceAudioMs(DEFAULT_MAX_AUDIO_FRAME_BYTES));
+let utterance = new UtteranceBuffer(utteranceMaxSamples);
 const preRoll = new PreRoll(PRE_ROLL_SAMPLES);
 const vad = new VoiceActivityDetector(DEFAULT_VAD);
 const pairer = new FramePairer();
@@ -180,9 +178,9 @@ const clearVisitorWords = (turn?: number): void => {
 };
 
 const startRecording = (kind: Exclude<Recording, 'none'>): void => {
-  utterance.reset();
+  utterance = new UtteranceBuffer(utteranceMaxSamples);
   stream = STREAMING
-    ? new UtteranceStream((frame) => connection.send(frame), MAX_UTTERANCE_SAMPLES)
+    ? new UtteranceStream((frame) => connection.send(frame), utteranceMaxSamples)
     : undefined;
   // A new question: what the robot heard of the last one goes.
   clearVisitorWords();
@@ -421,7 +419,7 @@ const endPush = (send: boolean): void => {
 /** Counts down the last seconds before the length limit; false once the limit is reached. */
 const appendRecorded = (samples: Int16Array): boolean => {
   const room = recorder().append(samples);
-  const left = Math.ceil((MAX_UTTERANCE_SAMPLES - recorder().samples) / PCM_SAMPLE_RATE);
+  const left = Math.ceil((recorder().maxSamples - recorder().samples) / PCM_SAMPLE_RATE);
   const secondsLeft = left <= LIMIT_WARNING_S ? left : undefined;
   if (room && secondsLeft !== state.secondsLeft) {
     // The label counts every second; a screen reader hears it once, when the countdown starts.
@@ -438,7 +436,7 @@ const onChunk = (chunk: PcmChunk): void => {
     if (!appendRecorded(chunk.samples)) {
       // The finger is still down: the button says it was sent and to let go.
       state.heldPastLimit = true;
-      finishRecording(true, LIMIT_NOTICE);
+      finishRecording(true, limitNotice(recorder().maxSamples));
     } else openWhenSure();
     return;
   }
@@ -448,7 +446,7 @@ const onChunk = (chunk: PcmChunk): void => {
     if (full) {
       // The visitor is still speaking: that is not a new question, nor a reason to stop the answer.
       state.untilPause = { quietMs: 0 };
-      finishRecording(true, LIMIT_NOTICE);
+      finishRecording(true, limitNotice(recorder().maxSamples));
     } else if (event === 'end') finishRecording(true);
     else if (event === 'discard') finishRecording(false);
     else openWhenSure();
@@ -635,6 +633,8 @@ const onMessage = (message: ReceivedMessage): void => {
         showAnswer(message.text);
       }
       applyMicrophoneAllowed(message.microphone.enabled);
+      // A recording under way keeps the limit it started with; the next one has this session's.
+      utteranceMaxSamples = maxUtteranceSamples(message.limits.utteranceMs);
       return;
     case 'audio': {
       const evicted = pairer.meta(message);

@@ -6,6 +6,7 @@ import {
   CLOSE_CODES,
   INITIAL_EMOTION,
   INITIAL_TEXT,
+  utteranceAudioMs,
 } from '../../protocol/ws/index.js';
 import { runningRequest, sessionSetup, uploadInput } from './session-actions.js';
 import { refusals, startRefusals } from './session-refusals.js';
@@ -63,6 +64,7 @@ export const sessionMachine = sessionSetup.createMachine({
             emotion: INITIAL_EMOTION,
             text: INITIAL_TEXT,
             microphone: { enabled: context.microphoneEnabled },
+            limits: { utteranceMs: utteranceAudioMs(context.limits.maxBinaryFrameBytes) },
           }),
       },
       states: {

@@ -1,4 +1,4 @@
-import { PCM_BYTES_PER_SECOND } from './frames.js';
+import { PCM_BYTES_PER_SECOND, PCM_SAMPLE_RATE, WAV_HEADER_BYTES } from './frames.js';
 
 /** The `/ws` endpoint's limits and their defaults (docs/protocol.md lists them). */
 
@@ -6,6 +6,16 @@ import { PCM_BYTES_PER_SECOND } from './frames.js';
 export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 2 * 1024 * 1024;
 /** The server's default limit for the audio of one part (`--max_part_bytes`): 2 s of PCM. */
 export const DEFAULT_MAX_PART_BYTES = 64 * 1024;
+
+/**
+ * The longest utterance a session takes, in whole milliseconds of audio: what one WAV frame of
+ * `maxBinaryFrameBytes` holds (a streamed utterance's parts may hold no more in all). The `state` message
+ * tells the kiosk, so that it never records more than is taken.
+ */
+export const utteranceAudioMs = (maxBinaryFrameBytes: number): number =>
+  Math.floor(
+    (Math.max(0, Math.floor((maxBinaryFrameBytes - WAV_HEADER_BYTES) / 2)) * 1000) / PCM_SAMPLE_RATE,
+  );
 
 /** Tunable limits of the conversation endpoint. */
 export interface ConversationLimits {

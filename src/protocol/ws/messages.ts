@@ -94,6 +94,8 @@ export const StateMessageSchema = v.strictObject({
   emotion: v.string(),
   text: v.string(),
   microphone: v.strictObject({ enabled: v.boolean() }),
+  /** The longest utterance the service takes, in milliseconds of audio (utteranceAudioMs). */
+  limits: v.strictObject({ utteranceMs: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
 });
 export type StateMessage = v.InferOutput<typeof StateMessageSchema>;
 
