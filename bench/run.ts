@@ -224,6 +224,7 @@ const main = async (): Promise<number> => {
     let peers: { bareUws: ServerProcess; nodeHttpWs: ServerProcess } | undefined;
     let noSession: ServerProcess | undefined;
     let xstateFloor: ServerProcess | undefined;
+    let xstateInvokeFloor: ServerProcess | undefined;
     if (needsPeers) {
       // The peers answer the very bytes the bridge answers.
       const body = Buffer.from(
@@ -249,6 +250,9 @@ const main = async (): Promise<number> => {
             : join(ROOT, args.fromSource ? 'src' : 'dist/src');
         noSession = await start('bridge-no-session', ['--modules', modules]);
         xstateFloor = await start('bridge-no-session', ['--modules', modules, '--session', 'xstate']);
+        xstateInvokeFloor = await start('bridge-no-session', [
+          ...['--modules', modules, '--session', 'xstate-invoke'],
+        ]);
       }
     }
 
@@ -271,7 +275,9 @@ const main = async (): Promise<number> => {
     }
     if (args.only.has('chat')) {
       chat ??= await startBridges();
-      scenarios.chat = { rows: await measureChat({ ...chat, noSession, xstateFloor, ...peers! }, profile) };
+      scenarios.chat = {
+        rows: await measureChat({ ...chat, noSession, xstateFloor, xstateInvokeFloor, ...peers! }, profile),
+      };
     }
     return finish(scenarios);
   } finally {

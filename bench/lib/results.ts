@@ -80,6 +80,10 @@ export interface ChatRow {
   readonly xstateFloor?: ChatFigures;
   /** With `xstateFloor`: what XState's least chart adds over the plain peer, repeat by repeat. */
   readonly xstateShare?: SessionShare;
+  /** Its shape with an invoke per turn, as the session's `calling` (`--session xstate-invoke`). */
+  readonly xstateInvokeFloor?: ChatFigures;
+  /** With `xstateInvokeFloor`: what that chart adds over the plain peer, repeat by repeat. */
+  readonly xstateInvokeShare?: SessionShare;
   /** bridge minus peer, p50 and p99 */
   readonly overhead: {
     readonly p50VsBareUws: number;

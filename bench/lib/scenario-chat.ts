@@ -86,6 +86,12 @@ export const measureChat = async (servers: Servers, profile: BenchProfile): Prom
               xstateFloor: chatFigures(runs.xstateFloor),
               xstateShare: sessionShare(runs.xstateFloor, runs.noSession),
             }),
+        ...(servers.noSession === undefined || servers.xstateInvokeFloor === undefined
+          ? {}
+          : {
+              xstateInvokeFloor: chatFigures(runs.xstateInvokeFloor),
+              xstateInvokeShare: sessionShare(runs.xstateInvokeFloor, runs.noSession),
+            }),
         overhead: {
           p50VsBareUws: round(bridge.p50 - bareUws.p50),
           p99VsBareUws: round(bridge.p99 - bareUws.p99),

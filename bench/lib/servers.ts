@@ -11,9 +11,18 @@ export interface Servers {
   readonly noSession?: ServerProcess | undefined;
   /** The chat scenario's: the same peer with XState's least chart in place of the session actor. */
   readonly xstateFloor?: ServerProcess | undefined;
+  /** The chat scenario's: the same peer with that chart's shape with an invoke per turn (the session's). */
+  readonly xstateInvokeFloor?: ServerProcess | undefined;
 }
 
-export type ServerName = 'bridge' | 'baseline' | 'noSession' | 'xstateFloor' | 'bareUws' | 'nodeHttpWs';
+export type ServerName =
+  | 'bridge'
+  | 'baseline'
+  | 'noSession'
+  | 'xstateFloor'
+  | 'xstateInvokeFloor'
+  | 'bareUws'
+  | 'nodeHttpWs';
 
 /** An empty list of runs for every server a run can measure. */
 export const runsByServer = <Run>(): Record<ServerName, Run[]> => ({
@@ -21,6 +30,7 @@ export const runsByServer = <Run>(): Record<ServerName, Run[]> => ({
   baseline: [],
   noSession: [],
   xstateFloor: [],
+  xstateInvokeFloor: [],
   bareUws: [],
   nodeHttpWs: [],
 });
@@ -35,6 +45,9 @@ export const inOrder = (servers: Servers): [ServerName, ServerProcess][] => [
   ...(servers.xstateFloor === undefined
     ? []
     : [['xstateFloor', servers.xstateFloor] as [ServerName, ServerProcess]]),
+  ...(servers.xstateInvokeFloor === undefined
+    ? []
+    : [['xstateInvokeFloor', servers.xstateInvokeFloor] as [ServerName, ServerProcess]]),
   ['bareUws', servers.bareUws],
   ['nodeHttpWs', servers.nodeHttpWs],
 ];

@@ -12,7 +12,8 @@
  *
  * `--modules`: the build's `dist/src` (or `src`, run through tsx, for the smoke test). `--session xstate`:
  * each connection's turns go through XState's least chart (bench/lib/least-chart.ts) instead of the plain
- * function, so the chat scenario reads XState's own cost beside the session actor's, in the same server.
+ * function, so the chat scenario reads XState's own cost beside the session actor's, in the same server;
+ * `--session xstate-invoke`: through its shape with an invoke per turn, the session's `calling`.
  */
 import type { SessionActor } from '../../src/actors/session/session.js';
 import type { SessionTransportEvent } from '../../src/actors/session/session-types.js';
@@ -29,7 +30,9 @@ if (modules === undefined) throw new Error('missing --modules');
 
 const sessionIndex = process.argv.indexOf('--session');
 const sessionKind = sessionIndex === -1 ? 'plain' : process.argv[sessionIndex + 1];
-if (sessionKind !== 'plain' && sessionKind !== 'xstate') throw new Error('--session: plain or xstate');
+if (sessionKind !== 'plain' && sessionKind !== 'xstate' && sessionKind !== 'xstate-invoke') {
+  throw new Error('--session: plain, xstate or xstate-invoke');
+}
 const { load, loadFirst, loadMessageIds } = buildModules(modules);
 
 const [uwsBuild, endpoint, frames, protocol, calls, sim, metricsModule, ids, logger] = await Promise.all([
@@ -86,16 +89,19 @@ class PlainSession {
 
   /** With `--session xstate`, the chart each turn goes through. */
   readonly #chart =
-    sessionKind === 'xstate'
-      ? startLeastChart<RosResponse<'chat'>>({
-          call: (audio, answered) => {
-            rosCalls.call('chat', { audio }, { answered, failed: callFailed });
+    sessionKind === 'plain'
+      ? undefined
+      : startLeastChart<RosResponse<'chat'>>(
+          {
+            call: (audio, answered) => {
+              rosCalls.call('chat', { audio }, { answered, failed: callFailed });
+            },
+            deliver: (turn, response) => {
+              this.answer(turn, response);
+            },
           },
-          deliver: (turn, response) => {
-            this.answer(turn, response);
-          },
-        })
-      : undefined;
+          sessionKind === 'xstate' ? 'least' : 'invoke',
+        );
   send(event: SessionTransportEvent): void {
     if (event.type !== 'ws.binary') return;
     if (this.#chart !== undefined) {

@@ -232,6 +232,7 @@ describe('bench harness (--smoke)', () => {
           : []),
         'chat 32 KiB, 1 session: session actor ≤ 40 µs CPU per round trip, best run',
         'chat 32 KiB, 1 session: session actor ≤ 60 µs CPU per round trip, worst run',
+        "chat 32 KiB, 1 session: session actor within 15 µs of XState's chart with an invoke per turn",
         'chat 32 KiB, 1 session: p99 within 1.0 ms of bare uWS',
       ],
     );

@@ -195,6 +195,27 @@ describe('bench targets', () => {
     assert.deepEqual(verdicts({ chat: { rows: [chatRow(32 * KiB, 1, 1.5, 1)] } }), { [tail]: true });
   });
 
+  it('chat 32 KiB with 1 session: the session actor’s share within 15 µs of XState’s chart with an invoke per turn, medians', () => {
+    const target =
+      "chat 32 KiB, 1 session: session actor within 15 µs of XState's chart with an invoke per turn";
+    const withInvoke = (sessionRuns: readonly number[], invokeRuns: readonly number[]): ChatRow => ({
+      ...chatRow(32 * KiB, 1, 1.5, 1, undefined, sessionRuns),
+      xstateInvokeShare: {
+        median: median(invokeRuns),
+        best: Math.min(...invokeRuns),
+        worst: Math.max(...invokeRuns),
+        runs: invokeRuns,
+      },
+    });
+    assert.equal(verdicts({ chat: { rows: [withInvoke([115, 130], [100, 130])] } })[target], true);
+    assert.equal(verdicts({ chat: { rows: [withInvoke([116, 130], [100, 130])] } })[target], false);
+    // Judged only where the invoke-shaped peer was measured.
+    assert.equal(
+      target in verdicts({ chat: { rows: [chatRow(32 * KiB, 1, 1.5, 1, undefined, [45])] } }),
+      false,
+    );
+  });
+
   it('chat 32 KiB with 32 sessions: p99 at most 2× bare uWS’s; other session counts are not judged', () => {
     const target = 'chat 32 KiB, 32 sessions: p99 ≤ 2× bare uWS';
     assert.deepEqual(
