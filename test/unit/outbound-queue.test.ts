@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AudioPairFrame, OutboundFrame } from '../../src/protocol/ws/index.js';
 import { Subject } from 'rxjs';
-import { createMessageIdAllocator } from '../../src/protocol/ws/index.js';
+import { ackFrame, createMessageIdAllocator, turnEndFrame } from '../../src/protocol/ws/index.js';
 import type { PlayAudioMsg } from '../../src/ros/port/ros-messages.js';
 import {
   playAudioFanOut,
@@ -119,6 +119,45 @@ describe('the outbound write scheduler', () => {
       // as above
     }
     assert.equal(slow.written.length, 2);
+  });
+
+  it("puts the session's text frames ahead of waiting /play_audio pairs, never ahead of its own frames", () => {
+    const { scheduler, runTurn } = manualTurns();
+    const slow = kiosk(scheduler, false);
+    for (let id = 0; id < 3; id += 1) slow.queue.offer(pair(id, MIB));
+    while (runTurn()) {
+      // the first pair fills uWS; two wait
+    }
+    // An ack: only /play_audio pairs wait, so it goes first.
+    assert.equal(slow.queue.send(ackFrame('clear_history')), true);
+    // The session's answer pair waits behind the pairs already waiting (ids increase as pairs leave);
+    // its turn_end waits behind it.
+    assert.equal(slow.queue.send(pair(3, 1_000)), true);
+    assert.equal(slow.queue.send(turnEndFrame(3, 'answered')), true);
+    for (let round = 0; round < 10 && slow.written.length < 6; round += 1) {
+      slow.drain();
+      slow.queue.drained();
+      while (runTurn()) {
+        // as above
+      }
+    }
+    const order = slow.written.map((frame) =>
+      frame.kind === 'pair'
+        ? `pair ${frame.messageId}`
+        : frame.kind === 'text'
+          ? frame.message.type
+          : 'close',
+    );
+    assert.deepEqual(order, ['pair 0', 'ack', 'pair 1', 'pair 2', 'pair 3', 'turn_end']);
+  });
+
+  it("writes a session's text frame at once when only /play_audio pairs wait and uWS holds little", () => {
+    const { scheduler } = manualTurns();
+    const slow = kiosk(scheduler, false);
+    slow.queue.offer(pair(0, 1_000));
+    // The pair waits for the scheduler's turn; the ack need not.
+    assert.equal(slow.queue.send(ackFrame('clear_history')), true);
+    assert.deepEqual(slow.told(), [ackFrame('clear_history').text]);
   });
 
   it("keeps a slow kiosk's newest pairs within its cap, dropping the oldest whole, and tells it the count", () => {

@@ -10,6 +10,7 @@ import {
   type OutboundFrame,
   CLOSE_CODES,
   DEFAULT_LIMITS,
+  utteranceAudioMs,
   type ConversationLimits,
 } from '../../src/protocol/ws/index.js';
 import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
@@ -96,6 +97,7 @@ const stateFrame = (enabled: boolean) => ({
   emotion: 'neutral',
   text: '',
   microphone: { enabled },
+  limits: { utteranceMs: utteranceAudioMs(DEFAULT_LIMITS.maxBinaryFrameBytes) },
 });
 
 describe('session machine', () => {

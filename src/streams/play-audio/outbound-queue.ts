@@ -47,9 +47,12 @@ export interface KioskQueueOptions {
 }
 
 /**
- * One kiosk's frames that wait, in order. A frame the session sends while nothing waits and uWS holds
- * little is written at once; otherwise it waits its turn, so frames never pass each other and a pair is
- * always written whole. `/play_audio` pairs always wait for the scheduler (fan-out.ts), which spreads a
+ * One kiosk's frames that wait. The session's frames keep their order, and so do the `/play_audio` pairs,
+ * each written whole. A session pair waits behind the `/play_audio` pairs already waiting (message ids
+ * increase in the order pairs leave); a session text frame (an ack, an error, `turn_end`, a transcript,
+ * none with an id) waits only behind the session's own frames, so a kiosk's answers do not wait behind a
+ * backlog of announcements. A frame the session sends while none of its own wait and uWS holds little is
+ * written at once. `/play_audio` pairs always wait for the scheduler (fan-out.ts), which spreads a
  * fan-out over loop turns. A write after which uWS holds more than the cap closes the socket with 1008.
  */
 export class KioskQueue {
@@ -90,7 +93,7 @@ export class KioskQueue {
    */
   send(frame: OutboundFrame): boolean {
     if (this.#closed) return false;
-    if (this.#waiting.length === 0 && this.#heldBelow(LOW_WATER_BYTES)) return this.#write(frame);
+    if (this.#placeFor(frame) === 0 && this.#heldBelow(LOW_WATER_BYTES)) return this.#write(frame);
     const bytes = wireBytes(frame);
     while (this.#over(bytes) && this.dropOldest('slow_kiosk')) {
       // dropped one pair; check again
@@ -99,8 +102,16 @@ export class KioskQueue {
       this.#overflow();
       return false;
     }
-    this.#push({ frame, bytes, playAudio: false });
+    this.#push({ frame, bytes, playAudio: false }, this.#placeFor(frame));
     return true;
+  }
+
+  /** Where a session frame waits: a text frame just after the session's own waiting frames, a pair last. */
+  #placeFor(frame: OutboundFrame): number {
+    if (frame.kind !== 'text') return this.#waiting.length;
+    let at = this.#waiting.length;
+    while (at > 0 && this.#waiting[at - 1]?.playAudio === true) at -= 1;
+    return at;
   }
 
   /** A `/play_audio` pair: queued, the oldest pairs dropped while more than the cap would wait. */
@@ -196,8 +207,8 @@ export class KioskQueue {
     return this.#bytes + bytes > this.options.capBytes;
   }
 
-  #push(item: Waiting): void {
-    this.#waiting.push(item);
+  #push(item: Waiting, at = this.#waiting.length): void {
+    this.#waiting.splice(at, 0, item);
     this.#bytes += item.bytes;
     this.scheduler.hold(item.frame, item.bytes, item.playAudio);
     this.scheduler.wake(this);
