@@ -76,6 +76,8 @@ export interface ConversationHubOptions {
   readonly keepMicrophone?: KeepMicrophoneState;
   /** Each /play_audio message, once for all sessions, as it is encoded for them. */
   readonly onPlayAudioPair?: () => void;
+  /** A session ended: what it held (its audio, its queue) is garbage now. */
+  readonly onSessionEnded?: () => void;
   /** Runs the fan-out's hand-on turns (default setImmediate). */
   readonly schedulePlayAudio?: (task: () => void) => void;
 }
@@ -192,6 +194,7 @@ export const createConversationHub = (options: ConversationHubOptions): Conversa
       sessions.add(session);
       const forget = (): void => {
         sessions.delete(session);
+        options.onSessionEnded?.();
       };
       session.subscribe({ complete: forget, error: forget });
       return session;

@@ -202,6 +202,7 @@ export const startBridge = async ({
     playAudioBufferBytes: options.play_audio_buffer_bytes,
     playAudioDropped: losses.playAudioDropped,
     onPlayAudioPair: quietGc.traffic,
+    onSessionEnded: quietGc.traffic,
     calls,
     chatInterface: options.chat_interface,
     port,

@@ -2,10 +2,11 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 
 /**
- * One memory-reducing garbage collection once `/play_audio` has been quiet for a while after traffic. A
- * burst leaves megabytes of audio buffers that are garbage, and a young generation grown to carry it; an idle bridge
- * allocates almost nothing, so V8 would run no collection to return them and the RSS would stay up
- * (docs/operations.md, "Memory after a burst"). Only when the process can collect: `globalThis.gc` exists
+ * One memory-reducing garbage collection once `/play_audio` and the sessions' ends have been quiet for a
+ * while after traffic. A burst, or the sessions that held utterances closing, leaves megabytes of audio
+ * buffers that are garbage, and a young generation grown to carry it; an idle bridge allocates almost
+ * nothing, so V8 would run no collection to return them and the RSS would stay up (docs/operations.md,
+ * "Memory after a burst"). Only when the process can collect: `globalThis.gc` exists
  * when Node.js runs with `--expose-gc`, as docker/node-runtime.sh runs it (the image, `npm start`);
  * otherwise this does nothing.
  *
@@ -44,7 +45,7 @@ export interface QuietGcOptions {
 }
 
 export interface QuietGc {
-  /** A /play_audio message passed: (re)starts the quiet period. At most a timer refresh. */
+  /** A /play_audio message passed, or a session ended: (re)starts the quiet period. At most a timer refresh. */
   readonly traffic: () => void;
   /** Drops a pending collection. */
   readonly close: () => void;
@@ -84,7 +85,7 @@ export const createQuietGc = ({
     gc();
     log.debug(
       { gcMs: Number((now() - started).toFixed(2)), quietMs },
-      'full GC after /play_audio went quiet',
+      'full GC after /play_audio and session ends went quiet',
     );
   };
   return {

@@ -171,6 +171,19 @@ describe('conversation hub', () => {
     hub.close();
   });
 
+  it('tells onSessionEnded once per session that ends (the quiet collection after what it held)', () => {
+    const port = new FakeConversationPort();
+    let ended = 0;
+    const hub = hubOver(port, { onSessionEnded: () => (ended += 1) });
+    const first = hub.openSession(collect().send);
+    const second = hub.openSession(collect().send);
+    assert.equal(ended, 0);
+    first?.send({ type: 'ws.closed' });
+    assert.equal(ended, 1);
+    second?.stop();
+    assert.equal(ended, 2);
+  });
+
   it('refuses a session beyond maxSessions with 1013', () => {
     const hub = hubOver(new FakeConversationPort(), { limits: { maxSessions: 2 } });
     const clients = [collect(), collect(), collect()];
