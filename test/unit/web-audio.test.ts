@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { levelDb, lowPassTaps, StreamingResampler, toInt16 } from '../../web/src/resampler.js';
 import { PreRoll, UtteranceBuffer } from '../../web/src/utterance.js';
-import { encodeWav, maxSamplesFor } from '../../web/src/wav.js';
+import { maxSamplesFor } from '../../src/protocol/ws/index.js';
+import { encodeWav } from '../../web/src/wav.js';
 import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 
 const sine = (frequency: number, rate: number, seconds: number, amplitude = 0.5): Float32Array =>

@@ -32,9 +32,5 @@ export const encodeWav = (samples: Int16Array): ArrayBuffer => {
   return buffer;
 };
 
-/** Samples that fit one WAV within `maxBytes`. */
-export const maxSamplesFor = (maxBytes: number): number =>
-  Math.max(0, Math.floor((maxBytes - WAV_HEADER_BYTES) / 2));
-
 /** Milliseconds of `samples` at PCM_SAMPLE_RATE. */
 export const samplesMs = (samples: number): number => (samples * 1000) / PCM_SAMPLE_RATE;

@@ -7,15 +7,17 @@ export const DEFAULT_MAX_AUDIO_FRAME_BYTES = 2 * 1024 * 1024;
 /** The server's default limit for the audio of one part (`--max_part_bytes`): 2 s of PCM. */
 export const DEFAULT_MAX_PART_BYTES = 64 * 1024;
 
+/** Samples that fit one WAV within `maxBytes`. */
+export const maxSamplesFor = (maxBytes: number): number =>
+  Math.max(0, Math.floor((maxBytes - WAV_HEADER_BYTES) / 2));
+
 /**
  * The longest utterance a session takes, in whole milliseconds of audio: what one WAV frame of
  * `maxBinaryFrameBytes` holds (a streamed utterance's parts may hold no more in all). The `state` message
  * tells the kiosk, so that it never records more than is taken.
  */
 export const utteranceAudioMs = (maxBinaryFrameBytes: number): number =>
-  Math.floor(
-    (Math.max(0, Math.floor((maxBinaryFrameBytes - WAV_HEADER_BYTES) / 2)) * 1000) / PCM_SAMPLE_RATE,
-  );
+  Math.floor((maxSamplesFor(maxBinaryFrameBytes) * 1000) / PCM_SAMPLE_RATE);
 
 /** Tunable limits of the conversation endpoint. */
 export interface ConversationLimits {

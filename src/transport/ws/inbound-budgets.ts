@@ -58,8 +58,8 @@ export class InboundBudget {
  * sum of its open sessions' tallies, so a session cut takes its part away at once and the next frame is
  * weighed without it. An address whose last session left is remembered with its tally while that tally
  * is worth counting (at most `DEPARTED_ADDRESSES_MAX` of them): a session it opens again starts from it,
- * so a flooder cut cannot come back with a clean slate. Its fair part: at or above the mean of the addresses' tallies weighted by what each
- * sends (Σ tally² / Σ tally). The address sending the most is always at or above it, so a short process
+ * so a flooder cut cannot come back with a clean slate. Its fair part: at or above the mean of the
+ * addresses' tallies weighted by what each sends (Σ tally² / Σ tally). The address sending the most is always at or above it, so a short process
  * always has one to refuse; an address sending less than the others is not refused for their flood; and
  * addresses whose sessions send nothing do not shrink anyone's part. O(1) a frame; one entry per address
  * with a session open, and one per address remembered.
@@ -103,8 +103,8 @@ const decay = (tally: Tally, now: number, power = 1): void => {
 /** Addresses remembered after their last session left, at most; past it the longest gone is forgotten. */
 export const DEPARTED_ADDRESSES_MAX = 4_096;
 
-/** A remembered tally below this is forgotten: it would not weigh against anyone. */
-const NEGLIGIBLE: Readonly<Omit<Tally, 'at'>> = { frames: 1, bytes: 1_024 };
+/** A remembered tally under a frame and 1 KiB is forgotten: it would not weigh against anyone. */
+const negligible = (tally: Tally): boolean => tally.frames < 1 && tally.bytes < 1_024;
 
 /** Float rounding of the sums: an address at the mean is at or above it. */
 const AT_THE_MEAN = 1 - 1e-9;
@@ -226,7 +226,7 @@ export class SharedInboundBudget {
 
   #remember(key: string, tally: Tally, now: number): void {
     this.#departed.delete(key);
-    if (tally.frames < NEGLIGIBLE.frames && tally.bytes < NEGLIGIBLE.bytes) return;
+    if (negligible(tally)) return;
     this.#departed.set(key, { frames: tally.frames, bytes: tally.bytes, at: now });
     this.#forgetDeparted(now);
   }
@@ -235,8 +235,7 @@ export class SharedInboundBudget {
   #forgetDeparted(now: number): void {
     for (const [key, tally] of this.#departed) {
       decay(tally, now);
-      const negligible = tally.frames < NEGLIGIBLE.frames && tally.bytes < NEGLIGIBLE.bytes;
-      if (!negligible && this.#departed.size <= DEPARTED_ADDRESSES_MAX) return;
+      if (!negligible(tally) && this.#departed.size <= DEPARTED_ADDRESSES_MAX) return;
       this.#departed.delete(key);
     }
   }
