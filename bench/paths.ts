@@ -6,6 +6,7 @@
  * `/play_audio`, is what the HTTP request that makes the simulated robot publish runs on its own.
  *
  *   npm run paths                        prints each path's files
+ *   npm run paths -- --functions         also names, under each file, the functions that ran
  *   npm run paths -- --check FILE        fails when FILE's block between the `paths:begin`/`paths:end`
  *                                        markers is not what the run printed
  */
@@ -25,9 +26,11 @@ const WINDOWS = 3;
 const KIOSKS = 3;
 
 interface FunctionCoverage {
-  readonly ranges: readonly { readonly count: number }[];
+  readonly functionName: string;
+  readonly ranges: readonly { readonly startOffset: number; readonly count: number }[];
 }
 interface ScriptCoverage {
+  readonly scriptId: string;
   readonly url: string;
   readonly functions: readonly FunctionCoverage[];
 }
@@ -35,17 +38,42 @@ interface ScriptCoverage {
 const SRC = `${ROOT}src${sep}`;
 const ROBOT = `${ROOT}src${sep}robot${sep}`;
 
-/** The bridge's own files (not the robot's stand-ins) with a function that ran since the last take. */
-const takeFilesRun = async (cdp: CdpSession): Promise<Set<string>> => {
+/** What ran, by file: each function's first line, when asked for (`--functions`). */
+type FilesRun = Map<string, Set<string>>;
+
+/** The sources of the scripts, for naming the functions that ran (the Debugger domain is enabled). */
+const sources = new Map<string, string>();
+
+const firstLineOf = async (cdp: CdpSession, scriptId: string, offset: number): Promise<string> => {
+  let source = sources.get(scriptId);
+  if (source === undefined) {
+    ({ scriptSource: source } = await cdp.call<{ scriptSource: string }>('Debugger.getScriptSource', {
+      scriptId,
+    }));
+    sources.set(scriptId, source);
+  }
+  return (source.slice(offset).split('\n', 1)[0] ?? '').trim().slice(0, 100);
+};
+
+/**
+ * The bridge's own files (not the robot's stand-ins) with a function that ran since the last take; with
+ * `withFunctions`, each function's first line.
+ */
+const takeFilesRun = async (cdp: CdpSession, withFunctions = false): Promise<FilesRun> => {
   const { result } = await cdp.call<{ result: ScriptCoverage[] }>('Profiler.takePreciseCoverage');
-  const files = new Set<string>();
+  const files: FilesRun = new Map();
   for (const script of result) {
     if (!script.url.startsWith('file:')) continue;
     const path = fileURLToPath(script.url);
     if (!path.startsWith(SRC) || path.startsWith(ROBOT)) continue;
-    if (script.functions.some((fn) => (fn.ranges[0]?.count ?? 0) > 0)) {
-      files.add(relative(ROOT, path).split(sep).join('/'));
+    const ran = script.functions.filter((fn) => (fn.ranges[0]?.count ?? 0) > 0);
+    if (ran.length === 0) continue;
+    const functions = new Set<string>();
+    if (withFunctions) {
+      for (const fn of ran)
+        functions.add(await firstLineOf(cdp, script.scriptId, fn.ranges[0]?.startOffset ?? 0));
     }
+    files.set(relative(ROOT, path).split(sep).join('/'), functions);
   }
   return files;
 };
@@ -235,27 +263,28 @@ const PATHS: readonly PathRun[] = [
 const filesOfOneEvent = async (
   cdp: CdpSession,
   { prepare, event }: Pick<PathEvent, 'prepare' | 'event'>,
-): Promise<Set<string>> => {
+  withFunctions = false,
+): Promise<FilesRun> => {
   for (let i = 0; i < WARM_UPS; i += 1) {
     await prepare?.();
     await event();
   }
   // The files every one of a few single-event windows ran: what a timer or a GC callback of the process
   // happens to run inside one window (the process metrics' sampler, on some runtimes) is not the path.
-  let files: Set<string> | undefined;
+  let files: FilesRun | undefined;
   for (let window = 0; window < WINDOWS; window += 1) {
     await prepare?.();
     await sleep(SETTLE_MS);
     await takeFilesRun(cdp);
     await event();
     await sleep(SETTLE_MS);
-    const ran = await takeFilesRun(cdp);
-    files = files === undefined ? ran : new Set([...files].filter((file) => ran.has(file)));
+    const ran = await takeFilesRun(cdp, withFunctions);
+    files = files === undefined ? ran : new Map([...files].filter(([file]) => ran.has(file)));
   }
-  return files ?? new Set();
+  return files ?? new Map();
 };
 
-const measure = async (): Promise<string> => {
+const measure = async (withFunctions: boolean): Promise<string> => {
   const port = await freePort();
   const inspectPort = await freePort();
   const service = await startServer({
@@ -272,19 +301,23 @@ const measure = async (): Promise<string> => {
   const lines: string[] = [];
   try {
     await cdp.call('Profiler.enable');
+    if (withFunctions) await cdp.call('Debugger.enable');
     await cdp.call('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
     for (const path of PATHS) {
       const run = await path.setUp(service);
-      let files = await filesOfOneEvent(cdp, run);
+      let files = await filesOfOneEvent(cdp, run, withFunctions);
       run.close();
       if (path.name.startsWith('/play_audio')) {
         // What the trigger runs with no kiosk to send to: the HTTP request and the simulated publish.
         const trigger = await filesOfOneEvent(cdp, { event: () => postPlayAudio(service) });
-        files = new Set([...files].filter((file) => !trigger.has(file)));
+        files = new Map([...files].filter(([file]) => !trigger.has(file)));
       }
       await sleep(SETTLE_MS);
       lines.push(`${path.name}: ${files.size} files`);
-      for (const file of [...files].sort()) lines.push(`  ${file}`);
+      for (const [file, functions] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+        lines.push(`  ${file}`);
+        for (const line of functions) lines.push(`      ${line}`);
+      }
     }
   } finally {
     cdp.close();
@@ -310,7 +343,7 @@ const documentedPaths = (file: string): string => {
 
 const main = async (): Promise<void> => {
   const checkAt = process.argv.indexOf('--check');
-  const output = await measure();
+  const output = await measure(process.argv.includes('--functions'));
   console.log(output);
   if (checkAt < 0) return;
   const file = process.argv[checkAt + 1];

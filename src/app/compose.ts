@@ -208,7 +208,7 @@ export const startBridge = async ({
     port,
     limits: conversationLimits(options),
     onStreamError: (source, error) => {
-      metrics.rosStreamRestarts.child(source).inc();
+      metrics.rosStreamRestarts.child(source).value += 1;
       log.warn({ err: error, source }, `ROS stream ${source} failed or ended; subscribing again in 1 s`);
     },
     onSpeechPublishFailed: (error) => {

@@ -65,7 +65,7 @@ export const createPlayAudioLosses = ({
   };
   return {
     playAudioDropped: (reason, count, bytes) => {
-      counts[reason].inc(count);
+      counts[reason].value += count;
       // One message whose size is known (a whole message past the buffer), or a count of them.
       if (count === 1 && bytes !== undefined) lines[reason].lost(bytes);
       else lines[reason].lostMany(count);

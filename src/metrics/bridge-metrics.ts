@@ -1,15 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Registry } from 'prom-client';
-import type { RosCallObserver } from '../ros/port/ros-calls.js';
-import type { RosCallKey } from '../ros/port/ros-port.js';
-import {
-  CounterFamily,
-  HistogramFamily,
-  ReadFamily,
-  type PlainCounter,
-  type PlainHistogram,
-  type ScrapedFamily,
-} from './plain-metrics.js';
+import { CALL_SECONDS_BUCKETS, RosCallTally } from '../ros/port/ros-calls.js';
+import { CounterFamily, histogramValues, ReadFamily, type ScrapedFamily } from './plain-metrics.js';
 import { startProcessMetrics } from './process-metrics.js';
 
 /**
@@ -45,7 +37,7 @@ export interface BridgeMetrics {
   /** /play_audio messages lost on the way to kiosks, by reason (buffer_full, slow_kiosk, middleware_lost). */
   readonly playAudioDropped: CounterFamily;
   /** Counts and times every ROS call; handed to the call wrapper (src/ros/port/ros-calls.ts). */
-  readonly rosCalls: RosCallObserver;
+  readonly rosCalls: RosCallTally;
 }
 
 /** Values read at scrape time from whoever holds them. */
@@ -57,7 +49,6 @@ export interface LiveGauges {
 }
 
 const PREFIX = 'tour_bridge_';
-const CALL_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -67,41 +58,31 @@ const requireFromHere = createRequire(import.meta.url);
  */
 const loadRegistry = (): typeof Registry => requireFromHere('prom-client/lib/registry.js') as typeof Registry;
 
-const rosCallObserver = (add: (family: ScrapedFamily) => void): RosCallObserver => {
-  const calls = new CounterFamily(
-    `${PREFIX}ros_calls_total`,
-    'ROS service calls, by service and outcome (ok, unavailable, failed, abandoned: timed out or caller gone)',
-    ['service', 'outcome'],
-  );
-  const seconds = new HistogramFamily(
-    `${PREFIX}ros_call_seconds`,
-    'Time from sending a ROS service call to its answer, for answered calls',
-    ['service'],
-    CALL_SECONDS_BUCKETS,
-  );
-  add(calls);
-  add(seconds);
-  // Children are bound on first use, so the text shows only services and outcomes that happened.
-  const bound = new Map<string, PlainCounter>();
-  const timers = new Map<RosCallKey, PlainHistogram>();
-  return {
-    settled: (service, outcome, callSeconds) => {
-      const key = `${service} ${outcome}`;
-      let counter = bound.get(key);
-      if (counter === undefined) {
-        counter = calls.child(service, outcome);
-        bound.set(key, counter);
-      }
-      counter.inc();
-      if (outcome !== 'ok') return;
-      let timer = timers.get(service);
-      if (timer === undefined) {
-        timer = seconds.child(service);
-        timers.set(service, timer);
-      }
-      timer.observe(callSeconds);
-    },
-  };
+/** The call wrapper's tally, rendered: only the services and outcomes that happened. */
+const rosCallFamilies = (tally: RosCallTally): ScrapedFamily[] => {
+  const secondsName = `${PREFIX}ros_call_seconds`;
+  return [
+    new ReadFamily(
+      `${PREFIX}ros_calls_total`,
+      'ROS service calls, by service and outcome (ok, unavailable, failed, abandoned: timed out or caller gone)',
+      'counter',
+      () =>
+        [...tally.byService].flatMap(([service, { outcomes }]) =>
+          [...outcomes].map(([outcome, value]) => ({ value, labels: { service, outcome } })),
+        ),
+    ),
+    new ReadFamily(
+      secondsName,
+      'Time from sending a ROS service call to its answer, for answered calls',
+      'histogram',
+      () =>
+        [...tally.byService]
+          .filter(([, { answered }]) => answered.count > 0)
+          .flatMap(([service, { answered }]) =>
+            histogramValues(secondsName, CALL_SECONDS_BUCKETS, { service }, answered),
+          ),
+    ),
+  ];
 };
 
 export const createBridgeMetrics = (): BridgeMetrics => {
@@ -122,6 +103,7 @@ export const createBridgeMetrics = (): BridgeMetrics => {
     return family;
   };
   // The order of the text: the process's metrics, then the bridge's in the order they are added here.
+  const rosCalls = new RosCallTally();
   const httpAnswersWaiting = { value: 0 };
   add(
     new ReadFamily(
@@ -131,7 +113,7 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       () => [{ value: httpAnswersWaiting.value }],
     ),
   );
-  return {
+  const metrics: BridgeMetrics = {
     registry: () => {
       if (registry === undefined) {
         const built = new (loadRegistry())();
@@ -197,8 +179,10 @@ export const createBridgeMetrics = (): BridgeMetrics => {
       "/play_audio messages lost on the way to the kiosks, by reason (buffer_full: past --play_audio_buffer_bytes; slow_kiosk: past a kiosk's --send_buffer_bytes, oldest first; outbound_full: past --outbound_buffer_bytes for all kiosks, the furthest behind first; middleware_lost: lost by the ROS middleware before the bridge took them, as its MESSAGE_LOST event reports)",
       ['reason'],
     ),
-    rosCalls: rosCallObserver(add),
+    rosCalls,
   };
+  for (const family of rosCallFamilies(rosCalls)) add(family);
+  return metrics;
 };
 
 /** Adds the gauges read from the live state at scrape time. Once per metrics. */

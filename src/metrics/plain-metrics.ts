@@ -1,15 +1,14 @@
 /**
- * Counters and histograms counted in plain numbers on the hot paths and handed to prom-client only at
- * scrape time. prom-client's own `inc()`/`observe()` validate and hash their labels on every call, even
- * on a bound child; that was a visible share of an HTTP request's CPU (docs/performance.md). A child here
- * is bound once (by the route, the socket, the service) and counting is one addition. Nothing here needs
- * prom-client, which is loaded only at the first scrape (./bridge-metrics.ts).
+ * Counters and histograms kept as plain numbers and handed to prom-client only at scrape time. A child is
+ * bound once (by the route, the socket, the reason) and counting is an addition to its `value`, done where
+ * the thing counted happens. Nothing here needs prom-client, which is loaded only at the first scrape
+ * (./bridge-metrics.ts).
  */
 
 type Labels = Record<string, string>;
 
 /** One line of the exposition: prom-client renders `metricName` (default: the family's name) and labels. */
-interface ExportedValue {
+export interface ExportedValue {
   readonly value: number;
   readonly labels: Labels;
   readonly metricName?: string;
@@ -37,12 +36,10 @@ export interface ScrapedFamily {
 const labelsOf = (names: readonly string[], values: readonly string[]): Labels =>
   Object.fromEntries(names.map((name, index) => [name, values[index] ?? '']));
 
+/** A count: whoever counts adds to `value`. */
 export class PlainCounter {
   value = 0;
   constructor(readonly labels: Labels) {}
-  inc(by = 1): void {
-    this.value += by;
-  }
 }
 
 export class PlainHistogram {
@@ -139,26 +136,38 @@ export class HistogramFamily extends PlainFamily<PlainHistogram> {
     return new PlainHistogram(labels, this.upperBounds);
   }
   protected values(children: Iterable<PlainHistogram>): ExportedValue[] {
-    const values: ExportedValue[] = [];
-    for (const child of children) {
-      let cumulative = 0;
-      this.upperBounds.forEach((bound, index) => {
-        cumulative += child.counts[index] ?? 0;
-        values.push({
-          metricName: `${this.name}_bucket`,
-          labels: { ...child.labels, le: String(bound) },
-          value: cumulative,
-        });
-      });
-      values.push(
-        { metricName: `${this.name}_bucket`, labels: { ...child.labels, le: '+Inf' }, value: child.count },
-        { metricName: `${this.name}_sum`, labels: child.labels, value: child.sum },
-        { metricName: `${this.name}_count`, labels: child.labels, value: child.count },
-      );
-    }
-    return values;
+    return [...children].flatMap((child) =>
+      histogramValues(this.name, this.upperBounds, child.labels, child),
+    );
   }
 }
+
+/**
+ * One histogram child's lines: its buckets cumulative (`counts[i]`: the values in bucket i only), then the
+ * `+Inf` bucket, the sum and the count.
+ */
+export const histogramValues = (
+  name: string,
+  upperBounds: readonly number[],
+  labels: Labels,
+  {
+    counts,
+    sum,
+    count,
+  }: { readonly counts: readonly number[]; readonly sum: number; readonly count: number },
+): ExportedValue[] => {
+  let cumulative = 0;
+  const values: ExportedValue[] = upperBounds.map((bound, index) => {
+    cumulative += counts[index] ?? 0;
+    return { metricName: `${name}_bucket`, labels: { ...labels, le: String(bound) }, value: cumulative };
+  });
+  values.push(
+    { metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: count },
+    { metricName: `${name}_sum`, labels, value: sum },
+    { metricName: `${name}_count`, labels, value: count },
+  );
+  return values;
+};
 
 /** A family whose samples are read from whoever holds them, at scrape time. */
 export class ReadFamily implements ScrapedFamily {
@@ -166,14 +175,20 @@ export class ReadFamily implements ScrapedFamily {
   constructor(
     readonly name: string,
     readonly help: string,
-    readonly type: 'counter' | 'gauge',
-    private readonly read: () => readonly { readonly value: number; readonly labels?: Labels }[],
+    readonly type: ExportedFamily['type'],
+    private readonly read: () => readonly {
+      readonly value: number;
+      readonly labels?: Labels;
+      readonly metricName?: string;
+    }[],
   ) {}
 
   get(): Promise<ExportedFamily> {
     return exported(
       this,
-      this.read().map(({ value, labels = {} }) => ({ value, labels })),
+      this.read().map(({ value, labels = {}, metricName }) =>
+        metricName === undefined ? { value, labels } : { value, labels, metricName },
+      ),
     );
   }
 

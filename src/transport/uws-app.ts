@@ -67,7 +67,7 @@ export const startUwsApp = async (settings: UwsAppSettings): Promise<RunningUwsA
   const deliveries: AnswerDeliveries = {
     waiting: settings.metrics.httpAnswersWaiting,
     count: (reason) => {
-      settings.metrics.httpAnswersUnsent.child(reason).inc();
+      settings.metrics.httpAnswersUnsent.child(reason).value += 1;
     },
   };
   const http = installRoutes(app, settings.routes, {

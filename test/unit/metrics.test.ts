@@ -15,9 +15,9 @@ describe('metrics', () => {
   it('renders live gauges and counters in the Prometheus text format', async () => {
     const metrics = createBridgeMetrics();
     registerLiveGauges(metrics, () => gauges);
-    metrics.wsFrames.child('in', 'binary').inc(2);
-    metrics.wsRefusedFrames.child('busy').inc();
-    metrics.httpRequests.child('GET', '/tour/{tour_name}', '200').inc();
+    metrics.wsFrames.child('in', 'binary').value += 2;
+    metrics.wsRefusedFrames.child('busy').value += 1;
+    metrics.httpRequests.child('GET', '/tour/{tour_name}', '200').value += 1;
     const text = await metrics.registry().metrics();
     assert.match(text, /^tour_bridge_ws_sessions 3$/m);
     assert.match(text, /^tour_bridge_stream_subscriptions 9$/m);
@@ -56,7 +56,7 @@ describe('metrics', () => {
 
   it('counts from its creation what the first scrape shows, though prom-client is loaded only then: CPU, GC, counters', async () => {
     const metrics = createBridgeMetrics();
-    metrics.httpRequests.child('GET', '/health', '200').inc();
+    metrics.httpRequests.child('GET', '/health', '200').value += 1;
     // About 50 ms of CPU, and garbage until V8 collects some (bounded: 2 s at most).
     const started = process.cpuUsage();
     const seen = { collections: 0 };

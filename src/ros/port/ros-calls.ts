@@ -29,6 +29,41 @@ export interface RosCallObserver {
   settled(service: RosCallKey, outcome: RosCallOutcome, seconds: number): void;
 }
 
+/** Upper bounds of the answer-time buckets, in seconds (`tour_bridge_ros_call_seconds`). */
+export const CALL_SECONDS_BUCKETS: readonly number[] = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
+
+/** One service's calls: how many ended each way, and the times of the answered ones by bucket. */
+export interface ServiceCallTally {
+  readonly outcomes: Map<RosCallOutcome, number>;
+  /** `counts[i]`: answers in bucket i of CALL_SECONDS_BUCKETS only (a slower one counts in none). */
+  readonly answered: { readonly counts: number[]; sum: number; count: number };
+}
+
+/** The calls' metrics as plain numbers, by service in the order first called; rendered at scrape time. */
+export class RosCallTally implements RosCallObserver {
+  readonly byService = new Map<RosCallKey, ServiceCallTally>();
+
+  settled(service: RosCallKey, outcome: RosCallOutcome, seconds: number): void {
+    let tally = this.byService.get(service);
+    if (tally === undefined) {
+      tally = {
+        outcomes: new Map(),
+        answered: { counts: CALL_SECONDS_BUCKETS.map(() => 0), sum: 0, count: 0 },
+      };
+      this.byService.set(service, tally);
+    }
+    tally.outcomes.set(outcome, (tally.outcomes.get(outcome) ?? 0) + 1);
+    if (outcome !== 'ok') return;
+    const { answered } = tally;
+    answered.sum += seconds;
+    answered.count += 1;
+    const bucket = CALL_SECONDS_BUCKETS.findIndex((bound) => seconds <= bound);
+    if (bucket >= 0) answered.counts[bucket] = (answered.counts[bucket] ?? 0) + 1;
+  }
+}
+
 export interface RosCallSettings {
   readonly port: Pick<RosPort, 'call' | 'serviceName'> &
     Partial<Pick<RosPort, 'converse' | 'serverAvailable'>>;

@@ -259,7 +259,7 @@ export class InstalledRoute implements ExchangeRoute {
       counter = this.router.settings.requests.child(this.method, this.template, String(status));
       this.#counters.set(status, counter);
     }
-    counter.inc();
+    counter.value += 1;
   }
 
   /** uWebSockets.js's handler of this route: reads the request, then runs it as one Exchange. */

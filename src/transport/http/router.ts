@@ -177,7 +177,7 @@ export const installRoutes = (
       if (misframed === undefined) {
         answerAtOnce(res, requestIdOf(req), method, reply, reply.status !== 405, settings.deliveries);
       } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD', settings.deliveries);
-      settings.requests.child(methodLabel(method), template, String((misframed ?? reply).status)).inc();
+      settings.requests.child(methodLabel(method), template, String((misframed ?? reply).status)).value += 1;
     });
   }
 
@@ -194,9 +194,11 @@ export const installRoutes = (
         settings.deliveries,
       );
     } else refuseMisframed(res, requestIdOf(req), misframed, method === 'HEAD', settings.deliveries);
-    settings.requests
-      .child(methodLabel(method), 'unmatched', String((misframed ?? { status: 404 }).status))
-      .inc();
+    settings.requests.child(
+      methodLabel(method),
+      'unmatched',
+      String((misframed ?? { status: 404 }).status),
+    ).value += 1;
   });
   return router;
 };

@@ -4,6 +4,7 @@ import type { SessionTransportEvent } from '../../actors/session/session-types.j
 import type { Logger } from '../../log/logger.js';
 import { createLossReporter, type LossReporter } from '../../log/loss-reporter.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
+import type { CounterFamily, PlainCounter } from '../../metrics/plain-metrics.js';
 import { type AudioPairFrame, type OutboundFrame, CLOSE_CODES } from '../../protocol/ws/index.js';
 import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
@@ -103,22 +104,33 @@ const frameCounters = (metrics: BridgeMetrics) => {
   });
   const outText = counters('out', 'text');
   const outBinary = counters('out', 'binary');
+  // Each reason's child, bound the first time it is told.
+  const refused = new Map<string, PlainCounter>();
+  const turns = new Map<string, PlainCounter>();
+  const count = (family: CounterFamily, bound: Map<string, PlainCounter>, label: string): void => {
+    let counter = bound.get(label);
+    if (counter === undefined) {
+      counter = family.child(label);
+      bound.set(label, counter);
+    }
+    counter.value += 1;
+  };
   return {
     inText: counters('in', 'text'),
     inBinary: counters('in', 'binary'),
     outbound: (frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
       if (frame.kind === 'text') {
-        outText.frames.inc();
-        outText.bytes.inc(frame.text.length);
+        outText.frames.value += 1;
+        outText.bytes.value += frame.text.length;
         // An error frame answers a client frame that was not carried out.
-        if (frame.message.type === 'error') metrics.wsRefusedFrames.child(frame.message.code).inc();
-        else if (frame.message.type === 'turn_end') metrics.wsTurns.child(frame.message.outcome).inc();
+        if (frame.message.type === 'error') count(metrics.wsRefusedFrames, refused, frame.message.code);
+        else if (frame.message.type === 'turn_end') count(metrics.wsTurns, turns, frame.message.outcome);
         return;
       }
-      outText.frames.inc();
-      outText.bytes.inc(frame.meta.length);
-      outBinary.frames.inc();
-      outBinary.bytes.inc(frame.binary.reduce((bytes, part) => bytes + part.byteLength, 0));
+      outText.frames.value += 1;
+      outText.bytes.value += frame.meta.length;
+      outBinary.frames.value += 1;
+      for (const part of frame.binary) outBinary.bytes.value += part.byteLength;
     },
   };
 };
@@ -178,7 +190,7 @@ const closeTimedOut = (
 ): void => {
   const socket = ws.getUserData();
   if (!socket.open) return;
-  metrics?.wsSessionsCut.child('send_timeout').inc();
+  if (metrics !== undefined) metrics.wsSessionsCut.child('send_timeout').value += 1;
   sessionLog(log, socket).warn(
     { sendTimeoutMs: timeoutMs, bufferedBytes: ws.getBufferedAmount() },
     'session closed: the client read nothing for the send time-out',
@@ -202,7 +214,7 @@ const openHandler =
     const refusal = addresses.take(socket.address);
     if (refusal !== undefined) {
       endpoint.refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit, refusal });
-      metrics?.wsSessionsRefused.child(refusal).inc();
+      if (metrics !== undefined) metrics.wsSessionsRefused.child(refusal).value += 1;
       const { code, reason } =
         refusal === 'per_address'
           ? CLOSE_CODES.tooManySessionsFromAddress
@@ -256,7 +268,7 @@ const openSession = (
   );
   if (socket.session !== undefined) slog.info('session opened');
   else {
-    metrics?.wsSessionsRefused.child('max_sessions').inc();
+    if (metrics !== undefined) metrics.wsSessionsRefused.child('max_sessions').value += 1;
     slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
   }
 };
@@ -316,8 +328,8 @@ const messageHandler = (endpoint: EndpointState) => {
     const socket = ws.getUserData();
     if (counters !== undefined) {
       const inbound = isBinary ? counters.inBinary : counters.inText;
-      inbound.frames.inc();
-      inbound.bytes.inc(message.byteLength);
+      inbound.frames.value += 1;
+      inbound.bytes.value += message.byteLength;
     }
     // Checked before the frame is copied or reaches the session: a flood costs a comparison a frame.
     const now = performance.now();
@@ -352,7 +364,7 @@ const closeFlooding = (
   ws: WebSocket<SessionSocket>,
   socket: SessionSocket,
 ): void => {
-  metrics?.wsRefusedFrames.child('rate_limited').inc();
+  if (metrics !== undefined) metrics.wsRefusedFrames.child('rate_limited').value += 1;
   sessionLog(log, socket).warn(
     { framesPerSecond: inboundRates.framesPerSecond, bytesPerSecond: inboundRates.bytesPerSecond },
     'session closed: the client sent faster than its inbound budget',
@@ -367,7 +379,7 @@ const closeOverShare = (
   ws: WebSocket<SessionSocket>,
   socket: SessionSocket,
 ): void => {
-  metrics?.wsSessionsCut.child('address_share').inc();
+  if (metrics !== undefined) metrics.wsSessionsCut.child('address_share').value += 1;
   const { framesPerSecond, bytesPerSecond } = inboundShare.rates;
   cutForShare.lost(0, { address: socket.address, framesPerSecond, bytesPerSecond });
   const { code, reason } = CLOSE_CODES.inboundShareExceeded;
@@ -385,7 +397,7 @@ const closeHandler =
     if (socket.countedForAddress) endpoint.addresses.release(socket.address);
     if (socket.share !== undefined) endpoint.inboundShare.leave(socket.share, performance.now());
     socket.share = undefined;
-    endpoint.metrics?.wsSessionsClosed.child(String(code)).inc();
+    if (endpoint.metrics !== undefined) endpoint.metrics.wsSessionsClosed.child(String(code)).value += 1;
     if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
     if (socket.session !== undefined) sessionLog(endpoint.log, socket).info({ code }, 'session closed');
     socket.session = undefined;
