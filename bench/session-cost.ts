@@ -39,7 +39,7 @@ const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void
 if (gc === undefined) throw new Error('run with --expose-gc');
 
 const { load, loadFirst, loadMessageIds } = buildModules(modules);
-const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise.all([
+const [sessionModule, frames, protocol, calls, sim, ids, gauges, budgets] = await Promise.all([
   loadFirst<typeof import('../src/actors/session/session.js')>(
     'actors/session/session.js',
     'actors/session/session-machine.js',
@@ -57,6 +57,7 @@ const [sessionModule, frames, protocol, calls, sim, ids, gauges] = await Promise
     'actors/conversation-gauges.js',
     'streams/resource-gauges.js',
   ),
+  loadFirst<typeof import('../src/actors/budgets.js')>('actors/budgets.js', 'actors/conversation-gauges.js'),
 ]);
 const compareSessionModule =
   compareModules === undefined
@@ -99,7 +100,7 @@ const sessionSide = (name: string, module: typeof sessionModule): Side => {
     microphone: { isEnabled: () => true, enabled$: new Subject<boolean>() },
     limits,
     gauges: conversationGauges,
-    audioBudget: gauges.byteBudget(conversationGauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
+    audioBudget: budgets.byteBudget(conversationGauges.queuedAudioBytes, limits.maxQueuedAudioBytes),
     send: sink,
     batch: (writes) => {
       writes();

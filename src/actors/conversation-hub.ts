@@ -15,12 +15,12 @@ import type { RosPort } from '../ros/port/ros-port.js';
 import { playAudioFanOut, WriteScheduler, type PlayAudioDropped } from '../streams/play-audio/fan-out.js';
 import { speechUplink, type SpeechUplink } from '../streams/speech-uplink.js';
 import {
-  sharedByteBudget,
   createConversationGauges,
   readGauges,
   type ConversationGaugeValues,
   type ConversationGauges,
 } from './conversation-gauges.js';
+import { sharedByteBudget } from './budgets.js';
 import { resubscribing } from '../streams/resubscribe.js';
 import {
   driveMicrophone,

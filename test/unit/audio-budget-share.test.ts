@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createConversationHub } from '../../src/actors/conversation-hub.js';
-import { Gauge, sharedByteBudget } from '../../src/actors/conversation-gauges.js';
+import { Gauge } from '../../src/actors/conversation-gauges.js';
+import { sharedByteBudget } from '../../src/actors/budgets.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import {
   type OutboundFrame,

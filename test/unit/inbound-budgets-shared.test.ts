@@ -5,7 +5,7 @@ import {
   PROCESS_BURST_SECONDS,
   SharedInboundBudget,
   type InboundShare,
-} from '../../src/transport/ws/inbound-budgets.js';
+} from '../../src/actors/budgets.js';
 
 const rates = { framesPerSecond: 100, bytesPerSecond: 100_000 };
 

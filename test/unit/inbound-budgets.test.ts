@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FRAME_BURST_SECONDS, InboundBudget } from '../../src/transport/ws/inbound-budgets.js';
+import { FRAME_BURST_SECONDS, InboundBudget } from '../../src/actors/budgets.js';
 
 const rates = { framesPerSecond: 20, bytesPerSecond: 1000, largestFrameBytes: 4000 };
 

@@ -17,10 +17,10 @@ import { Subject, VirtualAction, VirtualTimeScheduler, asyncScheduler, type Sche
 import { startSessionActor, type SessionActor } from '../../src/actors/session/session.js';
 import { RosServiceUnavailableError, RosTimeoutError } from '../../src/ros/port/ros-port.js';
 import {
-  byteBudget,
   createConversationGauges,
   readGauges as readConversationGauges,
 } from '../../src/actors/conversation-gauges.js';
+import { byteBudget } from '../../src/actors/budgets.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { NO_LEAKS } from '../support/conversation-gauges.js';
 import { audioOf, fakeMicrophone, FakeConversationPort } from '../support/conversation-fakes.js';

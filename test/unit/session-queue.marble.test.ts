@@ -20,12 +20,8 @@ import {
   ERROR_CODES,
   type ConversationLimits,
 } from '../../src/protocol/ws/index.js';
-import {
-  byteBudget,
-  createConversationGauges,
-  Gauge,
-  type ByteBudget,
-} from '../../src/actors/conversation-gauges.js';
+import { createConversationGauges, Gauge } from '../../src/actors/conversation-gauges.js';
+import { byteBudget, type ByteBudget } from '../../src/actors/budgets.js';
 import { audioOf, fakeMicrophone, unheardSpeech } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { EXAMPLE_FRAMES } from '../support/ws-examples.js';
@@ -281,7 +277,7 @@ describe('the session call queue (marbles)', () => {
     scheduler.run(({ cold, hot, expectObservable }) => {
       // Another part of the process already holds all but 5 bytes of the default budget.
       const held = new Gauge();
-      held.increment(DEFAULT_LIMITS.maxQueuedAudioBytes - 5);
+      held.value += DEFAULT_LIMITS.maxQueuedAudioBytes - 5;
       const budget = byteBudget(held, DEFAULT_LIMITS.maxQueuedAudioBytes);
       const port = scriptedPort({ 1: cold('-') });
       const texts = (requests: Observable<ConversationRequest>) =>

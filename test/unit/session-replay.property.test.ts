@@ -13,7 +13,8 @@ import {
   DEFAULT_LIMITS,
 } from '../../src/protocol/ws/index.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
-import { byteBudget, createConversationGauges } from '../../src/actors/conversation-gauges.js';
+import { createConversationGauges } from '../../src/actors/conversation-gauges.js';
+import { byteBudget } from '../../src/actors/budgets.js';
 import { FakeConversationPort, fakeMicrophone } from '../support/conversation-fakes.js';
 import { fuzzRuns } from '../support/fuzz-runs.js';
 import { callTimeouts } from '../support/port-calls.js';

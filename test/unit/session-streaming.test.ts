@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subject } from 'rxjs';
 import { startSessionActor } from '../../src/actors/session/session.js';
-import { byteBudget, createConversationGauges, readGauges } from '../../src/actors/conversation-gauges.js';
+import { createConversationGauges, readGauges } from '../../src/actors/conversation-gauges.js';
+import { byteBudget } from '../../src/actors/budgets.js';
 import { createRosCalls } from '../../src/ros/port/ros-calls.js';
 import { UtteranceEvent } from '../../src/ros/port/ros-messages.js';
 import {

@@ -12,11 +12,8 @@ import {
 import { createRosCalls, type RosCallOutcome } from '../../src/ros/port/ros-calls.js';
 import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/ros/port/ros-messages.js';
 import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/ros/port/ros-port.js';
-import {
-  byteBudget,
-  createConversationGauges,
-  type ConversationGauges,
-} from '../../src/actors/conversation-gauges.js';
+import { createConversationGauges, type ConversationGauges } from '../../src/actors/conversation-gauges.js';
+import { byteBudget } from '../../src/actors/budgets.js';
 import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/call-streams.js';
 import { audioOf, fakeMicrophone, unheardSpeech } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';

@@ -15,7 +15,8 @@ import {
 import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
 import { rosCall$, turn$, type TurnPart, type TurnUtterance } from '../../streams/call-streams.js';
 import { heardText } from './heard-text.js';
-import { trackSubscription, type BudgetShortfall, type ByteBudget } from '../conversation-gauges.js';
+import { trackSubscription } from '../conversation-gauges.js';
+import { type BudgetShortfall, type ByteBudget } from '../budgets.js';
 import { type Outbox, outboxOf, sendOutcome } from './session-outbox.js';
 import {
   type CallOutcome,
@@ -79,7 +80,7 @@ export class SessionResources {
     this.#budget = input.audioBudget;
     this.#messageIds = input.messageIds;
     this.#chatInterface = input.chatInterface ?? 'service';
-    input.gauges.liveSessions.increment();
+    input.gauges.liveSessions.value += 1;
   }
 
   /** Why `bytes` of audio would not fit in the budget now (share or limit): the fact an `utterance` carries. */
@@ -323,7 +324,7 @@ export class SessionResources {
     this.#outbox.clear();
     for (const held of this.#held.values()) for (const release of held.releases) release();
     this.#held.clear();
-    this.#input.gauges.liveSessions.decrement();
+    this.#input.gauges.liveSessions.value -= 1;
   }
 
   /** What the call of chat request `request` sends: a whole frame, or a streamed utterance. */

@@ -13,7 +13,8 @@ import type {
 import type { RosCalls } from '../../ros/port/ros-calls.js';
 import { type TurnPart } from '../../streams/call-streams.js';
 import type { WriteScheduler } from '../../streams/play-audio/fan-out.js';
-import type { ByteBudget, ConversationGauges } from '../conversation-gauges.js';
+import type { ConversationGauges } from '../conversation-gauges.js';
+import type { ByteBudget } from '../budgets.js';
 import type { MicrophoneView } from '../microphone-machine.js';
 import type { SpeechUplink } from '../../streams/speech-uplink.js';
 

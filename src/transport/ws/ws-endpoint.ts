@@ -9,7 +9,7 @@ import { type AudioPairFrame, type OutboundFrame, CLOSE_CODES } from '../../prot
 import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';
-import { SharedInboundBudget, type InboundRates } from './inbound-budgets.js';
+import { SharedInboundBudget, type InboundRates } from '../../actors/budgets.js';
 import { SendTimeout } from './send-timeout.js';
 import { upgradeHandler, type SessionSocket } from './ws-upgrade.js';
 
@@ -17,21 +17,13 @@ export interface ConversationEndpointOptions {
   readonly hub: ConversationHub;
   readonly log: Logger;
   readonly policy?: AccessPolicy;
-  readonly metrics?: BridgeMetrics;
+  readonly metrics: BridgeMetrics;
 }
 
 export interface ConversationEndpoint {
   /** Sockets currently open (sessions plus ones being refused). */
   readonly openSockets: () => number;
 }
-
-/**
- * uWebSockets.js drops a connection whose frame exceeds `maxPayloadLength` without a close frame (1006), so
- * its ceiling sits well above our limits: a frame over a limit reaches the session, which closes with 1009
- * and a reason; only frames past twice the limit are cut off by the transport.
- */
-export const transportCeilingBytes = (largestFrameLimit: number): number =>
-  Math.min(2 * largestFrameLimit + 1024, 2 ** 31 - 1);
 
 /** The `/ws` endpoint: socket events to session events, outbound items to frames (the logic: src/actors). */
 export const installConversationEndpoint = (
@@ -40,9 +32,12 @@ export const installConversationEndpoint = (
 ): ConversationEndpoint => {
   const endpoint = endpointState(options);
   const { limits } = endpoint;
+  const largestFrameBytes = Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes);
   app.ws<SessionSocket>('/ws', {
     compression: uWS.DISABLED,
-    maxPayloadLength: transportCeilingBytes(Math.max(limits.maxBinaryFrameBytes, limits.maxTextFrameBytes)),
+    // uWS drops a connection whose frame is past this without a close frame (1006): a frame over our limit
+    // reaches the session, which closes with 1009 and a reason; only one past twice it is cut off here.
+    maxPayloadLength: Math.min(2 * largestFrameBytes + 1024, 2 ** 31 - 1),
     // Our own policy (close 1008 past maxSendBufferBytes) decides; uWS must never drop half a pair on its
     // own (closeOnBackpressureLimit keeps its default, off).
     maxBackpressure: 2 ** 31 - 1,
@@ -76,8 +71,8 @@ interface EndpointState {
   readonly hub: ConversationHub;
   readonly log: Logger;
   readonly policy: AccessPolicy;
-  readonly metrics: BridgeMetrics | undefined;
-  readonly counters: ReturnType<typeof frameCounters> | undefined;
+  readonly metrics: BridgeMetrics;
+  readonly counters: ReturnType<typeof frameCounters>;
   readonly limits: ConversationHub['limits'];
   readonly addresses: AddressCounts;
   readonly inboundRates: InboundRates;
@@ -105,16 +100,15 @@ const frameCounters = (metrics: BridgeMetrics) => {
   const outText = counters('out', 'text');
   const outBinary = counters('out', 'binary');
   // Each reason's child, bound the first time it is told.
-  const refused = new Map<string, PlainCounter>();
-  const turns = new Map<string, PlainCounter>();
-  const count = (family: CounterFamily, bound: Map<string, PlainCounter>, label: string): void => {
-    let counter = bound.get(label);
-    if (counter === undefined) {
-      counter = family.child(label);
-      bound.set(label, counter);
-    }
-    counter.value += 1;
-  };
+  const byLabel =
+    (family: CounterFamily, bound = new Map<string, PlainCounter>()) =>
+    (label: string) => {
+      let counter = bound.get(label);
+      if (counter === undefined) bound.set(label, (counter = family.child(label)));
+      return counter;
+    };
+  const refused = byLabel(metrics.wsRefusedFrames);
+  const turns = byLabel(metrics.wsTurns);
   return {
     inText: counters('in', 'text'),
     inBinary: counters('in', 'binary'),
@@ -123,8 +117,8 @@ const frameCounters = (metrics: BridgeMetrics) => {
         outText.frames.value += 1;
         outText.bytes.value += frame.text.length;
         // An error frame answers a client frame that was not carried out.
-        if (frame.message.type === 'error') count(metrics.wsRefusedFrames, refused, frame.message.code);
-        else if (frame.message.type === 'turn_end') count(metrics.wsTurns, turns, frame.message.outcome);
+        if (frame.message.type === 'error') refused(frame.message.code).value += 1;
+        else if (frame.message.type === 'turn_end') turns(frame.message.outcome).value += 1;
         return;
       }
       outText.frames.value += 1;
@@ -147,7 +141,7 @@ const endpointState = ({
     log,
     policy,
     metrics,
-    counters: metrics === undefined ? undefined : frameCounters(metrics),
+    counters: frameCounters(metrics),
     limits,
     addresses: new AddressCounts(limits.maxSessionsPerAddress, limits.maxSessions),
     inboundRates: {
@@ -184,13 +178,13 @@ const endpointState = ({
 /** A client that answered no ping for the send time-out: closed, what it held given back. */
 const closeTimedOut = (
   log: Logger,
-  metrics: BridgeMetrics | undefined,
+  metrics: BridgeMetrics,
   timeoutMs: number,
   ws: WebSocket<SessionSocket>,
 ): void => {
   const socket = ws.getUserData();
   if (!socket.open) return;
-  if (metrics !== undefined) metrics.wsSessionsCut.child('send_timeout').value += 1;
+  metrics.wsSessionsCut.child('send_timeout').value += 1;
   sessionLog(log, socket).warn(
     { sendTimeoutMs: timeoutMs, bufferedBytes: ws.getBufferedAmount() },
     'session closed: the client read nothing for the send time-out',
@@ -214,7 +208,7 @@ const openHandler =
     const refusal = addresses.take(socket.address);
     if (refusal !== undefined) {
       endpoint.refusedForAddress.lost(0, { address: socket.address, limit: addresses.limit, refusal });
-      if (metrics !== undefined) metrics.wsSessionsRefused.child(refusal).value += 1;
+      metrics.wsSessionsRefused.child(refusal).value += 1;
       const { code, reason } =
         refusal === 'per_address'
           ? CLOSE_CODES.tooManySessionsFromAddress
@@ -246,7 +240,7 @@ const openSession = (
     }
     // Nothing is reported back: the kiosk's queue reads bufferedBytes after its writes.
     writeData(ws, frame);
-    counters?.outbound(frame);
+    counters.outbound(frame);
   };
   // Several frames of one decision (a turn's last pair and its turn_end) in one write while they fit the
   // cork buffer (16 KiB); a closed socket cannot be corked, and `send` then drops the frames anyway.
@@ -268,7 +262,7 @@ const openSession = (
   );
   if (socket.session !== undefined) slog.info('session opened');
   else {
-    if (metrics !== undefined) metrics.wsSessionsRefused.child('max_sessions').value += 1;
+    metrics.wsSessionsRefused.child('max_sessions').value += 1;
     slog.warn({ limit: limits.maxSessions }, 'session refused: too many sessions');
   }
 };
@@ -318,19 +312,14 @@ const fragmentsOf = (parts: AudioPairFrame['binary']): Uint8Array[] => {
   return fragments;
 };
 
-/**
- * A client frame: counted, checked against the socket's inbound budget and its address's share of the
- * process's, copied and given to the session.
- */
+/** A client frame: counted, checked against its socket's and its address's inbound budgets, copied, handed on. */
 const messageHandler = (endpoint: EndpointState) => {
   const { counters, inboundShare } = endpoint;
   return (ws: WebSocket<SessionSocket>, message: ArrayBuffer, isBinary: boolean): void => {
     const socket = ws.getUserData();
-    if (counters !== undefined) {
-      const inbound = isBinary ? counters.inBinary : counters.inText;
-      inbound.frames.value += 1;
-      inbound.bytes.value += message.byteLength;
-    }
+    const inbound = isBinary ? counters.inBinary : counters.inText;
+    inbound.frames.value += 1;
+    inbound.bytes.value += message.byteLength;
     // Checked before the frame is copied or reaches the session: a flood costs a comparison a frame.
     const now = performance.now();
     if (!socket.budget.take(message.byteLength, now)) {
@@ -364,7 +353,7 @@ const closeFlooding = (
   ws: WebSocket<SessionSocket>,
   socket: SessionSocket,
 ): void => {
-  if (metrics !== undefined) metrics.wsRefusedFrames.child('rate_limited').value += 1;
+  metrics.wsRefusedFrames.child('rate_limited').value += 1;
   sessionLog(log, socket).warn(
     { framesPerSecond: inboundRates.framesPerSecond, bytesPerSecond: inboundRates.bytesPerSecond },
     'session closed: the client sent faster than its inbound budget',
@@ -379,7 +368,7 @@ const closeOverShare = (
   ws: WebSocket<SessionSocket>,
   socket: SessionSocket,
 ): void => {
-  if (metrics !== undefined) metrics.wsSessionsCut.child('address_share').value += 1;
+  metrics.wsSessionsCut.child('address_share').value += 1;
   const { framesPerSecond, bytesPerSecond } = inboundShare.rates;
   cutForShare.lost(0, { address: socket.address, framesPerSecond, bytesPerSecond });
   const { code, reason } = CLOSE_CODES.inboundShareExceeded;
@@ -397,7 +386,7 @@ const closeHandler =
     if (socket.countedForAddress) endpoint.addresses.release(socket.address);
     if (socket.share !== undefined) endpoint.inboundShare.leave(socket.share, performance.now());
     socket.share = undefined;
-    if (endpoint.metrics !== undefined) endpoint.metrics.wsSessionsClosed.child(String(code)).value += 1;
+    endpoint.metrics.wsSessionsClosed.child(String(code)).value += 1;
     if (!socket.endedBySession) report(socket, { type: 'ws.closed' });
     if (socket.session !== undefined) sessionLog(endpoint.log, socket).info({ code }, 'session closed');
     socket.session = undefined;

@@ -13,7 +13,7 @@ import { HEAD_REFUSALS } from '../http/installed-route.js';
 import { headProblem, requestQuery } from '../uws-build.js';
 import { addressKey } from './address-key.js';
 import { handshakeRefusal } from './handshake.js';
-import { InboundBudget, type InboundRates, type InboundShare } from './inbound-budgets.js';
+import { InboundBudget, type InboundRates, type InboundShare } from '../../actors/budgets.js';
 
 /** What uWebSockets.js keeps per socket. `open` guards every write: a closed uWS socket must not be touched. */
 export interface SessionSocket {
