@@ -19,7 +19,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { wavOfPcmParts } from '../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../src/protocol/ws/index.js';
 
 const MiB = 1024 * 1024;
 const HERE = fileURLToPath(import.meta.url);

@@ -1,4 +1,4 @@
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { PCM_BYTES_PER_SECOND, WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import type { TtfsRow } from './results.js';
 import { round } from './stats.js';

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { ChatInterface } from '../protocol/ws/index.js';
+import type { ChatInterface, ErrorCode } from '../protocol/ws/index.js';
 import type { RosCalls } from '../ros/port/ros-calls.js';
 import {
   ConverseOutcome,
@@ -7,7 +7,14 @@ import {
   type ConverseGoalMsg,
   type ConverseResultMsg,
 } from '../ros/port/ros-messages.js';
-import type { RosRequest, RosResponse, RosServiceKey } from '../ros/port/ros-port.js';
+import {
+  RosCallFailedError,
+  RosServiceUnavailableError,
+  RosTimeoutError,
+  type RosRequest,
+  type RosResponse,
+  type RosServiceKey,
+} from '../ros/port/ros-port.js';
 
 /*
  * The session's ROS calls as cold observables: a service call, a Converse goal, and a turn (whichever
@@ -109,6 +116,71 @@ export const turn$ = (
     ? converse$(calls, { utterance_id: utterance.id, streamed: utterance.streamed, audio: utterance.audio })
     : rosCall$(calls, 'chat', { audio: utterance.audio });
 
+/** How a session's running call ended. */
+export type CallOutcome =
+  /** A `/chat` answer carries its one part; a Converse goal's parts went out as they came. */
+  | { readonly kind: 'answered'; readonly part?: TurnPart | undefined }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/** What a session's running call tells its chart. */
+export type CallEvent =
+  /** One part of the running turn's answer (Converse feedback): its pair is sent at once. */
+  | { readonly type: 'call.part'; readonly part: TurnPart }
+  | { readonly type: 'call.settled'; readonly outcome: CallOutcome };
+
+/**
+ * A session's running request as the chart's events: with the Converse action a `call.part` per part as it
+ * arrives, then `call.settled`; with `/chat` and clear_history only `call.settled`, the answer in it.
+ * Unsubscribed before it settles: the call abandoned (a Converse goal cancelled) and `abandoned` told.
+ */
+export const sessionCall$ = (
+  calls: Pick<RosCalls, 'call' | 'converse'>,
+  chatInterface: ChatInterface,
+  request:
+    | { readonly service: 'clear_history' }
+    | { readonly service: 'chat'; readonly utterance: TurnUtterance },
+  abandoned: () => void,
+): Observable<CallEvent> =>
+  new Observable<CallEvent>((subscriber) => {
+    let settled = false;
+    const settle = (outcome: CallOutcome): void => {
+      settled = true;
+      subscriber.next({ type: 'call.settled', outcome });
+      subscriber.complete();
+    };
+    const error = (cause: unknown): void => {
+      settle({ kind: 'failed', error: cause });
+    };
+    const call =
+      request.service === 'clear_history'
+        ? rosCall$(calls, 'clear_history', {}).subscribe({
+            next: () => {
+              settle({ kind: 'answered' });
+            },
+            error,
+          })
+        : chatInterface === 'service'
+          ? turn$(calls, 'service', request.utterance).subscribe({
+              next: (part) => {
+                settle({ kind: 'answered', part });
+              },
+              error,
+            })
+          : turn$(calls, 'action', request.utterance).subscribe({
+              next: (part) => {
+                subscriber.next({ type: 'call.part', part });
+              },
+              complete: () => {
+                settle({ kind: 'answered' });
+              },
+              error,
+            });
+    return () => {
+      call.unsubscribe();
+      if (!settled) abandoned();
+    };
+  });
+
 /**
  * What a turn sends the robot: its name on the graph, and its audio. A streamed utterance's audio went to the
  * robot as it was spoken: the Converse goal names it (`streamed`, audio empty), while `/chat`, which knows
@@ -119,3 +191,26 @@ export interface TurnUtterance {
   readonly streamed: boolean;
   readonly audio: Uint8Array;
 }
+
+/**
+ * What a failed call of a session tells its kiosk: the code (`<service>_timeout`, `_unavailable` or
+ * `_failed`), and the message of the port's errors and of a Converse result, which operators can read
+ * (the service's name, the time-out); anything else stays generic.
+ */
+export const callFailure = (
+  service: 'chat' | 'clear_history',
+  error: unknown,
+): { readonly code: ErrorCode; readonly message: string | undefined } => {
+  const code: ErrorCode =
+    error instanceof RosTimeoutError
+      ? `${service}_timeout`
+      : error instanceof RosServiceUnavailableError
+        ? `${service}_unavailable`
+        : `${service}_failed`;
+  const readable =
+    error instanceof RosTimeoutError ||
+    error instanceof RosServiceUnavailableError ||
+    error instanceof RosCallFailedError ||
+    error instanceof ConverseOutcomeError;
+  return { code, message: readable ? error.message : undefined };
+};

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { encodePartFrame } from '../../src/protocol/ws/index.js';
 import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { startSimService } from '../support/test-service.js';

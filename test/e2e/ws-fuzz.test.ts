@@ -113,7 +113,7 @@ const assertProtocolKept = (frames: readonly ReceivedFrame[], turns: number, who
 };
 
 // The protocol is what is fuzzed, at any pace: the inbound budget, which would close a session for its pace
-// (its own tests: inbound-budgets.test.ts, ws-flood.test.ts), is lifted.
+// (its own tests: inbound-budgets.test.ts on src/actors/budgets.ts, ws-flood.test.ts), is lifted.
 const UNBUDGETED = {
   ws_frames_per_second: '100000',
   ws_bytes_per_second: String(1024 * 1024 * 1024),

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { UtteranceEvent, type UtteranceAudioMsg } from '../../src/ros/port/ros-messages.js';
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { encodePartFrame } from '../../src/protocol/ws/index.js';
 import { echoChatParts } from '../../src/robot/echo-chat.js';
 import { historyTopicOf } from '../../src/robot/nodes/history-topics.js';

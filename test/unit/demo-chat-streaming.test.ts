@@ -19,7 +19,7 @@ import {
   historyJson,
 } from '../../src/robot/nodes/dialogue-history.js';
 import { HEARD_LIMITS, historyTopicOf, serveHistory } from '../../src/robot/nodes/history-topics.js';
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { serveRecognition } from '../../src/robot/nodes/recognition-topics.js';
 import { createStreamingRecogniser } from '../../src/robot/nodes/streaming-recogniser.js';
 import { FakeQoS } from '../support/fake-qos.js';

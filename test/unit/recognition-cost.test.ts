@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { wavSeconds } from '../../src/robot/echo-chat.js';
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import {
   checkRecognitionRt,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConverseOutcome } from '../../src/ros/port/ros-messages.js';
 import { createSimBackend } from '../../src/robot/sim/sim-backend.js';
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { WAV_HEADER_BYTES } from '../../src/protocol/ws/index.js';
 import { transcriptText } from '../../src/robot/speech/recognition-cost.js';
 import { end, goalRecorder, part, pcm, simOnVirtualTime } from '../support/sim-speech.js';

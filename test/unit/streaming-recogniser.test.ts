@@ -10,7 +10,7 @@ import {
   type UtteranceOutcome,
 } from '../../src/robot/nodes/streaming-recogniser.js';
 import { RECOGNISER_LIMITS, type RecogniserLimits } from '../../src/robot/speech/recogniser-limits.js';
-import { wavOfPcmParts } from '../../src/protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../src/protocol/ws/index.js';
 import { capturingLogger } from '../support/log-capture.js';
 import { ManualClock } from '../support/manual-clock.js';
 

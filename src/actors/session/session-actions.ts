@@ -1,11 +1,24 @@
-import { assign, fromCallback, sendTo, setup } from 'xstate';
-import { type OutboundFrame, MAX_TURN, type TurnNumber as Turn } from '../../protocol/ws/index.js';
+import { NEVER, type Observable } from 'rxjs';
+import { assign, fromEventObservable, sendTo, setup } from 'xstate';
+import { performance } from 'node:perf_hooks';
+import {
+  type OutboundFrame,
+  MAX_TURN,
+  PART_HEADER_BYTES,
+  parseClientText,
+  readPartHeader,
+  textFrame,
+  type TurnNumber as Turn,
+} from '../../protocol/ws/index.js';
+import type { CallEvent } from '../../streams/call-streams.js';
+import type { BudgetShortfall } from '../budgets.js';
 import type {
   ConversationRequest,
   Refusal,
   SessionContext,
   SessionEvent,
   SessionMachineInput,
+  SessionTransportEvent,
   UploadInput,
 } from './session-types.js';
 import { tellingParent } from './upload-actions.js';
@@ -17,6 +30,69 @@ import { uploadMachine } from './upload-machine.js';
  * effects and the running call are named here and given by session.ts (`provide`), on the session's live
  * resources; those given here do nothing, for pure transitions and tests of the chart alone.
  */
+
+/**
+ * What an event of the socket means to the chart. A binary frame is a whole utterance until the session
+ * streams; then it is a part, read behind its header, for the upload. A text frame is the command it names
+ * or its error. The facts a decision needs go in the event: whether the audio fits in the budget now
+ * (`shortfall`), which utterance is open, whether the queue is full; times come from one monotonic clock.
+ */
+export const readTransportEvent = (
+  event: SessionTransportEvent,
+  session: SessionContext,
+  shortfall: (bytes: number, streamed: boolean) => BudgetShortfall | undefined,
+): SessionEvent => {
+  if (event.type === 'ws.binary') {
+    const { data } = event;
+    if (!session.streams) {
+      const short = shortfall(data.byteLength, false);
+      return short === undefined
+        ? { type: 'utterance', audio: data, fits: true }
+        : { type: 'utterance', audio: data, fits: false, overShare: short === 'share' };
+    }
+    // A frame shorter than the header is no part: its bytes are kept whole, for the error to name.
+    const header = readPartHeader(data);
+    const audio = header === undefined ? data : data.subarray(PART_HEADER_BYTES);
+    const short = shortfall(audio.byteLength, true);
+    return {
+      type: 'part',
+      header,
+      audio,
+      at: performance.now(),
+      fits: short === undefined,
+      overShare: short === 'share',
+    };
+  }
+  if (event.type !== 'ws.text') return event;
+  const parsed = parseClientText(event.data, session.limits.maxTextFrameBytes);
+  if (!parsed.ok) return { type: 'text.rejected', code: parsed.code, message: parsed.message };
+  const { command } = parsed;
+  switch (command.service) {
+    case 'utterance_start':
+      return { type: 'utterance_start', at: performance.now() };
+    case 'utterance_end':
+      return {
+        type: 'utterance_end',
+        turn: command.turn,
+        parts: command.parts,
+        queueFull: queueFull(session),
+      };
+    case 'heard': {
+      const { service: _service, ...report } = command;
+      return { type: 'heard', ...report };
+    }
+    default:
+      return { type: command.service };
+  }
+};
+
+/** A robot's transcript of a streamed turn, as the kiosk gets it (the `deliver` params of `transcript`). */
+export const transcriptFrame = ({
+  event,
+}: {
+  event: Extract<SessionEvent, { type: 'transcript' }>;
+}): OutboundFrame =>
+  textFrame({ type: 'transcript', turn: event.turn, text: event.text, final: event.final });
 
 /** What becomes of an utterance, decided in this order. */
 type UtteranceVerdict =
@@ -91,7 +167,9 @@ export const sessionSetup = setup({
      * The running request's call (`calling` invokes it): it tells `call.part` per part of a Converse
      * answer, then `call.settled`; stopping it abandons the call. This one never answers.
      */
-    call: fromCallback<SessionEvent, ConversationRequest | undefined>(() => undefined),
+    call: fromEventObservable(
+      (_: { input: ConversationRequest | undefined }): Observable<CallEvent> => NEVER,
+    ),
     upload: uploadMachine.provide({ actions: tellingParent }),
   },
   guards: {

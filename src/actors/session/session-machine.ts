@@ -8,7 +8,7 @@ import {
   INITIAL_TEXT,
   utteranceAudioMs,
 } from '../../protocol/ws/index.js';
-import { runningRequest, sessionSetup, uploadInput } from './session-actions.js';
+import { runningRequest, sessionSetup, transcriptFrame, uploadInput } from './session-actions.js';
 import { refusals, startRefusals } from './session-refusals.js';
 
 /**
@@ -197,13 +197,7 @@ export const sessionMachine = sessionSetup.createMachine({
         ],
         clear_history: { actions: { type: 'refuse', params: refusals.busy('queue') } },
         heard: { actions: 'reportHeard' },
-        transcript: {
-          actions: {
-            type: 'deliver',
-            params: ({ event }) =>
-              textFrame({ type: 'transcript', turn: event.turn, text: event.text, final: event.final }),
-          },
-        },
+        transcript: { actions: { type: 'deliver', params: transcriptFrame } },
         'text.rejected': {
           actions: { type: 'deliver', params: ({ event }) => errorFrame(event.code, event.message) },
         },

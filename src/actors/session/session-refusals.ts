@@ -1,8 +1,11 @@
-import { errorFrame, type OutboundFrame, type TurnNumber as Turn } from '../../protocol/ws/index.js';
+import {
+  busyMessage,
+  errorFrame,
+  type OutboundFrame,
+  type TurnNumber as Turn,
+} from '../../protocol/ws/index.js';
 import { requestOf } from './session-actions.js';
-import { busyRefusal } from './session-outbox.js';
-import type { Refusal } from './session-types.js';
-import type { SessionContext, SessionEvent } from './session-types.js';
+import type { ConversationRequest, Refusal, SessionContext, SessionEvent } from './session-types.js';
 
 /**
  * What the session chart answers when it refuses: each refusal's frames, as the `deliver` and `refuse`
@@ -11,6 +14,29 @@ import type { SessionContext, SessionEvent } from './session-types.js';
  */
 
 const turnRefusal = (turn: Turn, frame: OutboundFrame): Refusal => ({ frame, turn });
+
+/**
+ * The `busy` error for a request that is not queued (with its turn, for a turn). A turn refused while an
+ * earlier one's `busy` still stands (nothing queued since) gets no error of its own: a client sending
+ * faster than the robot answers hears `busy` once, then one `turn_end` refused per frame.
+ */
+export function busyRefusal(
+  context: SessionContext,
+  request: ConversationRequest,
+  cause: 'queue' | 'audio' | 'address',
+): Refusal {
+  const message = busyMessage(
+    request.service,
+    cause === 'queue'
+      ? { kind: 'queue', maxWaitingCalls: context.limits.maxWaitingCalls }
+      : cause === 'audio'
+        ? { kind: 'audio', maxQueuedAudioBytes: context.audioBudgetBytes }
+        : { kind: 'address', maxAudioBytesPerAddress: context.limits.maxQueuedAudioBytesPerAddress },
+  );
+  const turn = request.service === 'chat' ? request.turn : undefined;
+  if (turn !== undefined && context.busyTold) return { frame: undefined, turn };
+  return { frame: errorFrame('busy', message, turn), turn };
+}
 
 type ChartArgs = { context: SessionContext; event: SessionEvent };
 

@@ -11,7 +11,7 @@ import type {
   HeardCommand,
 } from '../../protocol/ws/index.js';
 import type { RosCalls } from '../../ros/port/ros-calls.js';
-import { type TurnPart } from '../../streams/call-streams.js';
+import type { CallEvent } from '../../streams/call-streams.js';
 import type { WriteScheduler } from '../../streams/play-audio/fan-out.js';
 import type { ConversationGauges } from '../conversation-gauges.js';
 import type { ByteBudget } from '../budgets.js';
@@ -21,7 +21,7 @@ import type { SpeechUplink } from '../../streams/speech-uplink.js';
 /** The session's requests, events and context: the vocabulary of session-machine.ts and its helpers. */
 
 /**
- * A ROS call a session asks for; a chat request is one turn, its audio kept by SessionResources. A streamed
+ * A ROS call a session asks for; a chat request is one turn, its audio kept by the session (session.ts). A streamed
  * turn's audio went to the robot as it was spoken (with `/chat`, it is kept too, and sent whole).
  */
 export type ConversationRequest =
@@ -93,7 +93,7 @@ export interface SessionInput extends SessionDeps, SessionWrites {
   /**
    * Bytes waiting in the socket's send buffer now. Frames are written while it holds less than
    * LOW_WATER_BYTES and wait in the session's queue otherwise (outbound-queue.ts), and a write that leaves
-   * more than `maxSendBufferBytes` waiting closes the socket with 1008 (the outbox); without it the socket
+   * more than `maxSendBufferBytes` waiting closes the socket with 1008 (the kiosk queue); without it the socket
    * is taken to hold nothing and only `ws.buffered` reports are checked.
    */
   readonly bufferedBytes?: () => number;
@@ -107,17 +107,11 @@ export type SessionTransportEvent =
   | { readonly type: 'ws.closed' }
   /**
    * Bytes waiting in the socket's send buffer, reported by the transport when the socket drains or is
-   * pinged (never after the session's own writes: its outbox reads `bufferedBytes` then).
+   * pinged (never after the session's own writes: its kiosk queue reads `bufferedBytes` then).
    */
   | { readonly type: 'ws.buffered'; readonly bytes: number }
   /** The server is stopping: close with 1001. */
   | { readonly type: 'server.shutdown' };
-
-/** How the running call ended; the request it answers is the context's `running`. */
-export type CallOutcome =
-  /** A `/chat` answer carries its one part; a Converse goal's parts went out as they came. */
-  | { readonly kind: 'answered'; readonly part?: TurnPart | undefined }
-  | { readonly kind: 'failed'; readonly error: unknown };
 
 /**
  * What the chart hears: the transport's events, read into what they mean (session.ts), and the effects'
@@ -171,9 +165,8 @@ export type SessionEvent =
   | { readonly type: 'cancel' }
   /** A text frame that is no command: answered with its error. */
   | { readonly type: 'text.rejected'; readonly code: ErrorCode; readonly message: string }
-  /** One part of the running turn's answer (Converse feedback): its pair is sent at once. */
-  | { readonly type: 'call.part'; readonly part: TurnPart }
-  | { readonly type: 'call.settled'; readonly outcome: CallOutcome }
+  /** The running call's parts and end (its request is the context's `running`). */
+  | CallEvent
   | { readonly type: 'microphone.changed'; readonly enabled: boolean }
   | Exclude<SessionTransportEvent, { type: 'ws.binary' | 'ws.text' }>
   /** A send threw, or left the reader too far behind: the socket is gone. */
@@ -190,7 +183,7 @@ export interface SessionMachineInput {
 
 /**
  * Plain data: a snapshot can be copied, stored and replayed. What the session holds live (the socket, the
- * audio, the running call, its share of the budget) is in SessionResources.
+ * audio, the running call, its share of the budget) is session.ts's.
  */
 export interface SessionContext extends SessionMachineInput {
   /** The request whose call runs (`calling`), if any. */

@@ -91,6 +91,24 @@ export const writeWavHeader = (view: DataView, dataBytes: number): void => {
 };
 
 /**
+ * A streamed utterance's PCM parts as one WAV recording, the format a kiosk's whole binary frame carries:
+ * what `/chat` gets for a streamed utterance, since a robot without streaming knows only whole recordings.
+ * One copy of the bytes, into the new buffer.
+ */
+export const wavOfPcmParts = (parts: readonly Uint8Array[]): Uint8Array => {
+  let dataBytes = 0;
+  for (const part of parts) dataBytes += part.byteLength;
+  const wav = new Uint8Array(WAV_HEADER_BYTES + dataBytes);
+  writeWavHeader(new DataView(wav.buffer), dataBytes);
+  let at = WAV_HEADER_BYTES;
+  for (const part of parts) {
+    wav.set(part, at);
+    at += part.byteLength;
+  }
+  return wav;
+};
+
+/**
  * One part of a streamed utterance as a client sends it: the header (turn, sequence) and the PCM bytes, in
  * one new buffer.
  */
@@ -167,7 +185,7 @@ export type BusyCause =
   | { readonly kind: 'address'; readonly maxAudioBytesPerAddress: number };
 
 /**
- * The `message` of a `busy` error. The session (src/actors/session/session-outbox.ts) and the documented
+ * The `message` of a `busy` error. The session (src/actors/session/session-refusals.ts) and the documented
  * examples (test/support/ws-examples.ts) both build it here, so the page shows exactly what a kiosk receives.
  */
 export const busyMessage = (service: 'chat' | CommandService, cause: BusyCause): string =>

@@ -1,6 +1,6 @@
 import type { PlayAudioMsg } from '../../ros/port/ros-messages.js';
 import { PCM_SAMPLE_RATE } from '../../protocol/ws/index.js';
-import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../protocol/ws/index.js';
 
 /** The tone's shape: a quarter second of 660 Hz, 16 kHz mono 16-bit PCM, faded in and out. */
 const DURATION_S = 0.25;

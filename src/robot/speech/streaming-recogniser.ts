@@ -1,5 +1,5 @@
 import { UtteranceEvent, type TranscriptMsg, type UtteranceAudioMsg } from '../../ros/port/ros-messages.js';
-import { wavOfPcmParts } from '../../protocol/pcm-wav.js';
+import { wavOfPcmParts } from '../../protocol/ws/index.js';
 import { pcmSeconds, recognitionMs, transcriptText } from './recognition-cost.js';
 import type { StandInClock, StandInTimer } from './stand-in-clock.js';
 import { RecentOutcomes } from './recent-outcomes.js';

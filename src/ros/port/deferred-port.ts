@@ -1,11 +1,5 @@
 import { BehaviorSubject, EMPTY, NEVER, switchMap, type Observable } from 'rxjs';
-import type {
-  ConverseGoalMsg,
-  HeardMsg,
-  PlayAudioMsg,
-  TranscriptMsg,
-  UtteranceAudioMsg,
-} from './ros-messages.js';
+import type { ConverseGoalMsg, PlayAudioMsg, TranscriptMsg } from './ros-messages.js';
 import {
   defaultServiceName,
   RosServiceUnavailableError,
@@ -30,7 +24,7 @@ import {
  * RosServiceUnavailableError (HTTP 503) and readiness names what start-up waits for. Once attached,
  * calls, readiness, service names and both streams go to the backend. Subscriptions taken before attach
  * switch over. A call is routed when it is made: one made before attach fails at once. While attached,
- * `call` and `converse` are the backend's own (bound), so a call does not pass through here.
+ * `call`, `converse` and the two publishers are the backend's own (bound), so none passes through here.
  */
 export interface DeferredRosPort extends RosPort {
   /** What start-up waits for now; /ready shows it until a backend is attached. */
@@ -91,11 +85,16 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     return SETTLED_CALL;
   };
 
+  // Before a backend is attached and after it closed there is no graph to publish on: nobody could hear it.
+  const unheard = (): void => undefined;
+
   const close = async (): Promise<void> => {
     const state = state$.value;
     lifetime.abort(new Error('the ROS port closed before the backend started'));
     deferred.call = refuseCall;
     deferred.converse = refuseConverse;
+    deferred.publishUtteranceAudio = unheard;
+    deferred.publishHeard = unheard;
     state$.next({ kind: 'closed' });
     state$.complete();
     if (state.kind === 'attached') await state.port.close();
@@ -124,15 +123,8 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     playAudioLost$: follow<number>((port) => port.playAudioLost$ ?? EMPTY),
     microphoneRequests$: follow<MicrophoneRequest>((port) => port.microphoneRequests$),
     transcripts$: follow<TranscriptMsg>((port) => port.transcripts$),
-    // Before a backend is attached there is no graph to publish on: nobody could have heard it.
-    publishUtteranceAudio: (message: UtteranceAudioMsg) => {
-      const state = state$.value;
-      if (state.kind === 'attached') state.port.publishUtteranceAudio(message);
-    },
-    publishHeard: (message: HeardMsg) => {
-      const state = state$.value;
-      if (state.kind === 'attached') state.port.publishHeard(message);
-    },
+    publishUtteranceAudio: unheard,
+    publishHeard: unheard,
     publishMicrophoneEnabled: (enabled) => {
       // Kept for a backend attached later: the state is published at start, before ROS is up.
       microphoneEnabled = enabled;
@@ -166,6 +158,8 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       attachedNames = attached.serviceName.bind(attached);
       deferred.call = attached.call.bind(attached);
       deferred.converse = attached.converse.bind(attached);
+      deferred.publishUtteranceAudio = attached.publishUtteranceAudio.bind(attached);
+      deferred.publishHeard = attached.publishHeard.bind(attached);
       state$.next({ kind: 'attached', port: attached });
       if (microphoneEnabled !== undefined) attached.publishMicrophoneEnabled?.(microphoneEnabled);
     },

@@ -149,7 +149,7 @@ export interface PlayAudioFanOutOptions {
 
 /**
  * The port's `/play_audio` as every kiosk hears it. A kiosk is a subscriber whose `next` puts the pair in
- * its queue (the session's outbox). The port is subscribed while at least one kiosk listens; its end or
+ * its queue (the session's KioskQueue). The port is subscribed while at least one kiosk listens; its end or
  * failure reaches the kiosks after the messages the buffer still holds.
  */
 export const playAudioFanOut = (

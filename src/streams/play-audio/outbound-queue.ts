@@ -42,6 +42,11 @@ export interface KioskQueueOptions {
   readonly bufferedBytes: () => number;
   /** The transport's write of one frame (a pair in one corked write, or a close); throws when the socket is gone. */
   readonly send: (frame: OutboundFrame) => void;
+  /**
+   * Runs several writes as one to the socket where the transport can (uWebSockets.js's cork: a turn's last
+   * pair and its `turn_end` in one syscall while they fit its 16 KiB buffer). Without it, one by one.
+   */
+  readonly batch?: ((writes: () => void) => void) | undefined;
   /** A write failed or left the kiosk past its cap: the session ends. */
   readonly writeFailed: () => void;
 }
@@ -87,11 +92,12 @@ export class KioskQueue {
   }
 
   /**
-   * A session frame: written now when nothing waits and uWS holds less than LOW_WATER_BYTES, else queued.
-   * False when it was not sent, or cannot wait either: more than the cap would wait even with every
-   * `/play_audio` pair dropped (then the socket is closed with 1008).
+   * A session frame: written now when nothing waits and uWS holds less than LOW_WATER_BYTES, else queued;
+   * a close frame at once, what waits dropped. False when it was not sent, or cannot wait either: more than
+   * the cap would wait even with every `/play_audio` pair dropped (then the socket is closed with 1008).
    */
   send(frame: OutboundFrame): boolean {
+    if (frame.kind === 'close') return this.#end(frame);
     if (this.#closed) return false;
     if (this.#placeFor(frame) === 0 && this.#heldBelow(LOW_WATER_BYTES)) return this.#write(frame);
     const bytes = wireBytes(frame);
@@ -104,6 +110,30 @@ export class KioskQueue {
     }
     this.#push({ frame, bytes, playAudio: false }, this.#placeFor(frame));
     return true;
+  }
+
+  /** Runs `writes` as one write where the transport can; returns what `writes` returns (every frame sent). */
+  batch(writes: () => boolean): boolean {
+    const { batch } = this.options;
+    if (batch === undefined || this.#broken) return writes();
+    let sent = false;
+    batch(() => {
+      sent = writes();
+    });
+    return sent;
+  }
+
+  /** The session closes the socket: what waits is dropped, the close frame written now. */
+  #end(frame: OutboundFrame): boolean {
+    if (this.#broken) return false;
+    this.clear();
+    try {
+      this.options.send(frame);
+      return true;
+    } catch {
+      this.#broken = true;
+      return false;
+    }
   }
 
   /** Where a session frame waits: a text frame just after the session's own waiting frames, a pair last. */

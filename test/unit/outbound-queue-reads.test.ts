@@ -1,34 +1,35 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Outbox } from '../../src/actors/session/session-outbox.js';
 import { textFrame, type OutboundFrame } from '../../src/protocol/ws/index.js';
 import { WriteScheduler } from '../../src/streams/play-audio/fan-out.js';
-import { LOW_WATER_BYTES } from '../../src/streams/play-audio/outbound-queue.js';
+import { KioskQueue, LOW_WATER_BYTES } from '../../src/streams/play-audio/outbound-queue.js';
 
 const MIB = 1024 * 1024;
 
-/** An outbox on a socket whose send buffer holds `held()` bytes, counting how often it is read. */
+/** A session's queue on a socket whose send buffer holds `held()` bytes, counting how often it is read. */
 const outboxOn = (held: () => number) => {
   const sent: OutboundFrame[] = [];
   let reads = 0;
   const turns: (() => void)[] = [];
   const scheduler = new WriteScheduler({ totalCapBytes: 64 * MIB, schedule: (task) => turns.push(task) });
-  const outbox = new Outbox(
-    (frame) => sent.push(frame),
-    undefined,
-    () => {
-      reads += 1;
-      return held();
+  const outbox = new KioskQueue(
+    {
+      capBytes: 2 * MIB,
+      bufferedBytes: () => {
+        reads += 1;
+        return held();
+      },
+      send: (frame) => sent.push(frame),
+      writeFailed: () => undefined,
     },
-    2 * MIB,
-    { scheduler, writeFailed: () => undefined },
+    scheduler,
   );
   return { outbox, sent, turns, reads: () => reads };
 };
 
 const ack = textFrame({ type: 'ack', service: 'cancel' });
 
-describe("the session's outbox", () => {
+describe("a session's frames through the kiosk's queue", () => {
   it("reads the socket's send buffer once per frame it writes", () => {
     const { outbox, sent, reads } = outboxOn(() => 0);
     for (let index = 0; index < 10; index += 1) assert.equal(outbox.send(ack), true);
