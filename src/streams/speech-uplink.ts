@@ -76,7 +76,8 @@ export const speechUplink = (
   };
 };
 
-const NO_AUDIO = new Uint8Array(0);
+/** The audio of an event that carries none (an end, an abandon, a Converse goal of a streamed turn). */
+export const NO_AUDIO = new Uint8Array(0);
 
 /**
  * One session's streamed utterances on the uplink: each part told to the robot as it comes, then the end,

@@ -25,7 +25,7 @@ import {
 } from '../../streams/call-streams.js';
 import { WriteScheduler } from '../../streams/play-audio/fan-out.js';
 import { KioskQueue } from '../../streams/play-audio/outbound-queue.js';
-import { SessionSpeech } from '../../streams/speech-uplink.js';
+import { NO_AUDIO, SessionSpeech } from '../../streams/speech-uplink.js';
 import { trackSubscription } from '../conversation-gauges.js';
 import { noteSpoken, readHeardReport, type SpokenTurn } from './heard-text.js';
 import { readTransportEvent } from './session-actions.js';
@@ -64,8 +64,6 @@ interface HeldAudio {
   /** Give their bytes back to the budget; one per chunk that took any. */
   readonly releases: (() => void)[];
 }
-
-const NO_AUDIO = new Uint8Array(0);
 
 /** What an effect reads of the chart's step. */
 interface EffectArgs {
@@ -266,9 +264,9 @@ class SessionResources {
     const abandoned = (): void => {
       onCallAbandoned?.(service === 'chat' && chatInterface === 'action' ? 'converse' : service);
     };
-    return request.service === 'clear_history'
-      ? sessionCall$(calls, chatInterface, request, abandoned)
-      : sessionCall$(calls, chatInterface, { service, utterance: this.#utteranceOf(request) }, abandoned);
+    const call =
+      request.service === 'clear_history' ? request : { service, utterance: this.#utteranceOf(request) };
+    return sessionCall$(calls, chatInterface, call, abandoned);
   };
 
   /**
