@@ -12,10 +12,7 @@ fi
 
 if [ "$(id -u)" = "0" ] && [ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1; then
   echo "ensure-chromium: $CHROMIUM is missing; installing Debian's chromium package (apt-get)" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  # Waits (bounded) for another apt/dpkg run to release its lock instead of failing at once.
-  apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 update -qq
-  apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 install -y -qq --no-install-recommends chromium >/dev/null
+  sh "$(dirname "$0")/../support/apt-install.sh" ensure-chromium chromium
   if [ -x "$CHROMIUM" ]; then
     exit 0
   fi

@@ -24,11 +24,8 @@ fi
 
 if [ "$(id -u)" = "0" ] && [ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1; then
   echo "ensure-tls-tools: installing Debian's$missing (apt-get)" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  # Waits (bounded) for another apt/dpkg run to release its lock instead of failing at once.
-  apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 update -qq
   # shellcheck disable=SC2086 # the package names are meant to be split
-  apt-get -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 install -y -qq --no-install-recommends $missing >/dev/null
+  sh "$(dirname "$0")/../support/apt-install.sh" ensure-tls-tools $missing
   missing="$(missing_packages)"
   if [ -z "$missing" ]; then
     exit 0

@@ -113,6 +113,8 @@ export class ScriptedPort implements RosPort {
 
   close(): Promise<void> {
     this.closed = true;
+    // As the real backends: the transcripts end with the port.
+    this.transcripts.complete();
     return Promise.resolve();
   }
 }

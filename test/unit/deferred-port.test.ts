@@ -100,6 +100,31 @@ describe('the deferred ROS port', () => {
     assert.equal(requests[0]?.enabled, false);
   });
 
+  it('hands the transcripts over on attach: taken before, after and after close', async () => {
+    const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
+    const before: string[] = [];
+    const after: string[] = [];
+    const ended: string[] = [];
+    port.transcripts$.subscribe({
+      next: (transcript) => before.push(transcript.text),
+      complete: () => ended.push('before'),
+    });
+    const backend = new ScriptedPort();
+    port.attach(backend);
+    assert.equal(port.transcripts$, backend.transcripts$, 'taken after attach: the backend’s own stream');
+    port.transcripts$.subscribe({
+      next: (transcript) => after.push(transcript.text),
+      complete: () => ended.push('after'),
+    });
+    backend.transcripts.next({ utterance_id: 'u-1', text: 'hello', final: true });
+    await port.close();
+    assert.deepEqual(before, ['hello']);
+    assert.deepEqual(after, ['hello']);
+    assert.deepEqual(ended.sort(), ['after', 'before'], 'the backend completes its stream when it closes');
+    const late = await lastValueFrom(port.transcripts$.pipe(toArray()));
+    assert.deepEqual(late, [], 'taken after close: complete at once');
+  });
+
   it('close: completes the streams, closes the attached backend, aborts start-up work; idempotent', async () => {
     const port = createDeferredPort({ backend: 'ros', pendingDetail: 'starting' });
     const backend = new ScriptedPort();

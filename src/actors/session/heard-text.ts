@@ -23,33 +23,13 @@ export const heardText = (
 
 /** The latest answered (or answering) turn's pairs, in the order they left: what a heard report is read against. */
 export interface SpokenTurn {
-  turn: Turn;
+  readonly turn: Turn;
   readonly messageIds: MessageId[];
   readonly texts: string[];
 }
 
 /** Parts of one answer remembered for a heard report; an answer of more parts is cut there. */
-const MAX_SPOKEN_PARTS = 256;
-
-/** `spoken` with the pair `messageId` of `turn` noted; a new turn's pairs replace the last one's. */
-export const noteSpoken = (
-  spoken: SpokenTurn | undefined,
-  turn: Turn,
-  messageId: MessageId,
-  text: string,
-): SpokenTurn => {
-  if (spoken === undefined) return { turn, messageIds: [messageId], texts: [text] };
-  if (spoken.turn !== turn) {
-    spoken.turn = turn;
-    spoken.messageIds.length = 0;
-    spoken.texts.length = 0;
-  }
-  if (spoken.messageIds.length < MAX_SPOKEN_PARTS) {
-    spoken.messageIds.push(messageId);
-    spoken.texts.push(text);
-  }
-  return spoken;
-};
+export const MAX_SPOKEN_PARTS = 256;
 
 /**
  * What a heard report tells the robot: how long the answer played and the text heard, when it names the

@@ -27,7 +27,7 @@ import { WriteScheduler } from '../../streams/play-audio/fan-out.js';
 import { KioskQueue } from '../../streams/play-audio/outbound-queue.js';
 import { NO_AUDIO, SessionSpeech } from '../../streams/speech-uplink.js';
 import { trackSubscription } from '../conversation-gauges.js';
-import { noteSpoken, readHeardReport, type SpokenTurn } from './heard-text.js';
+import { MAX_SPOKEN_PARTS, readHeardReport, type SpokenTurn } from './heard-text.js';
 import { readTransportEvent } from './session-actions.js';
 import { sessionMachine } from './session-machine.js';
 import type {
@@ -41,10 +41,9 @@ import type {
 } from './session-types.js';
 
 /**
- * A session: its chart (session-machine.ts) given, by `provide`, its effects and its call on what it holds
- * live: the kiosk's queue, its turns' audio and their hold on the budget, its streamed utterances, the
- * /play_audio and microphone subscriptions. The socket's events are read into the chart's; what comes back
- * (a call's parts and answer, a failed send, a transcript) comes back as the chart's events.
+ * A session: its chart (session-machine.ts) given by `provide` its effects and its call on what it holds
+ * live (queue, audio, utterances, subscriptions). The socket's events are read into the chart's; what comes
+ * back (a call's parts, a failed send, a transcript) comes back as the chart's events.
  */
 
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
@@ -319,7 +318,11 @@ class SessionResources {
   /** A pair of turn `turn`: its message id taken as it leaves, remembered with the turn's others. */
   #sendPair(turn: Turn, part: TurnPart): boolean {
     const messageId = this.input.messageIds.next();
-    this.#spoken = noteSpoken(this.#spoken, turn, messageId, part.text);
+    if (this.#spoken?.turn !== turn) this.#spoken = { turn, messageIds: [], texts: [] };
+    if (this.#spoken.messageIds.length < MAX_SPOKEN_PARTS) {
+      this.#spoken.messageIds.push(messageId);
+      this.#spoken.texts.push(part.text);
+    }
     return this.#queue.send(encodeAudioPair(messageId, part, turn));
   }
 
@@ -334,8 +337,8 @@ class SessionResources {
 }
 
 /**
- * Starts a session; its initial `state` frame is sent before this returns. `inspect` hears every event the
- * chart processes (XState's inspection), as a log that replays to the same snapshots.
+ * Starts a session, its `state` frame sent before this returns. `inspect` hears each event the chart takes
+ * (XState's inspection): a log that replays to the same snapshots.
  */
 export const startSessionActor = (
   input: SessionInput,

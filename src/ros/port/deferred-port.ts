@@ -24,7 +24,8 @@ import {
  * RosServiceUnavailableError (HTTP 503) and readiness names what start-up waits for. Once attached,
  * calls, readiness, service names and both streams go to the backend. Subscriptions taken before attach
  * switch over. A call is routed when it is made: one made before attach fails at once. While attached,
- * `call`, `converse` and the two publishers are the backend's own (bound), so none passes through here.
+ * `call`, `converse`, the two publishers and the transcripts are the backend's own (bound), so none passes
+ * through here (the transcripts are taken for each streamed utterance; the backend completes them on close).
  */
 export interface DeferredRosPort extends RosPort {
   /** What start-up waits for now; /ready shows it until a backend is attached. */
@@ -95,12 +96,14 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
     deferred.converse = refuseConverse;
     deferred.publishUtteranceAudio = unheard;
     deferred.publishHeard = unheard;
+    deferred.transcripts$ = EMPTY;
     state$.next({ kind: 'closed' });
     state$.complete();
     if (state.kind === 'attached') await state.port.close();
   };
 
-  const deferred: DeferredRosPort = {
+  // The transcripts are reassigned on attach and close, as the calls and publishers are.
+  const deferred: DeferredRosPort & { transcripts$: Observable<TranscriptMsg> } = {
     backend,
     get description() {
       const state = state$.value;
@@ -160,6 +163,7 @@ export const createDeferredPort = ({ backend, pendingDetail }: DeferredPortOptio
       deferred.converse = attached.converse.bind(attached);
       deferred.publishUtteranceAudio = attached.publishUtteranceAudio.bind(attached);
       deferred.publishHeard = attached.publishHeard.bind(attached);
+      deferred.transcripts$ = attached.transcripts$;
       state$.next({ kind: 'attached', port: attached });
       if (microphoneEnabled !== undefined) attached.publishMicrophoneEnabled?.(microphoneEnabled);
     },
