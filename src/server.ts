@@ -142,7 +142,10 @@ const main = async (): Promise<void> => {
     );
   }
   handleShutdown(log, options, service, backend.port);
-  if (options.backend !== 'ros') return;
+  if (options.backend !== 'ros') {
+    service.startedUp();
+    return;
+  }
 
   try {
     await connectRosBackend(backend.port, log, {
@@ -161,6 +164,7 @@ const main = async (): Promise<void> => {
   // Not attached means a signal closed the port while ROS started; the shutdown handler exits.
   if (backend.port.attached === undefined) return;
   log.info({ detail: backend.port.description }, `ROS backend ready: ${backend.port.description}`);
+  service.startedUp();
 };
 
 void main();

@@ -62,6 +62,8 @@ export interface RunningBridge {
   readonly hub: ConversationHub;
   readonly calls: RosCalls;
   readonly metrics: BridgeMetrics;
+  /** Start-up is over (the backend attached): its garbage is collected once the bridge is quiet. */
+  startedUp(): void;
   /**
    * Graceful stop (see RunningUwsApp.stop); resolves to whether in-flight work finished within the drain
    * (false: some was cut with 503). Does not close the ROS port, which belongs to the caller.
@@ -256,6 +258,7 @@ export const startBridge = async ({
     hub,
     calls,
     metrics,
+    startedUp: quietGc.traffic,
     stop: async (drainMs = drainWithin(options.shutdown_timeout_ms)) => {
       const drained = await app.stop(drainMs);
       losses.close();
