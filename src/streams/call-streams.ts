@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { Observable, ignoreElements } from 'rxjs';
 import type { ChatInterface, ErrorCode } from '../protocol/ws/index.js';
 import type { RosCalls } from '../ros/port/ros-calls.js';
 import {
@@ -132,6 +132,7 @@ export type CallEvent =
  * A session's running request as the chart's events: with the Converse action a `call.part` per part as it
  * arrives, then `call.settled`; with `/chat` and clear_history only `call.settled`, the answer in it.
  * Unsubscribed before it settles: the call abandoned (a Converse goal cancelled) and `abandoned` told.
+ * test/unit/turn.marble.test.ts pins the behaviour.
  */
 export const sessionCall$ = (
   calls: Pick<RosCalls, 'call' | 'converse'>,
@@ -142,39 +143,31 @@ export const sessionCall$ = (
   abandoned: () => void,
 ): Observable<CallEvent> =>
   new Observable<CallEvent>((subscriber) => {
+    const answer$: Observable<TurnPart> =
+      request.service === 'clear_history'
+        ? rosCall$(calls, 'clear_history', {}).pipe(ignoreElements())
+        : turn$(calls, chatInterface, request.utterance);
+    // clear_history answers no part; a `/chat` answer is one, carried by the settling event.
+    const partByPart = chatInterface === 'action';
+    let wholeAnswer: TurnPart | undefined;
     let settled = false;
     const settle = (outcome: CallOutcome): void => {
       settled = true;
       subscriber.next({ type: 'call.settled', outcome });
       subscriber.complete();
     };
-    const error = (cause: unknown): void => {
-      settle({ kind: 'failed', error: cause });
-    };
-    const call =
-      request.service === 'clear_history'
-        ? rosCall$(calls, 'clear_history', {}).subscribe({
-            next: () => {
-              settle({ kind: 'answered' });
-            },
-            error,
-          })
-        : chatInterface === 'service'
-          ? turn$(calls, 'service', request.utterance).subscribe({
-              next: (part) => {
-                settle({ kind: 'answered', part });
-              },
-              error,
-            })
-          : turn$(calls, 'action', request.utterance).subscribe({
-              next: (part) => {
-                subscriber.next({ type: 'call.part', part });
-              },
-              complete: () => {
-                settle({ kind: 'answered' });
-              },
-              error,
-            });
+    const call = answer$.subscribe({
+      next: (part) => {
+        if (partByPart) subscriber.next({ type: 'call.part', part });
+        else wholeAnswer = part;
+      },
+      complete: () => {
+        settle({ kind: 'answered', part: wholeAnswer });
+      },
+      error: (cause: unknown) => {
+        settle({ kind: 'failed', error: cause });
+      },
+    });
     return () => {
       call.unsubscribe();
       if (!settled) abandoned();

@@ -14,7 +14,7 @@ import { ConverseOutcome, type ConverseFeedbackMsg } from '../../src/ros/port/ro
 import { RosTimeoutError, type RosCallKey, type RosPort } from '../../src/ros/port/ros-port.js';
 import { createConversationGauges, type ConversationGauges } from '../../src/actors/conversation-gauges.js';
 import { byteBudget } from '../../src/actors/budgets.js';
-import { converse$, ConverseOutcomeError, turn$ } from '../../src/streams/call-streams.js';
+import { converse$, ConverseOutcomeError, sessionCall$, turn$ } from '../../src/streams/call-streams.js';
 import { audioOf, fakeMicrophone, unheardSpeech } from '../support/conversation-fakes.js';
 import { marbleScheduler, scriptedPort } from '../support/marbles.js';
 import { callTimeouts } from '../support/port-calls.js';
@@ -185,6 +185,85 @@ describe('the turn stream (marbles)', () => {
         { r: answer },
       );
     });
+  });
+});
+
+describe("a session's call as its chart's events (marbles)", () => {
+  const utterance = { id: 'u-1', streamed: false, audio: audioOf(1) };
+
+  it('action: a call.part per part as it arrives, then call.settled answered with no part', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const calls = createRosCalls({
+        port: scriptedPort({ 'converse:1': cold('-a--b-(r|)', { a: part('one.'), b: part('two.'), r: ok }) }),
+        timeoutsMs: callTimeouts(100),
+        scheduler,
+      });
+      expectObservable(sessionCall$(calls, 'action', { service: 'chat', utterance }, () => {})).toBe(
+        '-a--b-(s|)',
+        {
+          a: { type: 'call.part', part: part('one.') },
+          b: { type: 'call.part', part: part('two.') },
+          s: { type: 'call.settled', outcome: { kind: 'answered', part: undefined } },
+        },
+      );
+    });
+  });
+
+  it('service: no call.part; call.settled carries the one /chat answer', () => {
+    const scheduler = marbleScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const calls = createRosCalls({
+        port: scriptedPort({ 1: cold('---(r|)', { r: part('whole.') }) }),
+        timeoutsMs: callTimeouts(100),
+        scheduler,
+      });
+      expectObservable(sessionCall$(calls, 'service', { service: 'chat', utterance }, () => {})).toBe(
+        '---(s|)',
+        { s: { type: 'call.settled', outcome: { kind: 'answered', part: part('whole.') } } },
+      );
+    });
+  });
+
+  it('clear_history: call.settled answered with no part, on either interface', () => {
+    for (const chatInterface of ['service', 'action'] as const) {
+      const scheduler = marbleScheduler();
+      scheduler.run(({ cold, expectObservable }) => {
+        const calls = createRosCalls({
+          port: scriptedPort({ clear_history: cold('--(r|)', { r: {} }) }),
+          timeoutsMs: callTimeouts(100),
+          scheduler,
+        });
+        expectObservable(sessionCall$(calls, chatInterface, { service: 'clear_history' }, () => {})).toBe(
+          '--(s|)',
+          { s: { type: 'call.settled', outcome: { kind: 'answered', part: undefined } } },
+        );
+      });
+    }
+  });
+
+  it('a failure settles failed; unsubscribed before it settles, abandoned is told once, after a settle never', () => {
+    const scheduler = marbleScheduler();
+    const abandonedAt: number[] = [];
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const slow = cold('-----(r|)', { r: part('late.') });
+      const calls = createRosCalls({
+        port: scriptedPort({ 1: cold('--#', undefined, new Error('boom')), 2: slow }),
+        timeoutsMs: callTimeouts(100),
+        scheduler,
+      });
+      const failing = { service: 'chat', utterance } as const;
+      expectObservable(sessionCall$(calls, 'service', failing, () => abandonedAt.push(-1))).toBe('--(s|)', {
+        s: { type: 'call.settled', outcome: { kind: 'failed', error: new Error('boom') } },
+      });
+      const abandoning = { service: 'chat', utterance: { ...utterance, audio: audioOf(2) } } as const;
+      expectObservable(
+        sessionCall$(calls, 'service', abandoning, () => abandonedAt.push(scheduler.now())),
+        '^--!',
+      ).toBe('---');
+      expectSubscriptions(slow.subscriptions).toBe('^--!');
+    });
+    assert.deepEqual(abandonedAt, [3]);
   });
 });
 
