@@ -8,6 +8,10 @@
 #
 # --expose-gc: the bridge runs one full GC once /play_audio goes quiet after a burst, so its RSS returns
 #   near idle (src/app/quiet-gc.ts; docs/operations.md, "Memory after a burst").
+# --no-node-snapshot: Node.js bootstraps from its built-in code instead of deserialising its start-up
+#   snapshot, which reads all of the snapshot's pages of the binary into the process: idle RSS on a real
+#   graph 83.4-83.9 -> 79.9-80.4 MiB on Node.js 24, 75.1-75.6 -> 73.1-73.5 on 20, the same time to listen
+#   (docs/performance.md, "Memory on a real graph").
 # MALLOC_MMAP_THRESHOLD_=131072: glibc's allocator raises its mmap threshold on every free of a large
 #   block, so a /play_audio burst's buffers stayed resident; a fixed threshold returns blocks of 128 KiB
 #   and more to the system when freed (peak RSS on a real graph 103 -> 91 MiB, docs/performance.md,
@@ -15,4 +19,4 @@
 set -eu
 MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 export MALLOC_MMAP_THRESHOLD_
-exec node --expose-gc "$@"
+exec node --expose-gc --no-node-snapshot "$@"
