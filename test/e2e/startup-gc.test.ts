@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { QUIET_GC_AFTER_MS } from '../../src/app/quiet-gc.js';
+import { startServerProcess } from '../support/server-process.js';
 
 interface LogLine {
   readonly msg?: string;
@@ -10,47 +11,27 @@ interface LogLine {
   readonly gcMs?: number;
 }
 
+const logLines = (text: string): LogLine[] =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+
+const isCollection = (line: LogLine): boolean =>
+  line.msg?.startsWith('full GC once the bridge went quiet') === true;
+
 describe('the collection after start-up', () => {
   it('runs once, a quiet period after the service is up, with --expose-gc as docker/node-runtime.sh gives', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'src/server.ts'].concat([
-        '--backend',
-        'sim',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        '0',
-        '--log_level',
-        'debug',
-      ]),
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const lines: LogLine[] = [];
-    let pending = '';
+    const server = await startServerProcess(['--log_level', 'debug'], {
+      nodeFlags: ['--expose-gc'],
+      keepLog: true,
+    });
     try {
-      const collected = await new Promise<LogLine>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          reject(new Error(`no collection within ${QUIET_GC_AFTER_MS + 10_000} ms of start`));
-        }, QUIET_GC_AFTER_MS + 10_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          pending += chunk.toString();
-          const complete = pending.split('\n');
-          pending = complete.pop() ?? '';
-          for (const text of complete) {
-            const line = JSON.parse(text) as LogLine;
-            lines.push(line);
-            if (line.msg?.startsWith('full GC once the bridge went quiet') === true) {
-              clearTimeout(timer);
-              resolve(line);
-            }
-          }
-        });
-        child.once('exit', (code) => {
-          clearTimeout(timer);
-          reject(new Error(`the service exited (${code}) before collecting`));
-        });
-      });
+      const deadline = Date.now() + QUIET_GC_AFTER_MS + 10_000;
+      while (!logLines(server.log()).some(isCollection) && Date.now() < deadline) await sleep(100);
+      const lines = logLines(server.log());
+      const collected = lines.find(isCollection);
+      assert.ok(collected !== undefined, `no collection within ${QUIET_GC_AFTER_MS + 10_000} ms of start`);
       const listening = lines.find((line) => line.msg?.startsWith('listening on') === true);
       assert.ok(listening?.time !== undefined && collected.time !== undefined, 'both lines have a time');
       const after = Date.parse(collected.time) - Date.parse(listening.time);
@@ -60,8 +41,7 @@ describe('the collection after start-up', () => {
       );
       assert.equal(typeof collected.gcMs, 'number');
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await server.stop();
     }
   });
 });

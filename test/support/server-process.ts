@@ -15,6 +15,8 @@ export interface ServerProcess {
   readonly wsUrl: string;
   /** What the server printed on stdout up to the line saying it listens (its start-up log). */
   readonly startupLog: string;
+  /** All it printed on stdout so far when started with `keepLog`; otherwise the start-up log. */
+  log(): string;
   /** Resident set size of the server process, in bytes. */
   rssBytes(): number;
   /** CPU time the server process has used so far (user and system), in milliseconds. */
@@ -32,11 +34,33 @@ export const startServerProcess = async (
     timeoutMs = 20_000,
     env = {},
     node = process.execPath,
-  }: { timeoutMs?: number; env?: Record<string, string>; node?: string } = {},
+    nodeFlags = [],
+    keepLog = false,
+  }: {
+    timeoutMs?: number;
+    env?: Record<string, string>;
+    node?: string;
+    /** Node.js flags before the entry point, e.g. docker/node-runtime.sh's `--expose-gc`. */
+    nodeFlags?: readonly string[];
+    /** Keep what the server prints after start-up too, for log(). */
+    keepLog?: boolean;
+  } = {},
 ): Promise<ServerProcess> => {
   const child: ChildProcessWithoutNullStreams = spawn(
     node,
-    ['--import', 'tsx', 'src/server.ts', '--backend', 'sim', '--host', '127.0.0.1', '--port', '0', ...args],
+    [
+      ...nodeFlags,
+      '--import',
+      'tsx',
+      'src/server.ts',
+      '--backend',
+      'sim',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      ...args,
+    ],
     { stdio: 'pipe', env: { ...process.env, ...env } },
   );
   let output = '';
@@ -58,13 +82,20 @@ export const startServerProcess = async (
       reject(new Error(`server exited early: ${output}`));
     });
   });
+  const startupLog = output;
   child.stdout.removeAllListeners('data');
+  if (keepLog) {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+  }
   child.stdout.resume();
   child.stderr.resume();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
-    startupLog: output,
+    startupLog,
+    log: () => output,
     rssBytes: () => rssOf(child.pid ?? 0),
     cpuMs: () => {
       // Fields 14 and 15 of /proc/<pid>/stat (after the command name): utime and stime, in clock ticks.
