@@ -3,34 +3,20 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QUIET_GC_AFTER_MS } from '../../src/app/quiet-gc.js';
 import { startServerProcess } from '../support/server-process.js';
-
-interface LogLine {
-  readonly msg?: string;
-  /** ISO 8601, as the service's logger writes it. */
-  readonly time?: string;
-  readonly gcMs?: number;
-}
-
-const logLines = (text: string): LogLine[] =>
-  text
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
-
-const isCollection = (line: LogLine): boolean =>
-  line.msg?.startsWith('full GC once the bridge went quiet') === true;
+import { isQuietCollection, serviceLogLines } from '../support/service-log.js';
 
 describe('the collection after start-up', () => {
-  it('runs once, a quiet period after the service is up, with --expose-gc as docker/node-runtime.sh gives', async () => {
+  it('runs once, a quiet period after the service is up, started as the image starts it', async () => {
     const server = await startServerProcess(['--log_level', 'debug'], {
-      nodeFlags: ['--expose-gc'],
+      asTheImageRuns: true,
       keepLog: true,
     });
     try {
       const deadline = Date.now() + QUIET_GC_AFTER_MS + 10_000;
-      while (!logLines(server.log()).some(isCollection) && Date.now() < deadline) await sleep(100);
-      const lines = logLines(server.log());
-      const collected = lines.find(isCollection);
+      while (!serviceLogLines(server.log()).some(isQuietCollection) && Date.now() < deadline)
+        await sleep(100);
+      const lines = serviceLogLines(server.log());
+      const collected = lines.find(isQuietCollection);
       assert.ok(collected !== undefined, `no collection within ${QUIET_GC_AFTER_MS + 10_000} ms of start`);
       const listening = lines.find((line) => line.msg?.startsWith('listening on') === true);
       assert.ok(listening?.time !== undefined && collected.time !== undefined, 'both lines have a time');
@@ -40,6 +26,7 @@ describe('the collection after start-up', () => {
         `collected ${after} ms after listening, not one quiet period (${QUIET_GC_AFTER_MS} ms) after`,
       );
       assert.equal(typeof collected.gcMs, 'number');
+      assert.equal(lines.filter(isQuietCollection).length, 1, 'one collection, no timer left armed after it');
     } finally {
       await server.stop();
     }

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { delimiter, dirname } from 'node:path';
+import { NODE_RUNTIME_SCRIPT } from '../ros/shipped-bridge.js';
 import { rssOf } from './proc-usage.js';
 
 /**
@@ -34,22 +36,27 @@ export const startServerProcess = async (
     timeoutMs = 20_000,
     env = {},
     node = process.execPath,
-    nodeFlags = [],
+    asTheImageRuns = false,
     keepLog = false,
   }: {
     timeoutMs?: number;
     env?: Record<string, string>;
     node?: string;
-    /** Node.js flags before the entry point, e.g. docker/node-runtime.sh's `--expose-gc`. */
-    nodeFlags?: readonly string[];
+    /**
+     * Start through the image's launcher (docker/node-runtime.sh: its Node.js flags, such as `--expose-gc`
+     * for the quiet-time collection, and its environment), for checks of what memory the service gives back.
+     */
+    asTheImageRuns?: boolean;
     /** Keep what the server prints after start-up too, for log(). */
     keepLog?: boolean;
   } = {},
 ): Promise<ServerProcess> => {
+  // The launcher execs the `node` first on PATH, so the child's pid is the service's either way.
+  const [command, launch] = asTheImageRuns ? ['sh', [NODE_RUNTIME_SCRIPT]] : [node, []];
   const child: ChildProcessWithoutNullStreams = spawn(
-    node,
+    command,
     [
-      ...nodeFlags,
+      ...launch,
       '--import',
       'tsx',
       'src/server.ts',
@@ -61,7 +68,16 @@ export const startServerProcess = async (
       '0',
       ...args,
     ],
-    { stdio: 'pipe', env: { ...process.env, ...env } },
+    {
+      stdio: 'pipe',
+      env: {
+        ...process.env,
+        ...(asTheImageRuns
+          ? { PATH: [dirname(node), process.env['PATH']].filter(Boolean).join(delimiter) }
+          : {}),
+        ...env,
+      },
+    },
   );
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
