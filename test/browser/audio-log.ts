@@ -4,8 +4,9 @@ import { pagePoller } from './page-poller.js';
 /**
  * Watches the kiosk from outside its code: a script run before the page's own wraps the Web Audio API, so
  * every `AudioBufferSourceNode.start(when)` and `stop()` the page makes is logged on the AudioContext's
- * clock, and records, on that clock, each change of the answer text and of the thinking state. The
- * tests and bench/kiosk-first-sound.ts compare the schedule with what the page showed.
+ * clock, and records, on that clock, each change of the answer text and of the thinking state and each
+ * click as the page receives it. The tests and bench/kiosk-first-sound.ts compare the schedule with what the
+ * page showed.
  */
 
 export interface SourceRecord {
@@ -26,8 +27,18 @@ export interface ShownRecord {
   readonly emotion: string | undefined;
 }
 
+/** A click as the page received it, before its own handlers ran (capture phase on the document). */
+export interface ClickRecord {
+  /** The id of the element clicked, or of its nearest ancestor with one. */
+  readonly target: string;
+  readonly clock: number;
+  /** How many sources had been started by then. */
+  readonly sources: number;
+}
+
 export interface AudioLog {
   readonly sources: readonly SourceRecord[];
+  readonly clicks: readonly ClickRecord[];
   /** One entry per change of the answer text or of the thinking state. */
   readonly shown: readonly ShownRecord[];
   /** The audio clock now. */
@@ -35,7 +46,7 @@ export interface AudioLog {
 }
 
 const INIT_SCRIPT = `(() => {
-  const log = { sources: [], shown: [] };
+  const log = { sources: [], shown: [], clicks: [] };
   let context;
   Object.defineProperty(window, '__audioLog', {
     value: () => structuredClone({ ...log, clock: context ? context.currentTime : -1 }),
@@ -66,6 +77,14 @@ const INIT_SCRIPT = `(() => {
     if (this.__record && this.__record.stoppedAt === null) this.__record.stoppedAt = this.context.currentTime;
     return stop.apply(this, args);
   };
+  document.addEventListener('click', (event) => {
+    const target = event.target instanceof Element ? event.target.closest('[id]') : null;
+    log.clicks.push({
+      target: target ? target.id : '',
+      clock: context ? context.currentTime : -1,
+      sources: log.sources.length,
+    });
+  }, { capture: true });
   document.addEventListener('DOMContentLoaded', () => {
     const speech = document.getElementById('speech-text');
     const status = document.getElementById('face-status');
