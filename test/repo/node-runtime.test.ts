@@ -9,13 +9,13 @@ import { DockerfileParser } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
 import {
   describeNodeRuntime,
-  NODE_RUNTIME_SCRIPT,
   nodeRuntimeOf,
   parseNodeRuntime,
   RUNTIME_VARIABLE,
   SHIPPED_SERVER,
   shippedBridgeLaunch,
 } from '../ros/shipped-bridge.js';
+import { NODE_RUNTIME_SCRIPT } from '../support/image-launch.js';
 
 /*
  * The image's Node.js flags and environment are named once, in docker/node-runtime.sh. The three ways the

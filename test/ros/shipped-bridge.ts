@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { imageLaunch } from '../support/image-launch.js';
 
 /**
  * The bridge as the image runs it, for the checks whose figure depends on how the process runs (memory):
@@ -11,23 +12,16 @@ import { delimiter, dirname, join } from 'node:path';
 
 export const SHIPPED_SERVER = 'dist/src/server.js';
 
-/** The launcher, at this path in the checkout and in the image's /app alike. */
-export const NODE_RUNTIME_SCRIPT = 'docker/node-runtime.sh';
-
 /**
- * The command and environment that start the shipped bridge with the Node.js binary `node` (the
- * launcher runs the `node` first on PATH), `nodeFlags` after the launcher's own; the bridge's options
- * follow. Run it in `repo`.
+ * The command and environment that start the shipped bridge with the Node.js binary `node`, `nodeFlags`
+ * after the launcher's own; the bridge's options follow. Run it in `repo`.
  */
 export const shippedBridgeLaunch = (
   repo: string,
   node: string,
   nodeFlags: readonly string[],
   env: NodeJS.ProcessEnv,
-): { argv: string[]; env: NodeJS.ProcessEnv } => ({
-  argv: ['sh', join(repo, NODE_RUNTIME_SCRIPT), ...nodeFlags, SHIPPED_SERVER],
-  env: { ...env, PATH: [dirname(node), env['PATH']].filter(Boolean).join(delimiter) },
-});
+): { argv: string[]; env: NodeJS.ProcessEnv } => imageLaunch(repo, node, [...nodeFlags, SHIPPED_SERVER], env);
 
 /** The environment variables that change how Node.js, V8, libuv or glibc's allocator run a process. */
 export const RUNTIME_VARIABLE = /^(?:MALLOC_\w+|NODE_OPTIONS|UV_THREADPOOL_SIZE)$/;

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { delimiter, dirname } from 'node:path';
-import { NODE_RUNTIME_SCRIPT } from '../ros/shipped-bridge.js';
+import { imageLaunch } from './image-launch.js';
 import { rssOf } from './proc-usage.js';
 
 /**
@@ -51,34 +50,26 @@ export const startServerProcess = async (
     keepLog?: boolean;
   } = {},
 ): Promise<ServerProcess> => {
-  // The launcher execs the `node` first on PATH, so the child's pid is the service's either way.
-  const [command, launch] = asTheImageRuns ? ['sh', [NODE_RUNTIME_SCRIPT]] : [node, []];
-  const child: ChildProcessWithoutNullStreams = spawn(
-    command,
-    [
-      ...launch,
-      '--import',
-      'tsx',
-      'src/server.ts',
-      '--backend',
-      'sim',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      ...args,
-    ],
-    {
-      stdio: 'pipe',
-      env: {
-        ...process.env,
-        ...(asTheImageRuns
-          ? { PATH: [dirname(node), process.env['PATH']].filter(Boolean).join(delimiter) }
-          : {}),
-        ...env,
-      },
-    },
-  );
+  const nodeArgs = [
+    '--import',
+    'tsx',
+    'src/server.ts',
+    '--backend',
+    'sim',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    ...args,
+  ];
+  const launch = asTheImageRuns
+    ? imageLaunch('.', node, nodeArgs, process.env)
+    : { argv: [node, ...nodeArgs], env: process.env };
+  const [command, ...commandArgs] = launch.argv;
+  const child: ChildProcessWithoutNullStreams = spawn(command!, commandArgs, {
+    stdio: 'pipe',
+    env: { ...launch.env, ...env },
+  });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
