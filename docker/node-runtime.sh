@@ -12,6 +12,10 @@
 #   snapshot, which reads all of the snapshot's pages of the binary into the process: idle RSS on a real
 #   graph 83.4-83.9 -> 79.9-80.4 MiB on Node.js 24, 75.1-75.6 -> 73.1-73.5 on 20, the same time to listen
 #   (docs/performance.md, "Memory on a real graph").
+# --no-maglev: Node.js 24's V8 compiles hot code with Maglev before TurboFan; Node.js 20's has Maglev off
+#   (its default). Without it the bridge's idle RSS on a real graph is 1.4-1.9 MiB lower on Node.js 24
+#   (79.7-80.0 -> 78.0-78.5 MiB, most of it Maglev's code pages of the binary never read in), chat and
+#   fan-out within the bench's spread (docs/performance.md, "Memory on a real graph").
 # MALLOC_MMAP_THRESHOLD_=131072: glibc's allocator raises its mmap threshold on every free of a large
 #   block, so a /play_audio burst's buffers stayed resident; a fixed threshold returns blocks of 128 KiB
 #   and more to the system when freed (peak RSS on a real graph 103 -> 91 MiB, docs/performance.md,
@@ -19,4 +23,4 @@
 set -eu
 MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 export MALLOC_MMAP_THRESHOLD_
-exec node --expose-gc --no-node-snapshot "$@"
+exec node --expose-gc --no-node-snapshot --no-maglev "$@"
