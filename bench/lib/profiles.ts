@@ -257,7 +257,7 @@ export interface BenchArgs {
 
 export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>] [--only get,write,chat,fanout,memory,ttfs]
                       [--from-source] [--no-install] [--require-wrk] [--cpu-prof <dir>] [--service <file>]
-                      [--compare <file>] [--env NAME=VALUE]... [--node-flag FLAG]... [--merge]
+                      [--compare <file>] [--env NAME=VALUE]... [--node-flag FLAG]... [--fanout-bytes N] [--merge]
   (default)       full run, about 14 minutes (17 with --compare; ttfs's streamed turns take 6 of them);
                   writes bench/results.json
   --quick         short run, about 2.5 minutes; writes bench/results-quick.json
@@ -271,6 +271,7 @@ export const USAGE = `usage: npm run bench -- [--quick | --smoke] [--out <file>]
   --compare FILE  also measure this other build (e.g. before a change), interleaved, as a baseline
   --env NAME=VALUE  set this variable for the measured bridge only (not the --compare baseline)
   --node-flag FLAG  give Node.js this flag (e.g. --initial-old-space-size=40) for the measured bridge only
+  --fanout-bytes N  the fan-out's /play_audio message holds N bytes of audio (32768 by default; at most 8 MiB)
   --merge         put the scenarios run into the existing results file (same mode), replacing those there,
                   the run recorded beside them and every target judged again`;
 
@@ -287,6 +288,7 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
   const serviceEnv: Record<string, string> = {};
   const serviceNodeFlags: string[] = [];
   let merge = false;
+  let fanoutBytes: number | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     const value = () => {
@@ -349,6 +351,14 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
           only = new Set(names as ScenarioName[]);
           break;
         }
+        case '--fanout-bytes': {
+          const bytes = Number(value());
+          if (!Number.isInteger(bytes) || bytes < 1 || bytes > 8 * MiB) {
+            return `--fanout-bytes needs a whole number of bytes from 1 to ${8 * MiB}\n${USAGE}`;
+          }
+          fanoutBytes = bytes;
+          break;
+        }
         case '--merge':
           merge = true;
           break;
@@ -368,7 +378,10 @@ export const parseBenchArgs = (argv: readonly string[], env: NodeJS.ProcessEnv):
     smoke: 'bench/results-smoke.json',
   };
   return {
-    profile: PROFILES[mode],
+    profile:
+      fanoutBytes === undefined
+        ? PROFILES[mode]
+        : { ...PROFILES[mode], fanout: { ...PROFILES[mode].fanout, audioBytes: fanoutBytes } },
     out: out ?? defaultOut[mode],
     fromSource,
     only,

@@ -126,6 +126,19 @@ describe('bench --merge', () => {
     assert.ok(typeof refused === 'string' && refused.startsWith('--node-flag needs one'));
   });
 
+  it('sizes the fan-out message when asked, within what /sim/play_audio takes', () => {
+    const plain = parseBenchArgs(['--quick', '--only', 'fanout'], {});
+    const sized = parseBenchArgs(['--quick', '--only', 'fanout', '--fanout-bytes', '524288'], {});
+    assert.ok(typeof plain !== 'string' && typeof sized !== 'string');
+    assert.equal(plain.profile.fanout.audioBytes, 32 * 1024);
+    assert.equal(sized.profile.fanout.audioBytes, 524288);
+    assert.deepEqual(sized.profile.fanout.sessions, plain.profile.fanout.sessions);
+    for (const bad of ['0', '1.5', String(8 * 1024 * 1024 + 1), 'lots']) {
+      const refused = parseBenchArgs(['--fanout-bytes', bad], {});
+      assert.ok(typeof refused === 'string' && refused.startsWith('--fanout-bytes needs'), bad);
+    }
+  });
+
   it('is off unless asked for', () => {
     const plain = parseBenchArgs(['--only', 'ttfs'], {});
     const merging = parseBenchArgs(['--only', 'ttfs', '--merge'], {});

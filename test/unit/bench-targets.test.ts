@@ -232,6 +232,9 @@ describe('bench targets', () => {
     assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 39.9)] } })[target], true);
     assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 40)] } })[target], false);
     assert.equal(verdicts({ fanout: { rows: [fanoutRow(1000, 10, 1)] } })[target], false);
+    // A run of other messages (`--fanout-bytes`) is reported, not judged against the 32 KiB target.
+    const large = { ...fanoutRow(1000, 600), audioBytes: 512 * KiB };
+    assert.equal(target in verdicts({ fanout: { rows: [large] } }), false);
   });
 
   it('time to first sound, streamed: 15 s within 50 ms of 1 s at p50, either way', () => {
