@@ -14,7 +14,7 @@ import {
   waitForSnapshot,
   type KioskService,
 } from './kiosk-harness.js';
-import { FRAGMENT_BYTES } from '../../src/protocol/ws/index.js';
+import { FRAGMENT_BYTES } from '../../src/transport/ws/ws-endpoint.js';
 import { echoChat } from '../../src/robot/echo-chat.js';
 
 /**

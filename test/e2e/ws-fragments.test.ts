@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sendJson } from '../support/http.js';
 import { startSimService, type TestService } from '../support/test-service.js';
 import { WireWsClient, type WireFrame } from '../support/wire-ws-client.js';
-import { FRAGMENT_BYTES } from '../../src/protocol/ws/index.js';
+import { FRAGMENT_BYTES } from '../../src/transport/ws/ws-endpoint.js';
 
 /** The binary messages among `frames`, each as the frames that carried it (first, continuations…). */
 const binaryMessages = (frames: readonly WireFrame[]): WireFrame[][] => {

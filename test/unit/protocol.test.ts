@@ -17,7 +17,6 @@ import {
   DEFAULT_LIMITS,
   ERROR_CODE_NAMES,
   ERROR_CODES,
-  FRAGMENT_BYTES,
   MAX_MESSAGE_ID,
   ServerMessageSchema,
   type ServerMessage,
@@ -121,21 +120,6 @@ describe('binary audio frames', () => {
     assert.equal(shared.binary.length, 1);
     assert.deepEqual(Buffer.concat(shared.binary), Buffer.concat(encodeAudioPair(5, content).binary));
     assert.deepEqual(Buffer.concat(shared.binary), Buffer.from(encodeAudioBinary(5, content.audio)));
-  });
-
-  it('cuts a shared pair past one fragment where the transport cuts it, the rest of the audio uncopied', () => {
-    const fits = new Uint8Array(FRAGMENT_BYTES - AUDIO_HEADER_BYTES).fill(3);
-    assert.equal(encodeSharedAudioPair(1, { emotion: '', text: '', audio: fits }).binary.length, 1);
-    for (const audioBytes of [FRAGMENT_BYTES - AUDIO_HEADER_BYTES + 1, 8 * FRAGMENT_BYTES + 17]) {
-      const audio = Uint8Array.from({ length: audioBytes }, (_, index) => index % 251);
-      const { binary } = encodeSharedAudioPair(9, { emotion: '', text: '', audio });
-      assert.equal(binary.length, 2);
-      const [head, tail] = binary;
-      assert.equal(head.byteLength, FRAGMENT_BYTES);
-      assert.equal(tail.buffer, audio.buffer, 'the tail is a view of the audio, not a copy');
-      assert.equal(tail.byteOffset, FRAGMENT_BYTES - AUDIO_HEADER_BYTES);
-      assert.deepEqual(Buffer.concat(binary), Buffer.from(encodeAudioBinary(9, audio)));
-    }
   });
 });
 

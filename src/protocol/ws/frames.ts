@@ -48,12 +48,6 @@ export const encodeAudioHeader = (messageId: MessageId): Uint8Array => {
   return header;
 };
 
-/**
- * The largest WebSocket frame a server binary message goes out in: the transport writes a longer message as
- * fragments of this size (src/transport/ws/ws-endpoint.ts says why), and a client reassembles one message.
- */
-export const FRAGMENT_BYTES = 64 * 1024;
-
 /** The server binary frame as a client receives it: big-endian message id, then the audio (copied). */
 export const encodeAudioBinary = (messageId: MessageId, audio: Uint8Array): Uint8Array => {
   const frame = new Uint8Array(AUDIO_HEADER_BYTES + audio.byteLength);
@@ -149,15 +143,15 @@ export interface TextFrame {
 /**
  * An `audio` metadata frame and its binary frame. One item, so the transport writes both in one corked call
  * and nothing can come between them. The binary frame is one WebSocket message written from `binary`: the
- * whole frame, or its bytes in two parts written as fragments (RFC 6455 §5.4; clients reassemble them), so
- * audio is not copied behind its header: a session's own answer's header and audio, a shared pair's first
- * fragment and the rest of its audio. Play-audio pairs are shared by every session: never mutate their bytes.
+ * whole frame, or the message-id header and the audio as two fragments (RFC 6455 §5.4; clients reassemble
+ * them), so a session's own answer is never copied behind its header. Play-audio pairs are shared by every
+ * session: never mutate their bytes.
  */
 export interface AudioPairFrame {
   readonly kind: 'pair';
   readonly messageId: MessageId;
   readonly meta: string;
-  readonly binary: readonly [frame: Uint8Array] | readonly [head: Uint8Array, tail: Uint8Array];
+  readonly binary: readonly [frame: Uint8Array] | readonly [header: Uint8Array, audio: Uint8Array];
 }
 
 /** Ends the session with a WebSocket close frame. */
@@ -275,21 +269,13 @@ export const encodeAudioPair = (
 });
 
 /**
- * A pair written to many sessions (a `/play_audio` fan-out), its binary frame built once and cut where the
- * transport cuts it: the header and the audio's first FRAGMENT_BYTES − 4 bytes copied into the first
- * fragment, the rest of the audio behind it uncopied. Each socket gets the writes of a whole frame (one, for
- * audio that fits a fragment: a fragment costs a write of its own where uWebSockets.js cannot cork the
- * socket), and a message of any length copies at most one fragment: a burst of long messages leaves half
- * the garbage (docs/performance.md, "Memory on a real graph").
+ * A pair written to many sessions (a `/play_audio` fan-out): the whole binary frame is built once, so each
+ * socket gets one write. A fragment costs a write of its own where uWebSockets.js cannot cork the socket
+ * (the simulation's fan-out runs inside an HTTP handler, which holds the cork).
  */
-export const encodeSharedAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => {
-  const { audio } = content;
-  const headAudioBytes = Math.min(audio.byteLength, FRAGMENT_BYTES - AUDIO_HEADER_BYTES);
-  const head = encodeAudioBinary(messageId, audio.subarray(0, headAudioBytes));
-  return {
-    kind: 'pair',
-    messageId,
-    meta: audioMeta(messageId, content),
-    binary: headAudioBytes === audio.byteLength ? [head] : [head, audio.subarray(headAudioBytes)],
-  };
-};
+export const encodeSharedAudioPair = (messageId: MessageId, content: AudioContent): AudioPairFrame => ({
+  kind: 'pair',
+  messageId,
+  meta: audioMeta(messageId, content),
+  binary: [encodeAudioBinary(messageId, content.audio)],
+});

@@ -5,12 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import { createLossReporter, type LossReporter } from '../../log/loss-reporter.js';
 import type { BridgeMetrics } from '../../metrics/bridge-metrics.js';
 import type { CounterFamily, PlainCounter } from '../../metrics/plain-metrics.js';
-import {
-  type AudioPairFrame,
-  type OutboundFrame,
-  CLOSE_CODES,
-  FRAGMENT_BYTES,
-} from '../../protocol/ws/index.js';
+import { type AudioPairFrame, type OutboundFrame, CLOSE_CODES } from '../../protocol/ws/index.js';
 import { OPEN_POLICY, type AccessPolicy } from '../http/access-policy.js';
 import { uWS } from '../uws-build.js';
 import { AddressCounts } from './address-counts.js';
@@ -274,7 +269,8 @@ const openSession = (
 
 /**
  * Writes one data item. A pair goes out in one corked write, so nothing can come between its frames; its
- * binary frame is one WebSocket message: one frame, or fragments (views of its parts, uncopied). What the socket cannot take, uWS buffers; the caller reads getBufferedAmount().
+ * binary frame is one WebSocket message: one frame, or fragments (views of the header and the audio,
+ * uncopied). What the socket cannot take, uWS buffers; the caller reads getBufferedAmount().
  */
 const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, { kind: 'close' }>): void => {
   if (frame.kind === 'text') {
@@ -295,11 +291,14 @@ const writeData = (ws: WebSocket<SessionSocket>, frame: Exclude<OutboundFrame, {
 };
 
 /**
- * The binary message's parts, each cut into pieces of at most FRAGMENT_BYTES (views, not copies).
- * uWebSockets.js assembles a frame over its 16 KiB cork buffer in the socket's send buffer, which keeps its
- * capacity until the socket closes (a 512 KiB message leaves about 1 MiB in each kiosk's socket); as
- * fragments, each socket keeps about a fragment's worth. Measured in docs/performance.md.
+ * The largest frame of a binary message the bridge writes. uWebSockets.js assembles a frame over its 16 KiB
+ * cork buffer in the socket's send buffer, which keeps its capacity until the socket closes (a 512 KiB
+ * message leaves about 1 MiB in each kiosk's socket); as fragments, each socket keeps about a fragment's
+ * worth, and the client reassembles one message. Measured in docs/performance.md.
  */
+export const FRAGMENT_BYTES = 64 * 1024;
+
+/** The binary message's parts, each cut into pieces of at most FRAGMENT_BYTES (views, not copies). */
 const fragmentsOf = (parts: AudioPairFrame['binary']): Uint8Array[] => {
   const fragments: Uint8Array[] = [];
   for (const part of parts) {
